@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './method';
+export * from './methods/index';
+export * from './openrpc';
+export * from './records';

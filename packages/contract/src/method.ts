@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import type { ErrorCode } from './errors';
+
+/**
+ * One RPC method, described once: the server validates with it, the console calls with it and
+ * rpc.discover publishes it.
+ */
+export interface MethodDefinition<
+  Name extends string = string,
+  Params extends z.ZodType = z.ZodType,
+  Result extends z.ZodType = z.ZodType,
+> {
+  name: Name;
+  summary: string;
+  description?: string;
+  params: Params;
+  result: Result;
+  /** Error codes beyond the transport-level ones every method can return. */
+  errors: readonly ErrorCode[];
+  /** Mutating methods accept `idempotency_key` and go through the idempotency layer. */
+  mutating: boolean;
+  deprecated?: boolean;
+  /** Only callable over the WebSocket (subscriptions). */
+  websocketOnly?: boolean;
+}
+
+export function defineMethod<Name extends string, Params extends z.ZodType, Result extends z.ZodType>(
+  def: MethodDefinition<Name, Params, Result>,
+): MethodDefinition<Name, Params, Result> {
+  return def;
+}
+
+/** Codes any method can return because of the transport, auth or rate limiting. */
+export const transportErrorCodes: readonly ErrorCode[] = [
+  'PARSE_ERROR',
+  'INVALID_REQUEST',
+  'METHOD_NOT_FOUND',
+  'INVALID_PARAMS',
+  'INTERNAL',
+  'UNAUTHENTICATED',
+  'RATE_LIMITED',
+  'PAYLOAD_TOO_LARGE',
+];

@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import { agentGet, agentList } from './agent';
+import { conversationGet, conversationList } from './conversation';
+import { eventList, eventPublish, runStart } from './event';
+import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
+import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbox';
+import { rpcDiscover } from './rpc';
+import { runGet } from './run';
+import { runtimeIncidentLogs, runtimeIncidents, runtimeNuke, runtimePause, runtimeResume, runtimeStatus } from './runtime';
+
+/** Every method of the v1 surface, keyed by its wire name. */
+export const methods = {
+  [healthPing.name]: healthPing,
+  [healthCheck.name]: healthCheck,
+  [healthSubscribe.name]: healthSubscribe,
+  [healthUnsubscribe.name]: healthUnsubscribe,
+  [rpcDiscover.name]: rpcDiscover,
+  [runtimeIncidents.name]: runtimeIncidents,
+  [runtimeIncidentLogs.name]: runtimeIncidentLogs,
+  [runtimeStatus.name]: runtimeStatus,
+  [runtimePause.name]: runtimePause,
+  [runtimeResume.name]: runtimeResume,
+  [runtimeNuke.name]: runtimeNuke,
+  [eventList.name]: eventList,
+  [eventPublish.name]: eventPublish,
+  [runStart.name]: runStart,
+  [runGet.name]: runGet,
+  [mailboxList.name]: mailboxList,
+  [mailboxGet.name]: mailboxGet,
+  [mailboxReject.name]: mailboxReject,
+  [mailboxApprove.name]: mailboxApprove,
+  [agentList.name]: agentList,
+  [agentGet.name]: agentGet,
+  [conversationList.name]: conversationList,
+  [conversationGet.name]: conversationGet,
+} as const;
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+/** What a caller sends (defaults not yet applied). */
+export type ParamsInput<M extends MethodName> = z.input<Methods[M]['params']>;
+/** What a handler receives after validation. */
+export type Params<M extends MethodName> = z.output<Methods[M]['params']>;
+export type Result<M extends MethodName> = z.output<Methods[M]['result']>;
+
+export const methodNames = Object.keys(methods) as MethodName[];
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.prototype.hasOwnProperty.call(methods, name);
+}
+
+export * from './agent';
+export * from './common';
+export * from './conversation';
+export * from './event';
+export * from './health';
+export * from './mailbox';
+export * from './rpc';
+export * from './run';
+export * from './runtime';

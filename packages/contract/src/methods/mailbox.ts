@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { defineMethod } from '../method';
+import { decisionSheet, mailboxHistoryEntry, mailboxItem, mailboxPriority, mailboxStatus, subscriberSource } from '../records';
+import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
+
+export const mailboxList = defineMethod({
+  name: 'mailbox.list',
+  summary: 'Mailbox items, pending first, then newest first.',
+  params: z.strictObject({
+    filter: z
+      .strictObject({
+        status: mailboxStatus.optional(),
+        type: z.string().min(1).optional(),
+        source_flow: z.string().min(1).optional(),
+        priority: mailboxPriority.optional(),
+      })
+      .optional(),
+    limit: pageLimit,
+    cursor: pageCursor,
+  }),
+  result: z.object({ items: z.array(mailboxItem), next_cursor: nextCursor }),
+  errors: ['INVALID_CURSOR'],
+  mutating: false,
+});
+
+export const mailboxGet = defineMethod({
+  name: 'mailbox.get',
+  summary: 'One mailbox item with full payload, decision history and the server-owned decision sheet.',
+  params: z.strictObject({ mailbox_id: z.string().min(1) }),
+  result: z.object({
+    item: mailboxItem,
+    history: z.array(mailboxHistoryEntry),
+    decision_sheet: decisionSheet,
+    payload: z.record(z.string(), z.unknown()),
+  }),
+  errors: ['NOT_FOUND'],
+  mutating: false,
+});
+
+const reason = z
+  .string()
+  .trim()
+  .min(1, 'reason must not be empty or whitespace')
+  .max(2000, 'reason must be at most 2000 characters');
+
+const decisionResult = z.object({
+  idempotency_replayed: z.boolean(),
+  mailbox_decision_id: z.string(),
+  ok: z.boolean(),
+  status: mailboxStatus.describe("the item's status after the call"),
+  downstream_event_id: z.string().optional(),
+  downstream_event_name: z.string().optional(),
+  downstream_subscriber_source: subscriberSource.optional(),
+  downstream_subscribers: z.array(z.string()).optional(),
+});
+
+export const mailboxReject = defineMethod({
+  name: 'mailbox.reject',
+  summary: 'Rejects a pending mailbox item with a stated reason. No downstream event is emitted.',
+  params: z.strictObject({ mailbox_id: z.string().min(1), reason, idempotency_key: idempotencyKey }),
+  result: decisionResult,
+  errors: ['NOT_FOUND', 'MAILBOX_NOT_PENDING', 'RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  mutating: true,
+});
+
+export const mailboxApprove = defineMethod({
+  name: 'mailbox.approve',
+  summary: "Approves a pending mailbox item and emits its approval route's event.",
+  params: z.strictObject({
+    mailbox_id: z.string().min(1),
+    reason: reason.optional(),
+    decision_payload: z.record(z.string(), z.unknown()).optional(),
+    expected_entity_revision: z
+      .number()
+      .int()
+      .optional()
+      .describe('the entity revision the reviewer saw; STALE_DECISION_SHEET when the entity has moved past it'),
+    idempotency_key: idempotencyKey,
+  }),
+  result: decisionResult,
+  errors: [
+    'NOT_FOUND',
+    'MAILBOX_NOT_PENDING',
+    'STALE_DECISION_SHEET',
+    'RESET_IN_PROGRESS',
+    'IDEMPOTENCY_CONFLICT',
+    'IDEMPOTENCY_IN_PROGRESS',
+  ],
+  mutating: true,
+});

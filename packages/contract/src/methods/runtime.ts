@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { defineMethod } from '../method';
+import { incident, logRecord, timestamp } from '../records';
+import { emptyParams, idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
+
+export const runtimeIncidents = defineMethod({
+  name: 'runtime.incidents',
+  summary: 'Aggregated runtime incidents (log records grouped by error code and component) for triage.',
+  params: z.strictObject({
+    since_hours: z.number().int().min(1).max(24 * 90).optional().describe('look-back window in hours, default 24'),
+    component: z.string().min(1).optional(),
+    mcp_only: z.boolean().optional().describe('only components of MCP tool servers (mcp.*)'),
+    sort: z.enum(['last_seen', 'count']).optional().describe('additive; default last_seen'),
+    histogram_buckets: z.number().int().min(1).max(96).optional().describe('additive; buckets in each incident histogram, default 24'),
+    limit: pageLimit,
+    cursor: pageCursor,
+  }),
+  result: z.object({ incidents: z.array(incident), next_cursor: nextCursor }),
+  errors: ['INVALID_CURSOR'],
+  mutating: false,
+});
+
+export const runtimeIncidentLogs = defineMethod({
+  name: 'runtime.incident_logs',
+  summary: 'Additive: the log records of one incident group (sample ids first), for the triage detail panel.',
+  params: z.strictObject({
+    incident_id: z.string().min(1),
+    since_hours: z.number().int().min(1).max(24 * 90).optional(),
+    limit: pageLimit,
+  }),
+  result: z.object({ logs: z.array(logRecord) }),
+  errors: ['NOT_FOUND'],
+  mutating: false,
+});
+
+export const runtimeStatus = defineMethod({
+  name: 'runtime.status',
+  summary: 'Ingress state, queue depth, bundle and reset state of the runtime.',
+  params: emptyParams,
+  result: z.object({
+    name: z.string().describe('runtime name, from the bundle'),
+    ingress: z.enum(['open', 'paused']),
+    queue_depth: z.number().int().describe('publishes queued while ingress is paused'),
+    active_runs: z.number().int(),
+    pending_deliveries: z.number().int(),
+    reset_in_progress: z.boolean(),
+    bundle: z.object({ name: z.string(), version: z.string(), fingerprint: z.string(), loaded_at: timestamp }),
+    started_at: timestamp,
+  }),
+  errors: [],
+  mutating: false,
+});
+
+export const runtimePause = defineMethod({
+  name: 'runtime.pause',
+  summary: 'Pauses runtime ingress: publishes are accepted and queued durably until runtime.resume.',
+  params: z.strictObject({ idempotency_key: idempotencyKey, reason: z.string().max(2000).optional() }),
+  result: z.object({ ok: z.boolean(), ingress: z.enum(['open', 'paused']) }),
+  errors: ['RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  mutating: true,
+});
+
+export const runtimeResume = defineMethod({
+  name: 'runtime.resume',
+  summary: 'Resumes runtime ingress; each queued publish becomes eligible for dispatch exactly once.',
+  params: z.strictObject({ idempotency_key: idempotencyKey }),
+  result: z.object({ ok: z.boolean(), released: z.number().int().optional().describe('additive: queued items released') }),
+  errors: ['RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  mutating: true,
+});
+
+const ownerSection = z.record(z.string(), z.unknown());
+
+export const runtimeNuke = defineMethod({
+  name: 'runtime.nuke',
+  summary: 'Destructive runtime reset, delegated to the reset owners: plan, quiescence, cleanup, managed-container stop.',
+  description:
+    'dry_run returns side-effect-free previews from each owner; plan.plan_hash identifies what would be done. Apply with expected_plan_hash refuses with PLAN_STALE when the state changed since the preview.',
+  params: z.strictObject({
+    dry_run: z.boolean().optional().describe('default false'),
+    idempotency_key: idempotencyKey,
+    expected_plan_hash: z.string().min(1).optional(),
+    reason: z.string().max(2000).optional().describe('recorded in the reset audit record'),
+  }),
+  result: z.object({
+    cleanup: ownerSection,
+    containers: ownerSection,
+    plan: ownerSection,
+    quiescence: ownerSection,
+    dry_run: z.boolean(),
+    ok: z.boolean(),
+    operation_name: z.string(),
+    partial_failure: z.boolean(),
+    status: z.enum(['dry_run', 'completed', 'partial_failure']),
+    errors: z.array(z.object({ message: z.string(), scope: z.string() })).optional(),
+    reset_id: z.string().optional(),
+  }),
+  errors: ['RESET_IN_PROGRESS', 'PLAN_STALE', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  mutating: true,
+});

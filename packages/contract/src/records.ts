@@ -1,0 +1,247 @@
+/**
+ * Record shapes of the Runtime Control API (spec: Resources and their fields). Enumerations list
+ * every value Switchboard produces; the spec shows only samples.
+ */
+import { z } from 'zod';
+
+export const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time');
+const json = z.record(z.string(), z.unknown());
+
+export const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'fatal']);
+
+export const incident = z.object({
+  incident_id: z.string(),
+  component: z.string(),
+  count: z.number().int(),
+  first_seen: timestamp,
+  last_seen: timestamp,
+  level: logLevel.describe('highest level seen in the group'),
+  sample_log_ids: z.array(z.string()),
+  sample_message: z.string(),
+  error_code: z.string().optional(),
+  histogram: z
+    .array(z.number().int())
+    .optional()
+    .describe('additive: occurrences per equal time bucket across the look-back window, oldest first'),
+});
+
+export const logRecord = z.object({
+  log_id: z.string(),
+  ts: timestamp,
+  level: logLevel,
+  component: z.string(),
+  error_code: z.string().optional(),
+  message: z.string(),
+  event_id: z.string().optional(),
+  run_id: z.string().optional(),
+  delivery_id: z.string().optional(),
+  dead_letter_id: z.string().optional(),
+  entity_id: z.string().optional(),
+  session_id: z.string().optional(),
+});
+
+export const mailboxStatus = z.enum(['pending', 'approved', 'rejected']);
+export const mailboxPriority = z.enum(['low', 'normal', 'high', 'urgent']);
+
+export const mailboxItem = z.object({
+  mailbox_id: z.string(),
+  created_at: timestamp,
+  payload: json,
+  priority: mailboxPriority,
+  source_flow: z.string(),
+  status: mailboxStatus,
+  type: z.string(),
+  decided_at: timestamp.optional(),
+  decision: z.enum(['approved', 'rejected']).optional(),
+  source_entity_id: z.string().optional(),
+  source_event_id: z.string().optional(),
+});
+
+export const mailboxHistoryEntry = z.object({
+  action: z.enum(['created', 'approved', 'rejected']),
+  actor_token_id: z.string().describe('id of the token that acted; "runtime" for items the runtime opened'),
+  ts: timestamp,
+  decision_payload: json.optional(),
+  reason: z.string().optional(),
+});
+
+export const subscriberSource = z.enum(['event_catalog']);
+
+export const downstreamPreview = z.object({
+  available: z.boolean(),
+  subscriber_source: subscriberSource,
+  subscribers: z.array(z.string()),
+  event_name: z.string().optional(),
+  reason: z.enum(['no_approval_route']).optional(),
+});
+
+export const entityRecord = z.object({
+  entity_id: z.string(),
+  entity_type: z.string(),
+  current_state: z.string(),
+  flow_instance: z.string(),
+  revision: z.number().int(),
+  run_id: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  name: z.string().optional(),
+  slug: z.string().optional(),
+});
+
+export const entityContext = z.object({
+  available: z.boolean(),
+  entity: z
+    .object({
+      accumulated: json,
+      fields: json,
+      gates: z.record(z.string(), z.object({ passed: z.boolean(), detail: z.string().optional() })),
+      entity: entityRecord,
+    })
+    .optional(),
+  reason: z.enum(['no_source_entity', 'entity_not_found']).optional(),
+});
+
+export const decisionSheet = z.object({
+  downstream_preview: downstreamPreview,
+  entity_context: entityContext,
+});
+
+export const conversationStatus = z.enum(['active', 'ended', 'failed']);
+
+export const conversation = z.object({
+  agent_id: z.string(),
+  session_id: z.string(),
+  started_at: timestamp,
+  status: conversationStatus,
+  message_count: z.number().int(),
+  turn_count: z.number().int(),
+  ended_at: timestamp.optional(),
+  run_id: z.string().optional(),
+});
+
+export const toolCall = z.object({
+  tool_call_id: z.string(),
+  tool: z.string(),
+  arguments: json,
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+  latency_ms: z.number().int().optional(),
+});
+
+export const turn = z.object({
+  turn_id: z.string(),
+  turn_index: z.number().int(),
+  latency_ms: z.number().int(),
+  parse_ok: z.boolean(),
+  trigger_event_id: z.string(),
+  trigger_event_type: z.string(),
+  error: z.string().optional(),
+  request_payload: json.optional(),
+  response_payload: json.optional(),
+  tool_calls: z.array(toolCall).optional(),
+  turn_blocks: z.array(json).optional(),
+  started_at: timestamp.optional(),
+  completed_at: timestamp.optional(),
+});
+
+export const agentStatus = z.enum(['idle', 'busy', 'error']);
+
+export const agent = z.object({
+  agent_id: z.string(),
+  type: z.string(),
+  role: z.string(),
+  model_tier: z.string(),
+  conversation_mode: z.enum(['task', 'chat']),
+  session_scope: z.enum(['global', 'run', 'entity']),
+  status: agentStatus,
+});
+
+export const sessionRef = z.object({ session_id: z.string(), started_at: timestamp });
+export const lastTurnRef = z.object({
+  turn_id: z.string(),
+  completed_at: timestamp,
+  parse_ok: z.boolean(),
+  error: z.string().optional(),
+});
+
+export const deliveryStatus = z.enum(['pending', 'in_progress', 'delivered', 'failed', 'cancelled']);
+
+export const delivery = z.object({
+  delivery_id: z.string(),
+  status: deliveryStatus,
+  subscriber_id: z.string(),
+  subscriber_type: z.enum(['node', 'agent']),
+  last_error: z.string().optional(),
+  reason_code: z.string().optional(),
+  session_id: z.string().optional(),
+  attempts: z.number().int().optional(),
+});
+
+export const deadLetter = z.object({
+  dead_letter_id: z.string(),
+  chain_depth: z.number().int(),
+  created_at: timestamp,
+  failure_type: z.enum(['handler_error', 'timeout', 'chain_depth_exceeded', 'unknown_subscriber']),
+  retry_count: z.number().int(),
+  error_message: z.string().optional(),
+  handler_node: z.string().optional(),
+  delivery_id: z.string().optional(),
+  subscriber_id: z.string().optional(),
+  reason_code: z.string().optional(),
+});
+
+export const storedEvent = z.object({
+  event_id: z.string(),
+  event_name: z.string(),
+  created_at: timestamp,
+  source: z.string(),
+  payload: json,
+  dead_letters: z.array(deadLetter),
+  deliveries: z.array(delivery),
+  entity_id: z.string().optional(),
+  run_id: z.string().optional(),
+  chain_depth: z.number().int().optional(),
+  parent_event_id: z.string().optional(),
+});
+
+export const runStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+
+export const run = z.object({
+  run_id: z.string(),
+  status: runStatus,
+  root_event_id: z.string(),
+  event_name: z.string(),
+  entity_id: z.string().optional(),
+  bundle_fingerprint: z.string(),
+  created_at: timestamp,
+  settled_at: timestamp.optional(),
+  event_count: z.number().int(),
+  dead_letter_count: z.number().int(),
+});
+
+export const healthCheckResult = z.object({
+  ok: z.boolean(),
+  ts: timestamp,
+  status: z.enum(['ok', 'degraded', 'down']),
+  uptime_s: z.number(),
+  ingress: z.enum(['open', 'paused']),
+  bundle: z.object({ fingerprint: z.string(), name: z.string() }),
+  checks: z.record(z.string(), z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional() })),
+});
+
+export type Incident = z.infer<typeof incident>;
+export type LogRecord = z.infer<typeof logRecord>;
+export type MailboxItem = z.infer<typeof mailboxItem>;
+export type MailboxHistoryEntry = z.infer<typeof mailboxHistoryEntry>;
+export type DecisionSheet = z.infer<typeof decisionSheet>;
+export type EntityRecord = z.infer<typeof entityRecord>;
+export type Conversation = z.infer<typeof conversation>;
+export type Turn = z.infer<typeof turn>;
+export type Agent = z.infer<typeof agent>;
+export type SessionRef = z.infer<typeof sessionRef>;
+export type LastTurnRef = z.infer<typeof lastTurnRef>;
+export type Delivery = z.infer<typeof delivery>;
+export type DeadLetter = z.infer<typeof deadLetter>;
+export type StoredEvent = z.infer<typeof storedEvent>;
+export type Run = z.infer<typeof run>;
+export type HealthCheckResult = z.infer<typeof healthCheckResult>;

@@ -1,0 +1,16 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import type { Engine } from '../engine';
+import * as foundation from './001_foundation';
+import { runtimeMigration } from './002_runtime';
+
+/** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
+export function migrationProvider(engine: Engine): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '001_foundation': foundation,
+        '002_runtime': runtimeMigration(engine),
+      };
+    },
+  };
+}

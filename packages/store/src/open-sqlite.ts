@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './schema';
+
+export const SQLITE_FILE_NAME = 'switchboard.db';
+
+/**
+ * Opens the embedded store. WAL with synchronous=FULL set explicitly: better-sqlite3 leaves WAL at
+ * NORMAL, which can lose the last transactions on power loss, and an acknowledged event must not be lost.
+ */
+export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: BetterSqlite3.Database; file: string } {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, SQLITE_FILE_NAME);
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('cache_size = -65536');
+  raw.pragma('temp_store = MEMORY');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  return { db, raw, file };
+}

@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock';
+import type { Database } from '../schema';
+
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; response: string }
+  | { kind: 'conflict' }
+  | { kind: 'in_progress' };
+
+export interface IdempotencyKeyRef {
+  method: string;
+  tokenId: string;
+  key: string;
+}
+
+/**
+ * Stored outcomes of mutating calls, keyed by (method, token id, key). A claim row is written
+ * before the call runs so a concurrent duplicate sees "in progress" instead of running twice.
+ */
+export class IdempotencyRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly retentionMs = IDEMPOTENCY_RETENTION_MS,
+  ) {}
+
+  async claim(ref: IdempotencyKeyRef, bodyHash: string): Promise<IdempotencyClaim> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    return this.db.transaction().execute(async (trx) => {
+      const where = trx
+        .selectFrom('idempotency')
+        .selectAll()
+        .where('method', '=', ref.method)
+        .where('token_id', '=', ref.tokenId)
+        .where('key', '=', ref.key);
+      const existing = await where.executeTakeFirst();
+      if (existing && existing.expires_at > nowIso) {
+        if (existing.body_hash !== bodyHash) return { kind: 'conflict' } as const;
+        if (existing.state === 'in_progress' || existing.response === null) return { kind: 'in_progress' } as const;
+        return { kind: 'replay', response: existing.response } as const;
+      }
+      if (existing) {
+        await trx
+          .deleteFrom('idempotency')
+          .where('method', '=', ref.method)
+          .where('token_id', '=', ref.tokenId)
+          .where('key', '=', ref.key)
+          .execute();
+      }
+      await trx
+        .insertInto('idempotency')
+        .values({
+          method: ref.method,
+          token_id: ref.tokenId,
+          key: ref.key,
+          body_hash: bodyHash,
+          state: 'in_progress',
+          response: null,
+          created_at: nowIso,
+          expires_at: new Date(now.getTime() + this.retentionMs).toISOString(),
+        })
+        .execute();
+      return { kind: 'claimed' } as const;
+    });
+  }
+
+  async complete(ref: IdempotencyKeyRef, response: string): Promise<void> {
+    await this.db
+      .updateTable('idempotency')
+      .set({ state: 'done', response })
+      .where('method', '=', ref.method)
+      .where('token_id', '=', ref.tokenId)
+      .where('key', '=', ref.key)
+      .execute();
+  }
+
+  /** Forget a claim whose outcome must not be stored (retryable errors), so a retry can run. */
+  async release(ref: IdempotencyKeyRef): Promise<void> {
+    await this.db
+      .deleteFrom('idempotency')
+      .where('method', '=', ref.method)
+      .where('token_id', '=', ref.tokenId)
+      .where('key', '=', ref.key)
+      .where('state', '=', 'in_progress')
+      .execute();
+  }
+
+  async purgeExpired(): Promise<number> {
+    const res = await this.db.deleteFrom('idempotency').where('expires_at', '<=', this.clock.now().toISOString()).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
+  /** Claims left by a process that died mid-call can never complete; drop them at boot. */
+  async dropInProgress(): Promise<number> {
+    const res = await this.db.deleteFrom('idempotency').where('state', '=', 'in_progress').executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('idempotency').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

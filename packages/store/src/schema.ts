@@ -1,0 +1,265 @@
+/**
+ * Table types for Kysely. Timestamps are ISO 8601 strings (UTC, millisecond precision, so that
+ * text order is time order); JSON columns hold serialized text; booleans are 0/1 integers so the
+ * same schema works on SQLite and PostgreSQL.
+ */
+import type { Generated } from 'kysely';
+
+export interface TokensTable {
+  id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  token_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface IdempotencyTable {
+  method: string;
+  token_id: string;
+  key: string;
+  body_hash: string;
+  state: 'in_progress' | 'done';
+  response: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface RuntimeStateTable {
+  key: string;
+  value: string;
+}
+
+export interface RunsTable {
+  run_id: string;
+  status: string;
+  root_event_id: string;
+  event_name: string;
+  entity_id: string | null;
+  bundle_fingerprint: string;
+  created_at: string;
+  settled_at: string | null;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  event_id: string;
+  event_name: string;
+  created_at: string;
+  source: string;
+  payload: string;
+  entity_id: string | null;
+  run_id: string | null;
+  chain_depth: number;
+  parent_event_id: string | null;
+  has_dead_letter: number;
+}
+
+export interface DeliveriesTable {
+  delivery_id: string;
+  event_id: string;
+  /** Denormalised from the event so subscriber filters can walk one index in page order. */
+  event_seq: number;
+  event_created_at: string;
+  run_id: string | null;
+  subscriber_id: string;
+  subscriber_type: string;
+  status: string;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  reason_code: string | null;
+  session_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeadLettersTable {
+  dead_letter_id: string;
+  event_id: string;
+  event_seq: number;
+  event_created_at: string;
+  delivery_id: string | null;
+  run_id: string | null;
+  subscriber_id: string | null;
+  chain_depth: number;
+  created_at: string;
+  failure_type: string;
+  retry_count: number;
+  error_message: string | null;
+  handler_node: string | null;
+  reason_code: string | null;
+}
+
+export interface LogsTable {
+  seq: Generated<number>;
+  log_id: string;
+  ts: string;
+  level: string;
+  /** debug 0, info 1, warn 2, error 3, fatal 4: lets "highest level" be a MAX(). */
+  level_rank: number;
+  component: string;
+  error_code: string | null;
+  message: string;
+  is_mcp: number;
+  event_id: string | null;
+  run_id: string | null;
+  delivery_id: string | null;
+  dead_letter_id: string | null;
+  entity_id: string | null;
+  session_id: string | null;
+}
+
+export interface EntitiesTable {
+  entity_id: string;
+  entity_type: string;
+  current_state: string;
+  flow_instance: string;
+  revision: number;
+  run_id: string;
+  name: string | null;
+  slug: string | null;
+  fields: string;
+  accumulated: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MailboxItemsTable {
+  seq: Generated<number>;
+  mailbox_id: string;
+  created_at: string;
+  payload: string;
+  priority: string;
+  source_flow: string;
+  status: string;
+  type: string;
+  decided_at: string | null;
+  decision: string | null;
+  source_entity_id: string | null;
+  source_event_id: string | null;
+  run_id: string | null;
+}
+
+export interface MailboxHistoryTable {
+  seq: Generated<number>;
+  mailbox_id: string;
+  action: string;
+  actor_token_id: string;
+  ts: string;
+  decision_payload: string | null;
+  reason: string | null;
+  decision_id: string | null;
+}
+
+export interface AgentsTable {
+  agent_id: string;
+  type: string;
+  role: string;
+  model_tier: string;
+  conversation_mode: string;
+  session_scope: string;
+  status: string;
+  current_session_id: string | null;
+  last_turn_id: string | null;
+  updated_at: string;
+}
+
+export interface ConversationsTable {
+  seq: Generated<number>;
+  session_id: string;
+  agent_id: string;
+  /** What the session is scoped to (global, a run id or an entity id), per the agent's session_scope. */
+  scope_key: string;
+  started_at: string;
+  status: string;
+  message_count: number;
+  turn_count: number;
+  ended_at: string | null;
+  run_id: string | null;
+}
+
+export interface TurnsTable {
+  turn_id: string;
+  session_id: string;
+  turn_index: number;
+  latency_ms: number;
+  parse_ok: number;
+  trigger_event_id: string;
+  trigger_event_type: string;
+  error: string | null;
+  request_payload: string | null;
+  response_payload: string | null;
+  tool_calls: string | null;
+  turn_blocks: string | null;
+  started_at: string;
+  completed_at: string;
+}
+
+export interface IngressQueueTable {
+  seq: Generated<number>;
+  queue_id: string;
+  event_id: string;
+  run_id: string;
+  event_name: string;
+  payload: string;
+  entity_id: string | null;
+  source: string;
+  status: 'queued' | 'released';
+  queued_at: string;
+  released_at: string | null;
+}
+
+export interface ResetsTable {
+  reset_id: string;
+  started_at: string;
+  finished_at: string | null;
+  status: string;
+  reason: string | null;
+  actor_token_id: string | null;
+  plan_hash: string | null;
+  result: string | null;
+}
+
+export interface ContainersTable {
+  container_id: string;
+  entity_id: string;
+  implementation: string;
+  status: string;
+  pid: number | null;
+  started_at: string;
+  stopped_at: string | null;
+  last_error: string | null;
+}
+
+export interface Database {
+  tokens: TokensTable;
+  web_sessions: WebSessionsTable;
+  idempotency: IdempotencyTable;
+  runtime_state: RuntimeStateTable;
+  runs: RunsTable;
+  events: EventsTable;
+  deliveries: DeliveriesTable;
+  dead_letters: DeadLettersTable;
+  logs: LogsTable;
+  entities: EntitiesTable;
+  mailbox_items: MailboxItemsTable;
+  mailbox_history: MailboxHistoryTable;
+  agents: AgentsTable;
+  conversations: ConversationsTable;
+  turns: TurnsTable;
+  ingress_queue: IngressQueueTable;
+  resets: ResetsTable;
+  containers: ContainersTable;
+}

@@ -1,0 +1,68 @@
+import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
+import { systemClock, type Clock } from './clock';
+import type { Engine } from './engine';
+import { migrationProvider } from './migrations/index';
+import { openSqlite } from './open-sqlite';
+import { IdempotencyRepository } from './repositories/idempotency';
+import { TokenRepository } from './repositories/tokens';
+import { WebSessionRepository } from './repositories/web-sessions';
+import type { Database } from './schema';
+
+export interface StoreOptions {
+  dataDir: string;
+  clock?: Clock;
+}
+
+/**
+ * The storage engine behind one async interface. Callers use the repositories and `db` (a Kysely
+ * instance, which speaks both SQLite and PostgreSQL), never a driver directly.
+ */
+export class Store {
+  readonly tokens: TokenRepository;
+  readonly webSessions: WebSessionRepository;
+  readonly idempotency: IdempotencyRepository;
+
+  private constructor(
+    readonly db: Kysely<Database>,
+    readonly engine: Engine,
+    readonly clock: Clock,
+    readonly location: string,
+    private readonly onClose: () => void,
+  ) {
+    this.tokens = new TokenRepository(db, clock);
+    this.webSessions = new WebSessionRepository(db, clock);
+    this.idempotency = new IdempotencyRepository(db, clock);
+  }
+
+  static async open(options: StoreOptions): Promise<Store> {
+    const { db, raw, file } = openSqlite(options.dataDir);
+    const store = new Store(db, 'sqlite', options.clock ?? systemClock, file, () => raw.close());
+    await store.migrate();
+    return store;
+  }
+
+  async migrate(): Promise<void> {
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.engine) });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error');
+      throw new Error(`store migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
+    }
+  }
+
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  /** Round-trip time of a trivial query, for health checks. */
+  async ping(): Promise<number> {
+    const started = performance.now();
+    await sql`select 1`.execute(this.db);
+    return performance.now() - started;
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+    this.onClose();
+  }
+}
