@@ -1,0 +1,90 @@
+/**
+ * The one place environment variables are read. Validated at boot: a bad value stops the process
+ * with a message naming the variable, instead of surfacing later as odd behaviour.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  PORT: port.default(8787),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
+  SWITCHBOARD_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
+  SWITCHBOARD_BUNDLE: z.string().min(1).optional(),
+  SWITCHBOARD_HEARTBEAT_INTERVAL_MS: positiveInt.min(100).default(5000),
+  SWITCHBOARD_BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  SWITCHBOARD_RATE_LIMIT_PER_S: z.coerce.number().min(0).default(200),
+  SWITCHBOARD_MAX_SUBSCRIPTIONS_PER_SOCKET: positiveInt.default(16),
+  SWITCHBOARD_WS_PING_INTERVAL_MS: positiveInt.min(100).default(15000),
+  SWITCHBOARD_DEMO: z.enum(['auto', 'off', 'steady']).default('auto'),
+  SWITCHBOARD_DEMO_RATE_PER_MIN: z.coerce.number().min(0).default(6),
+  SWITCHBOARD_MODEL_PROVIDER: z.enum(['scripted', 'openai']).default('scripted'),
+  SWITCHBOARD_OPENAI_BASE_URL: z.string().url().optional(),
+  SWITCHBOARD_OPENAI_API_KEY: z.string().optional(),
+  SWITCHBOARD_OPENAI_MODEL: z.string().optional(),
+  SWITCHBOARD_CONTAINERS: z.enum(['local', 'docker']).default('local'),
+  SWITCHBOARD_DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
+  SWITCHBOARD_WEB_DIST: z.string().optional(),
+  SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Env = z.output<typeof schema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  token?: string;
+  bundlePath?: string;
+  heartbeatIntervalMs: number;
+  bodyLimitBytes: number;
+  rateLimitPerSecond: number;
+  maxSubscriptionsPerSocket: number;
+  wsPingIntervalMs: number;
+  demo: 'auto' | 'off' | 'steady';
+  demoRatePerMinute: number;
+  modelProvider: 'scripted' | 'openai';
+  openai: { baseUrl?: string; apiKey?: string; model?: string };
+  containers: 'local' | 'docker';
+  dockerSocket: string;
+  webDist: string;
+  logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.SWITCHBOARD_DATA_DIR),
+    token: e.SWITCHBOARD_TOKEN,
+    bundlePath: e.SWITCHBOARD_BUNDLE ? path.resolve(e.SWITCHBOARD_BUNDLE) : undefined,
+    heartbeatIntervalMs: e.SWITCHBOARD_HEARTBEAT_INTERVAL_MS,
+    bodyLimitBytes: e.SWITCHBOARD_BODY_LIMIT_BYTES,
+    rateLimitPerSecond: e.SWITCHBOARD_RATE_LIMIT_PER_S,
+    maxSubscriptionsPerSocket: e.SWITCHBOARD_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    wsPingIntervalMs: e.SWITCHBOARD_WS_PING_INTERVAL_MS,
+    demo: e.SWITCHBOARD_DEMO,
+    demoRatePerMinute: e.SWITCHBOARD_DEMO_RATE_PER_MIN,
+    modelProvider: e.SWITCHBOARD_MODEL_PROVIDER,
+    openai: { baseUrl: e.SWITCHBOARD_OPENAI_BASE_URL, apiKey: e.SWITCHBOARD_OPENAI_API_KEY, model: e.SWITCHBOARD_OPENAI_MODEL },
+    containers: e.SWITCHBOARD_CONTAINERS,
+    dockerSocket: e.SWITCHBOARD_DOCKER_SOCKET,
+    webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
+    logLevel: e.SWITCHBOARD_LOG_LEVEL,
+  };
+}

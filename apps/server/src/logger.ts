@@ -1,0 +1,28 @@
+/** Structured JSON log lines on stdout; one object per line so they can be grepped and shipped. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const rank: Record<LogLevel | 'silent', number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 9 };
+
+export interface Logger {
+  log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  debug(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export function createLogger(
+  minLevel: LogLevel | 'silent' = 'info',
+  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+): Logger {
+  const log = (level: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
+    if (rank[level] < rank[minLevel]) return;
+    write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }));
+  };
+  return {
+    log,
+    info: (m, f) => log('info', m, f),
+    warn: (m, f) => log('warn', m, f),
+    error: (m, f) => log('error', m, f),
+    debug: (m, f) => log('debug', m, f),
+  };
+}

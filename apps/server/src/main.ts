@@ -1,0 +1,64 @@
+/** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
+import { BundleError } from '@switchboard/runtime';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './logger';
+import { startServer } from './server';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`switchboard: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  let running;
+  try {
+    running = await startServer({ config, logger });
+  } catch (err) {
+    if (err instanceof BundleError) {
+      process.stderr.write(`switchboard: bad bundle: ${err.message}\n`);
+      process.exit(2);
+    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`switchboard: ${config.host}:${config.port} is already in use (set PORT to another port)\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const banner = [
+    '',
+    `Switchboard is running: ${running.url}/`,
+    `  bundle ${running.runtime.name} ${running.runtime.bundle.fingerprint}`,
+    `  data   ${config.dataDir}`,
+  ];
+  if (running.bootstrapToken) {
+    banner.push('', `Bootstrap token: ${running.bootstrapToken}`, '  (shown once: paste it into the console sign-in, or send it as "Authorization: Bearer <token>")');
+  }
+  process.stdout.write(banner.join('\n') + '\n\n');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    running
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: Error) => {
+        process.stderr.write(`switchboard: shutdown failed: ${err.message}\n`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`switchboard: failed to start: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});

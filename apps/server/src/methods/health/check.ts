@@ -1,0 +1,39 @@
+import type { Result } from '@switchboard/contract';
+import type { Runtime } from '@switchboard/runtime';
+import type { Store } from '@switchboard/store';
+import type { Handler } from '../../rpc/handler';
+
+/** Store latency above this marks the runtime degraded rather than healthy. */
+const STORE_DEGRADED_MS = 250;
+
+/** Shared by the health.check method and WebSocket heartbeats, which carry the same shape. */
+export async function computeHealth(store: Store, runtime: Runtime): Promise<Result<'health.check'>> {
+  const checks: Result<'health.check'>['checks'] = {};
+  let storeOk = true;
+  try {
+    const latency = await store.ping();
+    checks.store = {
+      ok: latency < STORE_DEGRADED_MS,
+      latency_ms: Math.round(latency * 100) / 100,
+      ...(latency >= STORE_DEGRADED_MS ? { detail: `slow: ${Math.round(latency)} ms` } : {}),
+    };
+  } catch (err) {
+    storeOk = false;
+    checks.store = { ok: false, latency_ms: 0, detail: `unreachable: ${(err as Error).message}` };
+  }
+  const runtimeChecks = storeOk ? await runtime.healthChecks() : {};
+  Object.assign(checks, runtimeChecks);
+  const allOk = Object.values(checks).every((c) => c.ok);
+  const ingress = storeOk ? await runtime.ingressState() : 'open';
+  return {
+    ok: storeOk && allOk,
+    ts: store.clock.now().toISOString(),
+    status: !storeOk ? 'down' : allOk ? 'ok' : 'degraded',
+    uptime_s: Math.round((Date.now() - runtime.startedAt.getTime()) / 100) / 10,
+    ingress,
+    bundle: { fingerprint: runtime.bundle.fingerprint, name: runtime.name },
+    checks,
+  };
+}
+
+export const healthCheck: Handler<'health.check'> = async (_params, ctx) => computeHealth(ctx.store, ctx.runtime);

@@ -1,0 +1,4 @@
+import { openRpcDocument } from '../../http/app';
+import type { Handler } from '../../rpc/handler';
+
+export const rpcDiscover: Handler<'rpc.discover'> = async () => openRpcDocument();

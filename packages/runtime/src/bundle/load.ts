@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { bundleSchema, type BundleDefinition } from './schema';
+
+export class BundleError extends Error {
+  constructor(
+    readonly file: string,
+    readonly at: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${at}: ${problem}`);
+    this.name = 'BundleError';
+  }
+}
+
+export interface LoadedBundle {
+  file: string;
+  definition: BundleDefinition;
+  fingerprint: string;
+  loadedAt: string;
+}
+
+/** Sorted keys, no insignificant whitespace: the same content always gives the same text. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function fingerprintOf(content: unknown): string {
+  return 'sha256:' + createHash('sha256').update(canonicalJson(content)).digest('hex');
+}
+
+function formatPath(segments: PropertyKey[]): string {
+  if (segments.length === 0) return '(root)';
+  return segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`)).join('');
+}
+
+/** Loads, validates and fingerprints a bundle file (JSON or YAML). Throws BundleError. */
+export function loadBundle(file: string, now: Date = new Date()): LoadedBundle {
+  const abs = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new BundleError(abs, '(file)', `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(abs) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    throw new BundleError(abs, '(syntax)', (err as Error).message.split('\n')[0] ?? 'not parseable');
+  }
+  const parsed = bundleSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BundleError(abs, formatPath(issue.path), issue.message);
+  }
+  const definition = parsed.data;
+  checkReferences(abs, definition);
+  return { file: abs, definition, fingerprint: fingerprintOf(raw), loadedAt: now.toISOString() };
+}
+
+/** Cross-references the schema cannot express: every name used must be declared. */
+function checkReferences(file: string, b: BundleDefinition): void {
+  const agentIds = new Set(b.agents.map((a) => a.agent_id));
+  const fail = (at: string, problem: string) => {
+    throw new BundleError(file, at, problem);
+  };
+  for (const [eventName, def] of Object.entries(b.events)) {
+    def.subscribers.forEach((s, i) => {
+      const at = `events.${eventName}.subscribers[${i}].id`;
+      if (s.type === 'node' && !b.nodes[s.id]) fail(at, `unknown node "${s.id}"`);
+      if (s.type === 'agent' && !agentIds.has(s.id)) fail(at, `unknown agent "${s.id}"`);
+    });
+  }
+  for (const [nodeName, node] of Object.entries(b.nodes)) {
+    const emitted = node.kind === 'tool_call' ? node.emit_on_success : node.kind === 'approval_gate' ? undefined : node.emit;
+    if (emitted && !b.events[emitted]) fail(`nodes.${nodeName}.emit`, `unknown event "${emitted}"`);
+    if (node.kind === 'entity_update' && !b.entity_types[node.entity_type])
+      fail(`nodes.${nodeName}.entity_type`, `unknown entity type "${node.entity_type}"`);
+    if (node.kind === 'tool_call') {
+      const server = b.tool_servers[node.tool_server];
+      if (!server) fail(`nodes.${nodeName}.tool_server`, `unknown tool server "${node.tool_server}"`);
+      else if (!server.tools.includes(node.tool)) fail(`nodes.${nodeName}.tool`, `tool server "${node.tool_server}" has no tool "${node.tool}"`);
+    }
+  }
+  b.agents.forEach((a, i) => {
+    if (a.emit && !b.events[a.emit]) fail(`agents[${i}].emit`, `unknown event "${a.emit}"`);
+  });
+  for (const [type, route] of Object.entries(b.approval_routes)) {
+    if (!b.events[route.emit]) fail(`approval_routes.${type}.emit`, `unknown event "${route.emit}"`);
+  }
+  for (const [typeName, et] of Object.entries(b.entity_types)) {
+    if (!et.states.includes(et.initial_state)) fail(`entity_types.${typeName}.initial_state`, `"${et.initial_state}" is not in states`);
+    for (const [ev, target] of Object.entries(et.transitions)) {
+      if (!b.events[ev]) fail(`entity_types.${typeName}.transitions.${ev}`, `unknown event "${ev}"`);
+      if (!et.states.includes(target)) fail(`entity_types.${typeName}.transitions.${ev}`, `"${target}" is not in states`);
+    }
+  }
+}
