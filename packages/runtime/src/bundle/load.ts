@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { parseCondition } from '../conditions';
+import { checkPayloadSchema } from '../payload-schema';
 import { bundleSchema, type BundleDefinition } from './schema';
 
 export class BundleError extends Error {
@@ -72,7 +74,19 @@ function checkReferences(file: string, b: BundleDefinition): void {
   const fail = (at: string, problem: string) => {
     throw new BundleError(file, at, problem);
   };
+  const checkCondition = (at: string, text: string | undefined) => {
+    if (text === undefined) return;
+    const parsed = parseCondition(text);
+    if ('error' in parsed) fail(at, parsed.error);
+  };
+  const seenAgents = new Set<string>();
+  b.agents.forEach((a, i) => {
+    if (seenAgents.has(a.agent_id)) fail(`agents[${i}].agent_id`, `duplicate agent id "${a.agent_id}"`);
+    seenAgents.add(a.agent_id);
+  });
   for (const [eventName, def] of Object.entries(b.events)) {
+    const schemaProblem = checkPayloadSchema(def.payload_schema, `events.${eventName}.payload_schema`);
+    if (schemaProblem) fail(schemaProblem.at, schemaProblem.problem);
     def.subscribers.forEach((s, i) => {
       const at = `events.${eventName}.subscribers[${i}].id`;
       if (s.type === 'node' && !b.nodes[s.id]) fail(at, `unknown node "${s.id}"`);
@@ -90,8 +104,22 @@ function checkReferences(file: string, b: BundleDefinition): void {
       else if (!server.tools.includes(node.tool)) fail(`nodes.${nodeName}.tool`, `tool server "${node.tool_server}" has no tool "${node.tool}"`);
     }
   }
+  for (const [nodeName, node] of Object.entries(b.nodes)) {
+    if (node.kind === 'approval_gate') checkCondition(`nodes.${nodeName}.escalate_when`, node.escalate_when);
+  }
   b.agents.forEach((a, i) => {
     if (a.emit && !b.events[a.emit]) fail(`agents[${i}].emit`, `unknown event "${a.emit}"`);
+    a.tools.forEach((tool, j) => {
+      const servers = Object.entries(b.tool_servers).filter(([, s]) => s.tools.includes(tool));
+      if (servers.length === 0) fail(`agents[${i}].tools[${j}]`, `no tool server serves "${tool}"`);
+      if (servers.length > 1) fail(`agents[${i}].tools[${j}]`, `"${tool}" is served by several tool servers (${servers.map(([n]) => n).join(', ')})`);
+    });
+    a.script.forEach((rule, j) => {
+      checkCondition(`agents[${i}].script[${j}].when`, rule.when);
+      rule.tool_calls.forEach((call, k) => {
+        if (!a.tools.includes(call.tool)) fail(`agents[${i}].script[${j}].tool_calls[${k}].tool`, `"${call.tool}" is not in the agent's tools`);
+      });
+    });
   });
   for (const [type, route] of Object.entries(b.approval_routes)) {
     if (!b.events[route.emit]) fail(`approval_routes.${type}.emit`, `unknown event "${route.emit}"`);
@@ -102,5 +130,6 @@ function checkReferences(file: string, b: BundleDefinition): void {
       if (!b.events[ev]) fail(`entity_types.${typeName}.transitions.${ev}`, `unknown event "${ev}"`);
       if (!et.states.includes(target)) fail(`entity_types.${typeName}.transitions.${ev}`, `"${target}" is not in states`);
     }
+    for (const [gate, condition] of Object.entries(et.gates)) checkCondition(`entity_types.${typeName}.gates.${gate}`, condition);
   }
 }

@@ -24,32 +24,70 @@ export const nodeSchema = z.discriminatedUnion('kind', [
     kind: z.literal('transform'),
     description: z.string().optional(),
     emit: name,
-    /** Maps output payload keys to input payload paths ("$.ticket_id") or literals. */
+    /** Maps output payload keys to input payload paths ("$.ticket_id") or literals; empty passes the payload through. */
     map: z.record(z.string(), z.unknown()).default({}),
   }),
   z.strictObject({
     kind: z.literal('entity_update'),
     description: z.string().optional(),
     entity_type: name,
-    /** Moves the entity along its declared transitions on this event. */
+    /** Where the entity id comes from when the event carries none, e.g. "$.ticket_id". */
+    entity_id: z.string().optional(),
+    /** Entity display name template, e.g. "$.subject"; the slug is derived from it. */
+    entity_name: z.string().optional(),
+    /** Moves the entity along its declared transitions on this event and sets these fields. */
     set_fields: z.record(z.string(), z.unknown()).default({}),
+    /** Running values kept on the entity: count events, sum or keep the max/last of a payload value. */
+    accumulate: z
+      .record(z.string(), z.strictObject({ op: z.enum(['count', 'sum', 'max', 'last']), value: z.string().optional() }))
+      .default({}),
     emit: name.optional(),
+    /** Payload of the emitted event; roots "$." (trigger payload) and "$entity." (the updated entity). */
+    emit_map: z.record(z.string(), z.unknown()).optional(),
   }),
   z.strictObject({
     kind: z.literal('approval_gate'),
     description: z.string().optional(),
     mailbox_type: name,
     priority: z.enum(['low', 'normal', 'high', 'urgent']).default('normal'),
+    /** Raises the priority to "high" when this condition on the payload holds, e.g. "amount > 500". */
+    escalate_when: z.string().optional(),
     source_flow: z.string().min(1),
+    /** Mailbox payload; empty copies the trigger payload. */
+    payload_map: z.record(z.string(), z.unknown()).default({}),
   }),
   z.strictObject({
     kind: z.literal('tool_call'),
     description: z.string().optional(),
     tool_server: name,
     tool: z.string().min(1),
+    /** Tool arguments; empty sends the trigger payload. */
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    timeout_ms: z.number().int().min(10).max(120_000).default(2_000),
     emit_on_success: name.optional(),
+    /** Payload of the success event; roots "$." (trigger payload) and "$result." (tool result). */
+    emit_map: z.record(z.string(), z.unknown()).optional(),
   }),
 ]);
+
+/**
+ * One rule of the offline scripted model: the first rule whose `when` holds for the trigger
+ * payload answers. Attempts are 1-based delivery attempts, so "fail on attempt 1" yields a
+ * model failure followed by a successful retry.
+ */
+export const scriptRuleSchema = z.strictObject({
+  when: z.string().optional(),
+  tool_calls: z.array(z.strictObject({ tool: z.string().min(1), arguments: z.record(z.string(), z.unknown()).default({}) })).default([]),
+  /** The model's final JSON answer; roots "$." (payload) and "$tools.<tool>." (tool results). */
+  reply: z.record(z.string(), z.unknown()).default({ action: 'none' }),
+  /** Model failure (provider error) on these attempts; all attempts when error is set without it. */
+  error: z.string().optional(),
+  fail_attempts: z.array(z.number().int().min(1)).optional(),
+  /** Free text instead of JSON on these attempts (all attempts when omitted): the output does not parse. */
+  raw_output: z.string().optional(),
+  unparseable_attempts: z.array(z.number().int().min(1)).optional(),
+  latency_ms: z.number().int().min(0).max(60_000).default(25),
+});
 
 export const agentSchema = z.strictObject({
   agent_id: name,
@@ -59,10 +97,14 @@ export const agentSchema = z.strictObject({
   conversation_mode: z.enum(['task', 'chat']).default('task'),
   session_scope: z.enum(['global', 'run', 'entity']).default('run'),
   system_prompt: z.string().optional(),
-  /** Scripted replies for the offline provider, chosen in turn; see providers/scripted.ts. */
-  script: z.array(z.record(z.string(), z.unknown())).default([]),
+  /** Model name sent to an OpenAI-compatible provider; the provider's configured default when omitted. */
+  model: z.string().min(1).optional(),
+  /** Rules for the offline scripted provider; see providers/scripted.ts. */
+  script: z.array(scriptRuleSchema).default([]),
+  /** The event the agent publishes when its answer has action "emit". */
   emit: name.optional(),
-  tools: z.array(z.string()).default([]),
+  /** Tool names offered to the model; each must be served by exactly one tool server. */
+  tools: z.array(z.string().min(1)).default([]),
 });
 
 export const entityTypeSchema = z.strictObject({
@@ -82,6 +124,8 @@ export const toolServerSchema = z.strictObject({
   description: z.string().optional(),
   /** Probability 0..1 that a call fails, for the demo's flaky payments tool; deterministic per attempt. */
   failure_rate: z.number().min(0).max(1).default(0),
+  /** Probability 0..1 that a call hangs until the caller's timeout, deterministic per attempt like failures. */
+  timeout_rate: z.number().min(0).max(1).default(0),
   tools: z.array(z.string().min(1)).min(1),
 });
 
@@ -95,8 +139,9 @@ export const bundleSchema = z.strictObject({
       backoff_ms: z.number().int().min(0).max(60_000).default(200),
       max_chain_depth: z.number().int().min(1).max(64).default(8),
       lease_ms: z.number().int().min(100).max(600_000).default(30_000),
+      handler_timeout_ms: z.number().int().min(10).max(600_000).default(15_000),
     })
-    .default({ max_attempts: 3, backoff_ms: 200, max_chain_depth: 8, lease_ms: 30_000 }),
+    .default({ max_attempts: 3, backoff_ms: 200, max_chain_depth: 8, lease_ms: 30_000, handler_timeout_ms: 15_000 }),
   events: z.record(name, eventDefSchema),
   nodes: z.record(name, nodeSchema).default({}),
   agents: z.array(agentSchema).default([]),
@@ -107,3 +152,8 @@ export const bundleSchema = z.strictObject({
 });
 
 export type BundleDefinition = z.output<typeof bundleSchema>;
+export type NodeDefinition = z.output<typeof nodeSchema>;
+export type AgentDefinition = z.output<typeof agentSchema>;
+export type EntityTypeDefinition = z.output<typeof entityTypeSchema>;
+export type ToolServerDefinition = z.output<typeof toolServerSchema>;
+export type ScriptRule = z.output<typeof scriptRuleSchema>;

@@ -1,0 +1,165 @@
+/**
+ * The live heartbeat: one WebSocket per tab, one `health.subscribe`, renewed on every reconnect.
+ * Components read it through `useHeartbeat()`; `heartbeatIndicator()` turns the raw state into the
+ * one word an operator sees (healthy, degraded, down, reconnecting, stale).
+ */
+import { useSyncExternalStore } from 'react';
+import type { HealthCheckResult } from '@switchboard/contract';
+import { WsClient, consoleSocketUrl, type ConnectionState } from './ws-client';
+
+export type IndicatorState = 'connecting' | 'healthy' | 'degraded' | 'down' | 'reconnecting' | 'stale';
+
+export interface HeartbeatSnapshot {
+  connection: ConnectionState;
+  last: HealthCheckResult | null;
+  /** Client clock (ms) when the last heartbeat arrived. */
+  lastAt: number | null;
+  /** Heartbeat interval, measured from the spacing of recent heartbeats. */
+  intervalMs: number;
+  latencyMs: number | null;
+  attempts: number;
+  nextRetryAt: number | null;
+  /** True once no heartbeat arrived for two intervals. */
+  stale: boolean;
+  /** Bumped after a reconnect that followed an outage, so data can be refetched. */
+  recoveries: number;
+}
+
+const DEFAULT_INTERVAL_MS = 5000;
+/** Heartbeats missed before the indicator turns stale, and before the socket is recycled. */
+const STALE_AFTER_INTERVALS = 2;
+const RECYCLE_AFTER_INTERVALS = 4;
+
+export function heartbeatIndicator(s: Pick<HeartbeatSnapshot, 'connection' | 'last' | 'stale'>): IndicatorState {
+  if (s.connection === 'reconnecting') return 'reconnecting';
+  if (s.connection !== 'open' || !s.last) return s.last ? 'reconnecting' : 'connecting';
+  if (s.stale) return 'stale';
+  if (s.last.status === 'ok') return 'healthy';
+  return s.last.status;
+}
+
+/** Median spacing of the recent arrivals, so one late frame does not skew the stale threshold. */
+export function measuredInterval(arrivals: number[], fallback: number): number {
+  if (arrivals.length < 2) return fallback;
+  const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]!).sort((a, b) => a - b);
+  return Math.max(100, gaps[Math.floor(gaps.length / 2)]!);
+}
+
+class HeartbeatStore {
+  private client: WsClient | null = null;
+  private listeners = new Set<() => void>();
+  private arrivals: number[] = [];
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private wasOpen = false;
+  private openedAt = 0;
+  private cleanups: (() => void)[] = [];
+  snapshot: HeartbeatSnapshot = {
+    connection: 'idle',
+    last: null,
+    lastAt: null,
+    intervalMs: DEFAULT_INTERVAL_MS,
+    latencyMs: null,
+    attempts: 0,
+    nextRetryAt: null,
+    stale: false,
+    recoveries: 0,
+  };
+
+  start(): void {
+    if (this.client) return;
+    const client = new WsClient(consoleSocketUrl());
+    this.client = client;
+    this.cleanups.push(
+      client.onState((connection) => {
+        const recovered = connection === 'open' && this.wasOpen;
+        if (connection === 'open') {
+          this.wasOpen = true;
+          this.openedAt = Date.now();
+        }
+        this.arrivals = connection === 'open' ? this.arrivals : [];
+        this.update({
+          connection,
+          attempts: client.attempts,
+          nextRetryAt: client.nextRetryAt,
+          stale: connection === 'open' ? false : this.snapshot.stale,
+          recoveries: this.snapshot.recoveries + (recovered ? 1 : 0),
+        });
+      }),
+      client.onOpen(() => {
+        const sentAt = performance.now();
+        client
+          .request('health.subscribe', {})
+          .then(() => this.update({ latencyMs: Math.round(performance.now() - sentAt) }))
+          .catch(() => client.reconnectNow());
+      }),
+      client.onNotification('health.heartbeat', (params) => {
+        const result = (params as { result?: HealthCheckResult } | undefined)?.result;
+        if (!result) return;
+        const now = Date.now();
+        this.arrivals = [...this.arrivals.slice(-5), now];
+        this.update({ last: result, lastAt: now, stale: false, intervalMs: measuredInterval(this.arrivals, this.snapshot.intervalMs) });
+        this.measureLatency();
+      }),
+    );
+    this.timer = setInterval(() => this.checkStale(), 500);
+    client.start();
+  }
+
+  stop(): void {
+    this.cleanups.forEach((c) => c());
+    this.cleanups = [];
+    this.client?.stop();
+    this.client = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.wasOpen = false;
+    this.arrivals = [];
+    this.update({ connection: 'idle', last: null, lastAt: null, latencyMs: null, stale: false });
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): HeartbeatSnapshot => this.snapshot;
+
+  private measureLatency(): void {
+    const client = this.client;
+    if (!client) return;
+    const sentAt = performance.now();
+    client
+      .request('health.ping', {}, 5000)
+      .then(() => this.update({ latencyMs: Math.round(performance.now() - sentAt) }))
+      .catch(() => undefined);
+  }
+
+  private checkStale(): void {
+    const { lastAt, intervalMs, connection, stale } = this.snapshot;
+    if (connection !== 'open' || lastAt === null) return;
+    // Count from the (re)connection too, so a fresh socket gets a full interval before it is called stale.
+    const silentFor = Date.now() - Math.max(lastAt, this.openedAt);
+    const nowStale = silentFor > STALE_AFTER_INTERVALS * intervalMs;
+    if (nowStale !== stale) this.update({ stale: nowStale });
+    // A socket that stays open but carries nothing is dead in practice (half-open TCP): start over.
+    if (silentFor > RECYCLE_AFTER_INTERVALS * intervalMs) this.client?.reconnectNow();
+  }
+
+  private update(patch: Partial<HeartbeatSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch };
+    this.listeners.forEach((l) => l());
+  }
+}
+
+export const heartbeat = new HeartbeatStore();
+
+export function useHeartbeat(): HeartbeatSnapshot {
+  return useSyncExternalStore(heartbeat.subscribe, heartbeat.getSnapshot);
+}
+
+/** True while the data on screen may be out of date: heartbeats stale or the connection lost. */
+export function useDataMayBeStale(): boolean {
+  const s = useHeartbeat();
+  const state = heartbeatIndicator(s);
+  return state === 'stale' || (state === 'reconnecting' && s.lastAt !== null);
+}

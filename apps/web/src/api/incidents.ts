@@ -1,0 +1,35 @@
+/** runtime.incidents and runtime.incident_logs: query factories and hooks for the triage screen. */
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { ParamsInput } from '@switchboard/contract';
+import { rpc } from './client';
+import { rpcKey } from './query-client';
+
+export type IncidentFilters = Omit<ParamsInput<'runtime.incidents'>, 'cursor' | 'limit'>;
+
+export const INCIDENT_PAGE_SIZE = 50;
+
+export function incidentsQuery(filters: IncidentFilters) {
+  return infiniteQueryOptions({
+    queryKey: rpcKey('runtime.incidents', filters),
+    queryFn: ({ pageParam, signal }) =>
+      rpc('runtime.incidents', { ...filters, limit: INCIDENT_PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) }, signal),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor,
+  });
+}
+
+export function useIncidents(filters: IncidentFilters) {
+  return useInfiniteQuery(incidentsQuery(filters));
+}
+
+export function incidentLogsQuery(incidentId: string, sinceHours: number | undefined) {
+  return queryOptions({
+    queryKey: rpcKey('runtime.incident_logs', { incident_id: incidentId, since_hours: sinceHours }),
+    queryFn: ({ signal }) =>
+      rpc('runtime.incident_logs', { incident_id: incidentId, limit: 50, ...(sinceHours ? { since_hours: sinceHours } : {}) }, signal),
+  });
+}
+
+export function useIncidentLogs(incidentId: string | undefined, sinceHours: number | undefined) {
+  return useQuery({ ...incidentLogsQuery(incidentId ?? '', sinceHours), enabled: Boolean(incidentId) });
+}

@@ -1,0 +1,17 @@
+/**
+ * Where each kind of record opens. Screens and the "go to id" box link through these, so moving a
+ * screen is a change here only.
+ */
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+export const paths = {
+  incidents: () => '/incidents',
+  event: (eventId: string) => `/events?${q({ event_id: eventId, selected: eventId })}`,
+  deadLetter: (eventId: string, deadLetterId: string) => `/dead-letters?${q({ event_id: eventId, selected: eventId, dead_letter: deadLetterId })}`,
+  run: (runId: string) => `/events?${q({ run_id: runId })}`,
+  entity: (entityId: string) => `/events?${q({ entity_id: entityId })}`,
+  subscriber: (subscriberId: string) => `/events?${q({ subscriber_id: subscriberId })}`,
+  agent: (agentId: string) => `/agents/${encodeURIComponent(agentId)}`,
+  session: (sessionId: string) => `/conversations/${encodeURIComponent(sessionId)}`,
+  mailbox: (mailboxId: string) => `/mailbox/${encodeURIComponent(mailboxId)}`,
+};

@@ -1,0 +1,60 @@
+/**
+ * Structured runtime log records, written to the store's `logs` table where runtime.incidents
+ * groups them by (error_code, component). Components of MCP tool servers are named "mcp.<server>"
+ * and flagged is_mcp so the mcp_only filter can select them.
+ */
+import type { Clock, Database, Kysely } from '@switchboard/store';
+import { newId } from './ids';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+export const LEVEL_RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, fatal: 4 };
+
+export interface LogEntry {
+  level: LogLevel;
+  component: string;
+  message: string;
+  error_code?: string;
+  event_id?: string | null;
+  run_id?: string | null;
+  delivery_id?: string | null;
+  dead_letter_id?: string | null;
+  entity_id?: string | null;
+  session_id?: string | null;
+}
+
+export function isMcpComponent(component: string): boolean {
+  return component.startsWith('mcp.');
+}
+
+export class RuntimeLog {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Writes through `on` (a transaction) when given, so a record commits with what it describes. */
+  async write(entry: LogEntry, on: Kysely<Database> = this.db): Promise<string> {
+    const now = this.clock.now();
+    const log_id = newId('log', now);
+    await on
+      .insertInto('logs')
+      .values({
+        log_id,
+        ts: now.toISOString(),
+        level: entry.level,
+        level_rank: LEVEL_RANK[entry.level],
+        component: entry.component,
+        error_code: entry.error_code ?? null,
+        message: entry.message.slice(0, 4000),
+        is_mcp: isMcpComponent(entry.component) ? 1 : 0,
+        event_id: entry.event_id ?? null,
+        run_id: entry.run_id ?? null,
+        delivery_id: entry.delivery_id ?? null,
+        dead_letter_id: entry.dead_letter_id ?? null,
+        entity_id: entry.entity_id ?? null,
+        session_id: entry.session_id ?? null,
+      })
+      .execute();
+    return log_id;
+  }
+}
