@@ -2,7 +2,6 @@
  * "Go to id": finds what kind of record an id names by asking the server, so the console does not
  * depend on id formats. Every probe runs at once; the first kind that exists wins.
  */
-import type { QueryClient } from '@tanstack/react-query';
 import { ApiError, rpc } from './client';
 import { paths } from '../paths';
 
@@ -18,7 +17,7 @@ function isMiss(err: unknown): boolean {
   return err instanceof ApiError && ['NOT_FOUND', 'METHOD_NOT_FOUND', 'INVALID_PARAMS'].includes(err.code);
 }
 
-export async function lookupId(raw: string, _queryClient?: QueryClient): Promise<LookupHit | null> {
+export async function lookupId(raw: string): Promise<LookupHit | null> {
   const id = raw.trim();
   if (!id) return null;
   const probes: [RecordKind, () => Promise<boolean>][] = [

@@ -1,0 +1,36 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { Navigate, RouterProvider, createBrowserRouter } from 'react-router';
+import { createQueryClient } from './api/query-client';
+import { homePath, screens } from './routes';
+import { AppShell } from './shell/AppShell';
+import { NotFound } from './shell/NotFound';
+import { RouteError } from './shell/RouteError';
+import './styles.css';
+
+const queryClient = createQueryClient();
+
+const router = createBrowserRouter([
+  {
+    path: '/',
+    element: <AppShell queryClient={queryClient} />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <Navigate to={homePath} replace /> },
+      ...screens.map((screen) => ({
+        path: screen.path,
+        lazy: async () => ({ Component: (await screen.load()).default }),
+      })),
+      { path: '*', element: <NotFound /> },
+    ],
+  },
+]);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  </StrictMode>,
+);
