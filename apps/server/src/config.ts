@@ -31,6 +31,11 @@ const schema = z.object({
   SWITCHBOARD_OPENAI_MODEL: z.string().optional(),
   SWITCHBOARD_CONTAINERS: z.enum(['local', 'docker']).default('local'),
   SWITCHBOARD_DOCKER_SOCKET: z.string().default('/var/run/docker.sock'),
+  SWITCHBOARD_DOCKER_IMAGE: z.string().min(1).default('busybox:1.36'),
+  SWITCHBOARD_CONTAINER_COMMAND: z.string().min(1).optional(),
+  SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS: positiveInt.min(100).default(5000),
+  SWITCHBOARD_CONTAINERS_MAX: positiveInt.default(32),
+  SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
@@ -54,16 +59,33 @@ export interface Config {
   openai: { baseUrl?: string; apiKey?: string; model?: string };
   containers: 'local' | 'docker';
   dockerSocket: string;
+  dockerImage: string;
+  /** Shell command of each managed entity container; a built-in idle process when unset. */
+  containerCommand?: string;
+  containerStopTimeoutMs: number;
+  maxContainers: number;
+  /** How long a reset waits for running handlers before it reports quiescence as failed. */
+  resetDrainTimeoutMs: number;
   webDist: string;
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
 }
 
 export class ConfigError extends Error {}
 
+/** Never echoed back in an error message. */
+const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_KEY']);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  // `PORT=` in an env file means "not set", not 0 (which z.coerce.number would make of it).
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  const parsed = schema.safeParse(present);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    const lines = parsed.error.issues.map((i) => {
+      const name = i.path.join('.');
+      const value = present[name];
+      const shown = value === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got ${JSON.stringify(value.slice(0, 80))})`;
+      return `  ${name}: ${i.message}${shown}`;
+    });
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
@@ -84,6 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     openai: { baseUrl: e.SWITCHBOARD_OPENAI_BASE_URL, apiKey: e.SWITCHBOARD_OPENAI_API_KEY, model: e.SWITCHBOARD_OPENAI_MODEL },
     containers: e.SWITCHBOARD_CONTAINERS,
     dockerSocket: e.SWITCHBOARD_DOCKER_SOCKET,
+    dockerImage: e.SWITCHBOARD_DOCKER_IMAGE,
+    containerCommand: e.SWITCHBOARD_CONTAINER_COMMAND,
+    containerStopTimeoutMs: e.SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS,
+    maxContainers: e.SWITCHBOARD_CONTAINERS_MAX,
+    resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
   };

@@ -5,22 +5,25 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { Runtime } from '@switchboard/runtime';
+import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
 import { Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { RateLimiter } from './http/rate-limiter';
 import type { Logger } from './logger';
 import { handlers } from './methods/registry';
 import { Dispatcher } from './rpc/dispatcher';
-import type { HandlerRegistry } from './rpc/handler';
-import { attachSocketServer } from './ws/socket-server';
+import type { ExtraMethod, HandlerRegistry } from './rpc/handler';
+import { attachSocketServer, type SocketServer } from './ws/socket-server';
 
 export interface StartOptions {
   config: Config;
   logger: Logger;
   clock?: Clock;
-  /** Extra handlers (tests register test-only methods this way). */
+  /** Handlers for contract methods, added to (or replacing) the registry's. */
   extraHandlers?: HandlerRegistry;
+  /** Methods outside the published contract that carry their own definition (test-only methods). */
+  extraMethods?: readonly ExtraMethod[];
 }
 
 export interface RunningServer {
@@ -28,6 +31,8 @@ export interface RunningServer {
   port: number;
   store: Store;
   runtime: Runtime;
+  /** Open WebSocket connections and heartbeat subscriptions. */
+  sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount'>;
   /** Set only when this start created the first token. */
   bootstrapToken?: string;
   close(): Promise<void>;
@@ -36,9 +41,12 @@ export interface RunningServer {
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** SWITCHBOARD_TOKEN names a known token; otherwise an empty store gets one bootstrap token. */
-async function ensureToken(store: Store, envToken: string | undefined): Promise<string | undefined> {
+async function ensureToken(store: Store, envToken: string | undefined, logger: Logger): Promise<string | undefined> {
   if (envToken) {
-    if (!(await store.tokens.findByHash(hashSecret(envToken)))) await store.tokens.create('env:SWITCHBOARD_TOKEN', envToken);
+    const known = await store.tokens.findByHash(hashSecret(envToken));
+    if (!known) await store.tokens.create('env:SWITCHBOARD_TOKEN', envToken);
+    // A revoked token stays revoked; say so rather than let every request fail with no hint.
+    else if (known.revoked_at) logger.warn('SWITCHBOARD_TOKEN names a revoked token; requests with it will be refused', { token_id: known.id });
     return undefined;
   }
   if ((await store.tokens.count()) > 0) return undefined;
@@ -53,26 +61,56 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const store = await Store.open({ dataDir: config.dataDir, clock });
   let runtime: Runtime;
   try {
-    runtime = await Runtime.boot({ store, bundlePath: config.bundlePath, clock });
+    runtime = await Runtime.boot({
+      store,
+      bundlePath: config.bundlePath,
+      clock,
+      containers: createContainerManager(
+        {
+          kind: config.containers,
+          command: config.containerCommand,
+          stopTimeoutMs: config.containerStopTimeoutMs,
+          maxContainers: config.maxContainers,
+          dockerSocket: config.dockerSocket,
+          dockerImage: config.dockerImage,
+        },
+        { store, clock },
+      ),
+      resetDrainTimeoutMs: config.resetDrainTimeoutMs,
+      modelProvider:
+        config.modelProvider === 'openai'
+          ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }
+          : { kind: 'scripted' },
+    });
   } catch (err) {
     await store.close();
     throw err;
   }
-  const bootstrapToken = await ensureToken(store, config.token);
-  await store.idempotency.dropInProgress();
-  await store.idempotency.purgeExpired();
-
-  const dispatcher = new Dispatcher({ ...handlers, ...options.extraHandlers });
-  const app = createApp({ config, store, runtime, logger, dispatcher, isReady: () => ready });
-
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
-    (s as Server).once('error', reject);
-  });
-  const sockets = attachSocketServer(server, { config, store, runtime, logger, dispatcher });
+  const limiter = new RateLimiter(config.rateLimitPerSecond);
+  let server: Server;
+  let dispatcher: Dispatcher;
+  let bootstrapToken: string | undefined;
+  try {
+    bootstrapToken = await ensureToken(store, config.token, logger);
+    await store.idempotency.dropInProgress();
+    await store.idempotency.purgeExpired();
+    dispatcher = new Dispatcher({ ...handlers, ...options.extraHandlers }, options.extraMethods);
+    const app = createApp({ config, store, runtime, logger, dispatcher, limiter, isReady: () => ready });
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
+      (s as Server).once('error', reject);
+    });
+  } catch (err) {
+    // Release what booted (the runtime's timers, the database file) so the process can exit with the error.
+    await runtime.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  const sockets = attachSocketServer(server, { config, store, runtime, logger, dispatcher, limiter });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
   ready = true;
+  const demo = await startDemo(config, runtime, store, logger);
 
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -82,11 +120,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     port,
     store,
     runtime,
+    sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount() },
     bootstrapToken,
     close() {
       closing ??= (async () => {
         ready = false;
         clearInterval(purge);
+        await demo?.stop();
         await sockets.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -98,4 +138,24 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return closing;
     },
   };
+}
+
+/**
+ * Demo data on first start: with an empty store the demo scenario runs through the real runtime
+ * (in the background, so the server answers at once); `steady` keeps a trickle of traffic going.
+ */
+async function startDemo(config: Config, runtime: Runtime, store: Store, logger: Logger): Promise<SteadyTraffic | undefined> {
+  if (config.demo === 'off') return undefined;
+  const empty = !(await store.db.selectFrom('events').select('seq').limit(1).executeTakeFirst());
+  if (empty) {
+    logger.info('demo scenario starting (empty store)');
+    runDemoScenario(runtime)
+      .then((r) => logger.info('demo scenario finished', { result: r as unknown as Record<string, unknown> }))
+      .catch((err: Error) => logger.warn('demo scenario did not finish', { error: err.message }));
+  }
+  if (config.demo !== 'steady') return undefined;
+  return startSteadyTraffic(runtime, {
+    ratePerMinute: config.demoRatePerMinute,
+    onError: (err) => logger.warn('steady demo publish failed', { error: err.message }),
+  });
 }

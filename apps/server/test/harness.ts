@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Clock } from '@switchboard/store';
 import { loadConfig, type Config } from '../src/config';
 import { createLogger } from '../src/logger';
-import type { HandlerRegistry } from '../src/rpc/handler';
+import type { ExtraMethod, HandlerRegistry } from '../src/rpc/handler';
 import { startServer, type RunningServer } from '../src/server';
 
 export const TEST_TOKEN = 'sbk_test_token_for_api_tests_0001';
@@ -27,6 +27,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   clock?: Clock;
   extraHandlers?: HandlerRegistry;
+  /** Test-only methods with their own definitions (never part of the published contract). */
+  extraMethods?: readonly ExtraMethod[];
   dataDir?: string;
 }
 
@@ -43,7 +45,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger('debug', (line) => logs.push(JSON.parse(line)));
-  const running = await startServer({ config, logger, clock: options.clock, extraHandlers: options.extraHandlers });
+  const running = await startServer({
+    config,
+    logger,
+    clock: options.clock,
+    extraHandlers: options.extraHandlers,
+    extraMethods: options.extraMethods,
+  });
   const post = (pathname: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(running.url + pathname, {
       method: 'POST',

@@ -7,6 +7,7 @@ import { homePath, screens } from './routes';
 import { AppShell } from './shell/AppShell';
 import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
+import { LoadingState } from './ui/LoadingState';
 import './styles.css';
 
 const queryClient = createQueryClient();
@@ -14,13 +15,15 @@ const queryClient = createQueryClient();
 const router = createBrowserRouter([
   {
     path: '/',
-    element: <AppShell queryClient={queryClient} />,
+    element: <AppShell />,
     errorElement: <RouteError />,
+    hydrateFallbackElement: <LoadingState label="Loading the console" />,
     children: [
       { index: true, element: <Navigate to={homePath} replace /> },
       ...screens.map((screen) => ({
         path: screen.path,
         lazy: async () => ({ Component: (await screen.load()).default }),
+        errorElement: <RouteError inline />,
       })),
       { path: '*', element: <NotFound /> },
     ],

@@ -1,57 +1,294 @@
 /**
- * The embedded runtime: owns the boot bundle and the runtime state kept in the store. It knows
- * nothing of HTTP or JSON-RPC; the control API calls it.
+ * The embedded runtime: owns the boot bundle, ingress, the dispatcher and the services handlers
+ * use. It knows nothing of HTTP or JSON-RPC; the control API calls it. Every record a read method
+ * returns was produced here by processing events.
  */
 import { fileURLToPath } from 'node:url';
+import { RpcError, type Result } from '@switchboard/contract';
 import type { Clock, Store } from '@switchboard/store';
 import { systemClock } from '@switchboard/store';
+import { AgentHandler } from './agents/agent-handler';
 import { loadBundle, type LoadedBundle } from './bundle/load';
+import { Dispatcher, subscriberKey, type DispatcherOptions } from './dispatcher';
+import type { RuntimeServices, SubscriberHandler } from './handler';
+import { Ingress, type IngressState, type PublishInput, type PublishResult } from './ingress';
+import { MailboxService, type ApproveInput, type DecisionOutcome, type RejectInput } from './mailbox';
+import { ApprovalGateHandler } from './nodes/approval-gate';
+import { EntityUpdateHandler } from './nodes/entity-update';
+import { ToolCallHandler } from './nodes/tool-call';
+import { TransformHandler } from './nodes/transform';
+import { createModelProvider, type ModelProviderConfig } from './providers/index';
+import type { ModelProvider } from './providers/provider';
+import { RuntimeLog } from './runtime-log';
+import { ToolRegistry } from './tool-servers/registry';
+import type { ContainerManager } from './containers/container-manager';
+import { EntityContainers } from './containers/entity-containers';
+import { LocalProcessManager } from './containers/local-process-manager';
+import { ResetCoordinator, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
+import { ResetLock } from './reset/reset-lock';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
-export type IngressState = 'open' | 'paused';
+export type { IngressState };
 
 export interface RuntimeOptions {
   store: Store;
   bundlePath?: string;
   clock?: Clock;
+  /** A provider instance, or the configuration selecting one; scripted by default. */
+  modelProvider?: ModelProvider | ModelProviderConfig;
+  dispatcher?: DispatcherOptions;
+  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle(). */
+  autoStart?: boolean;
+  /** Container manager for entities of managed_container types; local child processes by default. */
+  containers?: ContainerManager;
+  /** Bound on reset quiescence waiting for running handlers (default 10 s). */
+  resetDrainTimeoutMs?: number;
+}
+
+export type RuntimeStatus = Result<'runtime.status'>;
+
+/** A due delivery waiting longer than this marks the dispatcher degraded. */
+const DISPATCH_LAG_DEGRADED_MS = 30_000;
+
+function buildHandlers(bundle: LoadedBundle): Map<string, SubscriberHandler> {
+  const handlers = new Map<string, SubscriberHandler>();
+  for (const [id, node] of Object.entries(bundle.definition.nodes)) {
+    const handler =
+      node.kind === 'transform'
+        ? new TransformHandler(node)
+        : node.kind === 'entity_update'
+          ? new EntityUpdateHandler(id, node)
+          : node.kind === 'approval_gate'
+            ? new ApprovalGateHandler(id, node)
+            : new ToolCallHandler(id, node);
+    handlers.set(subscriberKey('node', id), handler);
+  }
+  for (const agent of bundle.definition.agents) handlers.set(subscriberKey('agent', agent.agent_id), new AgentHandler(agent));
+  return handlers;
 }
 
 export class Runtime {
   readonly startedAt: Date;
+  readonly log: RuntimeLog;
+  readonly dispatcher: Dispatcher;
+  readonly ingress: Ingress;
+  readonly mailbox: MailboxService;
+  readonly services: RuntimeServices;
+  private resetting = false;
+  readonly containers: ContainerManager;
+  /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
+  readonly resetLock: ResetLock;
+  private readonly entityContainers: EntityContainers;
+  private resetDrainTimeoutMs: number | undefined;
+
   private constructor(
     readonly store: Store,
     readonly bundle: LoadedBundle,
     readonly clock: Clock,
+    provider: ModelProvider,
+    dispatcherOptions: DispatcherOptions | undefined,
+    containers?: ContainerManager,
   ) {
     this.startedAt = clock.now();
+    this.log = new RuntimeLog(store.db, clock);
+    this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
+    this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
+    const wake = () => this.dispatcher.wake();
+    this.ingress = new Ingress(store.db, bundle, clock, this.log, wake);
+    this.mailbox = new MailboxService(store.db, bundle, clock, this.log, wake);
+    this.containers = containers ?? new LocalProcessManager({ store, clock });
+    this.containers.setEventListener?.(
+      (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
+    );
+    this.resetLock = new ResetLock(store, clock);
+    this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log);
+    this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
   }
 
-  /** Loads the bundle (BundleError on a bad one) and prepares runtime state. */
+  /**
+   * Loads the bundle (BundleError on a bad one), registers its agents, finishes what a previous
+   * process left (queued items of an interrupted resume, runs that went quiet) and starts the
+   * dispatcher, which reclaims deliveries whose lease expired.
+   */
   static async boot(options: RuntimeOptions): Promise<Runtime> {
-    const clock = options.clock ?? systemClock;
+    const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
-    return new Runtime(options.store, bundle, clock);
+    const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
+    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers);
+    runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
+    await runtime.registerAgents();
+    await runtime.log.write({
+      level: 'info',
+      component: 'runtime',
+      message: `booted ${bundle.definition.name}@${bundle.definition.version} (${bundle.fingerprint}) with the ${provider.name} model provider as ${runtime.dispatcher.owner}`,
+    });
+    if ((await runtime.ingress.state()) === 'open') await runtime.ingress.releaseQueued();
+    await runtime.dispatcher.settleQuietRuns();
+    await runtime.entityContainers.recover().catch((err: Error) =>
+      runtime.log.write({ level: 'error', component: 'containers', error_code: 'CONTAINER_RECOVERY_FAILED', message: `recovering managed containers failed: ${err.message}` }),
+    );
+    if (options.autoStart !== false) runtime.start();
+    return runtime;
+  }
+
+  private async registerAgents(): Promise<void> {
+    const nowIso = this.clock.now().toISOString();
+    for (const a of this.bundle.definition.agents) {
+      const identity = { type: a.type, role: a.role, model_tier: a.model_tier, conversation_mode: a.conversation_mode, session_scope: a.session_scope };
+      await this.store.db
+        .insertInto('agents')
+        .values({ agent_id: a.agent_id, ...identity, status: 'idle', current_session_id: null, last_turn_id: null, updated_at: nowIso })
+        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ ...identity, updated_at: nowIso }))
+        .execute();
+    }
+    // A process that died mid-turn leaves its agents marked busy; their deliveries will be reclaimed.
+    await this.store.db.updateTable('agents').set({ status: 'idle', updated_at: nowIso }).where('status', '=', 'busy').execute();
   }
 
   get name(): string {
     return this.bundle.definition.name;
   }
 
-  async ingressState(): Promise<IngressState> {
-    const row = await this.store.db.selectFrom('runtime_state').select('value').where('key', '=', 'ingress').executeTakeFirst();
-    return row?.value === 'paused' ? 'paused' : 'open';
+  start(): void {
+    this.dispatcher.start();
+  }
+
+  /** Stops dispatching and waits for in-flight handlers. */
+  async stop(): Promise<void> {
+    await this.dispatcher.stop();
+    await this.entityContainers.stop();
+    await this.containers.close();
+  }
+
+  /** Waits until no delivery is open (tests, the demo). */
+  waitForIdle(timeoutMs = 30_000): Promise<void> {
+    return this.dispatcher.waitForIdle(timeoutMs);
+  }
+
+  private refuseDuringReset(): void {
+    if (this.isResetting()) throw new RpcError('RESET_IN_PROGRESS', 'A runtime reset is in progress; retry when it has finished');
+  }
+
+  async publish(input: PublishInput): Promise<PublishResult> {
+    this.refuseDuringReset();
+    return this.ingress.publish(input);
+  }
+
+  ingressState(): Promise<IngressState> {
+    return this.ingress.state();
+  }
+
+  async pause(reason?: string, actor?: string): Promise<{ ok: true; ingress: IngressState }> {
+    this.refuseDuringReset();
+    return { ok: true, ingress: await this.ingress.pause(reason, actor) };
+  }
+
+  async resume(actor?: string): Promise<{ ok: true; released: number }> {
+    this.refuseDuringReset();
+    return { ok: true, released: await this.ingress.resume(actor) };
+  }
+
+  async status(): Promise<RuntimeStatus> {
+    const db = this.store.db;
+    const [ingress, queue_depth, active, pending] = await Promise.all([
+      this.ingress.state(),
+      this.ingress.queueDepth(),
+      db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'running').executeTakeFirstOrThrow(),
+      this.dispatcher.openDeliveryCount(),
+    ]);
+    const def = this.bundle.definition;
+    return {
+      name: def.name,
+      ingress,
+      queue_depth,
+      active_runs: Number(active.n),
+      pending_deliveries: pending,
+      reset_in_progress: this.isResetting(),
+      bundle: { name: def.name, version: def.version, fingerprint: this.bundle.fingerprint, loaded_at: this.bundle.loadedAt },
+      started_at: this.startedAt.toISOString(),
+    };
+  }
+
+  /**
+   * Runtime components for health.check: the dispatcher (running, and how far the oldest due
+   * delivery is behind) and the model provider in use.
+   */
+  async healthChecks(): Promise<Record<string, { ok: boolean; latency_ms: number; detail?: string }>> {
+    const started = performance.now();
+    const nowIso = this.clock.now().toISOString();
+    const oldest = await this.store.db
+      .selectFrom('deliveries')
+      .select('next_attempt_at')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', nowIso)
+      .orderBy('next_attempt_at')
+      .limit(1)
+      .executeTakeFirst();
+    const lagMs = oldest ? Date.now() - Date.parse(oldest.next_attempt_at) : 0;
+    const d = this.dispatcher;
+    const running = d.isRunning && !d.claimsArePaused;
+    const dispatcherDetail = !d.isRunning
+      ? 'dispatcher stopped'
+      : d.claimsArePaused
+        ? 'claims paused'
+        : lagMs > DISPATCH_LAG_DEGRADED_MS
+          ? `oldest due delivery waiting ${Math.round(lagMs / 1000)} s`
+          : `${d.inFlightCount} handler(s) in flight`;
+    return {
+      dispatcher: { ok: running && lagMs <= DISPATCH_LAG_DEGRADED_MS, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: dispatcherDetail },
+      model_provider: { ok: true, latency_ms: 0, detail: this.services.provider.name },
+    };
+  }
+
+  async approveMailboxItem(input: ApproveInput): Promise<DecisionOutcome> {
+    this.refuseDuringReset();
+    return this.mailbox.approve(input);
+  }
+
+  async rejectMailboxItem(input: RejectInput): Promise<DecisionOutcome> {
+    this.refuseDuringReset();
+    return this.mailbox.reject(input);
+  }
+
+  decisionSheet(mailboxId: string) {
+    return this.mailbox.decisionSheet(mailboxId);
+  }
+
+  /** Cancels deliveries not yet started (all, or of these runs); reset quiescence. */
+  cancelPending(runIds?: string[]) {
+    return this.dispatcher.cancelPending(runIds);
   }
 
   /** True while a reset holds the runtime (readiness and mutations depend on it). */
   isResetting(): boolean {
-    return false;
+    return this.resetting || this.resetLock.isHeld();
   }
 
-  /** Per-component checks reported by health.check, beside the store check. */
-  async healthChecks(): Promise<Record<string, { ok: boolean; latency_ms: number; detail?: string }>> {
-    return { bundle: { ok: true, latency_ms: 0, detail: this.bundle.fingerprint.slice(0, 19) } };
+  /**
+   * runtime.nuke: a dry run previews, an apply resets through the reset owners (plan and lock,
+   * quiescence, cleanup, managed-container stop). Throws RESET_IN_PROGRESS or PLAN_STALE.
+   */
+  reset(request: ResetRequest): Promise<ResetResult> {
+    const coordinator = new ResetCoordinator(
+      {
+        store: this.store,
+        clock: this.clock,
+        bundle: this.bundle,
+        ingress: this.ingress,
+        dispatcher: this.dispatcher,
+        containers: this.containers,
+        log: this.log,
+        containerStarts: this.entityContainers,
+      },
+      this.resetLock,
+      { drainTimeoutMs: this.resetDrainTimeoutMs },
+    );
+    return coordinator.run(request);
   }
 
-  async stop(): Promise<void> {}
+  /** Set by the reset owners while they hold the reset lock. */
+  setResetting(on: boolean): void {
+    this.resetting = on;
+  }
 }

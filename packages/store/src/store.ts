@@ -6,6 +6,12 @@ import { openSqlite } from './open-sqlite';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { TokenRepository } from './repositories/tokens';
 import { WebSessionRepository } from './repositories/web-sessions';
+import { AgentReadRepository } from './repositories/agent-reads';
+import { ConversationReadRepository } from './repositories/conversation-reads';
+import { EventRepository } from './repositories/events';
+import { IncidentRepository } from './repositories/incidents';
+import { MailboxReadRepository } from './repositories/mailbox-reads';
+import { RunReadRepository } from './repositories/run-reads';
 import type { Database } from './schema';
 
 export interface StoreOptions {
@@ -21,6 +27,12 @@ export class Store {
   readonly tokens: TokenRepository;
   readonly webSessions: WebSessionRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly events: EventRepository;
+  readonly incidents: IncidentRepository;
+  readonly mailboxReads: MailboxReadRepository;
+  readonly agentReads: AgentReadRepository;
+  readonly conversationReads: ConversationReadRepository;
+  readonly runReads: RunReadRepository;
 
   private constructor(
     readonly db: Kysely<Database>,
@@ -32,6 +44,12 @@ export class Store {
     this.tokens = new TokenRepository(db, clock);
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
+    this.events = new EventRepository(db);
+    this.incidents = new IncidentRepository(db);
+    this.mailboxReads = new MailboxReadRepository(db);
+    this.agentReads = new AgentReadRepository(db);
+    this.conversationReads = new ConversationReadRepository(db);
+    this.runReads = new RunReadRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {

@@ -3,11 +3,12 @@
  * Cookie-authenticated calls must come from our own origin: a browser attaches the cookie to
  * cross-site requests and upgrades too, so the Origin check is what stops CSRF and hijacking.
  */
-import type { Store } from '@switchboard/store';
+import type { Store, TokenRecord } from '@switchboard/store';
 import type { Principal } from '../rpc/handler';
 
 export const SESSION_COOKIE = 'sb_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+const LAST_USED_PRECISION_MS = 60 * 1000;
 
 export interface AuthInput {
   authorization?: string | null;
@@ -16,6 +17,14 @@ export interface AuthInput {
   host?: string | null;
   /** "http" or "https" as the client sees it. */
   protocol: string;
+  /**
+   * GET/HEAD outside a WebSocket upgrade. Browsers omit Origin on same-origin GETs, so for these a
+   * missing Origin is accepted unless Sec-Fetch-Site says the request is cross-site; they change
+   * nothing, and cross-origin reads are blocked by the browser anyway.
+   */
+  safeMethod?: boolean;
+  /** The Sec-Fetch-Site request header, when the browser sent one. */
+  fetchSite?: string | null;
 }
 
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: string };
@@ -40,6 +49,20 @@ export function isSameOrigin(input: Pick<AuthInput, 'origin' | 'host' | 'protoco
   }
 }
 
+/**
+ * last_used_at is for operators ("is this token still in use?"); minute precision is plenty, and
+ * skipping the write keeps a durable (fsync'd) update off the path of nearly every request.
+ */
+function noteUse(store: Store, token: TokenRecord): void {
+  const lastUsed = token.last_used_at ? Date.parse(token.last_used_at) : 0;
+  if (store.clock.now().getTime() - lastUsed >= LAST_USED_PRECISION_MS) void store.tokens.touch(token.id).catch(() => undefined);
+}
+
+function cookieOriginAllowed(input: AuthInput): boolean {
+  if (input.origin) return isSameOrigin(input);
+  return input.safeMethod === true && (!input.fetchSite || input.fetchSite === 'same-origin' || input.fetchSite === 'none');
+}
+
 export async function authenticate(store: Store, input: AuthInput): Promise<AuthOutcome> {
   const header = input.authorization;
   if (header) {
@@ -47,16 +70,17 @@ export async function authenticate(store: Store, input: AuthInput): Promise<Auth
     if (!match) return { ok: false, reason: 'malformed Authorization header; expected "Bearer <token>"' };
     const token = await store.tokens.verify(match[1]!);
     if (!token) return { ok: false, reason: 'unknown or revoked token' };
-    void store.tokens.touch(token.id).catch(() => undefined);
+    noteUse(store, token);
     return { ok: true, principal: { tokenId: token.id, tokenName: token.name, via: 'bearer' } };
   }
   const session = readCookie(input.cookie, SESSION_COOKIE);
   if (session) {
-    if (!isSameOrigin(input)) return { ok: false, reason: 'session cookie used from another origin' };
+    if (!cookieOriginAllowed(input)) return { ok: false, reason: 'session cookie used from another origin' };
     const tokenId = await store.webSessions.resolve(session);
     if (!tokenId) return { ok: false, reason: 'session expired or its token was revoked' };
     const token = await store.tokens.findActiveById(tokenId);
     if (!token) return { ok: false, reason: 'session expired or its token was revoked' };
+    noteUse(store, token);
     return { ok: true, principal: { tokenId: token.id, tokenName: token.name, via: 'cookie' } };
   }
   return { ok: false, reason: 'missing access token' };

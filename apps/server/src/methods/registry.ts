@@ -8,6 +8,24 @@ import { healthPing } from './health/ping';
 import { healthSubscribe } from './health/subscribe';
 import { healthUnsubscribe } from './health/unsubscribe';
 import { rpcDiscover } from './rpc/discover';
+import { agentGet } from './agent/get';
+import { agentList } from './agent/list';
+import { conversationGet } from './conversation/get';
+import { conversationList } from './conversation/list';
+import { eventList } from './event/list';
+import { mailboxGet } from './mailbox/get';
+import { mailboxList } from './mailbox/list';
+import { runGet } from './run/get';
+import { runtimeIncidentLogs } from './runtime/incident-logs';
+import { runtimeIncidents } from './runtime/incidents';
+import { runtimeStatus } from './runtime/status';
+import { eventPublish } from './event/publish';
+import { runStart } from './run/start';
+import { runtimePause } from './runtime/pause';
+import { runtimeResume } from './runtime/resume';
+import { runtimeNuke } from './runtime/nuke';
+import { mailboxReject } from './mailbox/reject';
+import { mailboxApprove } from './mailbox/approve';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -15,4 +33,22 @@ export const handlers = {
   'health.subscribe': healthSubscribe,
   'health.unsubscribe': healthUnsubscribe,
   'rpc.discover': rpcDiscover,
+  'runtime.incidents': runtimeIncidents,
+  'runtime.incident_logs': runtimeIncidentLogs,
+  'runtime.status': runtimeStatus,
+  'event.list': eventList,
+  'mailbox.get': mailboxGet,
+  'mailbox.list': mailboxList,
+  'conversation.get': conversationGet,
+  'conversation.list': conversationList,
+  'agent.get': agentGet,
+  'agent.list': agentList,
+  'run.get': runGet,
+  'event.publish': eventPublish,
+  'run.start': runStart,
+  'runtime.pause': runtimePause,
+  'runtime.resume': runtimeResume,
+  'runtime.nuke': runtimeNuke,
+  'mailbox.reject': mailboxReject,
+  'mailbox.approve': mailboxApprove,
 } satisfies HandlerRegistry;

@@ -3,10 +3,10 @@
  * idempotency layer for mutating methods, the handler, and result validation. Transport-agnostic:
  * HTTP and WebSocket both call it.
  */
-import { RpcError, isMethodName, methods, type MethodName } from '@switchboard/contract';
+import { RpcError, methods, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency } from './idempotency';
-import type { Handler, HandlerContext, HandlerRegistry } from './handler';
+import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import type { RpcRequest } from './envelope';
 
 export interface ExecuteOutcome {
@@ -14,15 +14,47 @@ export interface ExecuteOutcome {
   error?: RpcError;
 }
 
-export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+interface Callable {
+  definition: MethodDefinition;
+  handler: (params: unknown, ctx: HandlerContext) => Promise<unknown>;
 }
 
+/** Zod issues as `[{path, message}]`; an unknown member gets its own issue whose path names it. */
+export function issuesOf(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.flatMap((i) => {
+    const at = i.path.map(String);
+    if (i.code === 'unrecognized_keys') {
+      return i.keys.map((key) => ({ path: [...at, key].join('.'), message: `unknown member "${key}"` }));
+    }
+    return [{ path: at.join('.'), message: i.message }];
+  });
+}
+
+const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
+
 export class Dispatcher {
-  constructor(private readonly handlers: HandlerRegistry) {}
+  private readonly callables = new Map<string, Callable>();
+
+  /**
+   * `handlers` implement contract methods; `extraMethods` bring their own definition and must not
+   * shadow a contract method (the published contract stays the single source of truth).
+   */
+  constructor(handlers: HandlerRegistry, extraMethods: readonly ExtraMethod[] = []) {
+    for (const [name, handler] of Object.entries(handlers)) {
+      const definition = (methods as Record<string, MethodDefinition>)[name];
+      if (!definition) throw new Error(`handler registered for ${name}, which is not a contract method`);
+      if (handler) this.callables.set(name, { definition, handler: handler as Callable['handler'] });
+    }
+    for (const extra of extraMethods) {
+      const name = extra.definition.name;
+      if (Object.prototype.hasOwnProperty.call(methods, name)) throw new Error(`extra method ${name} would shadow the contract method of that name`);
+      if (this.callables.has(name)) throw new Error(`extra method ${name} is registered twice`);
+      this.callables.set(name, { definition: extra.definition, handler: extra.handler as Callable['handler'] });
+    }
+  }
 
   has(method: string): boolean {
-    return isMethodName(method) && this.handlers[method] !== undefined;
+    return this.callables.has(method);
   }
 
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
@@ -32,36 +64,36 @@ export class Dispatcher {
       if (err instanceof RpcError) return { error: err };
       ctx.logger.error('handler fault', {
         correlation_id: ctx.correlationId,
-        method: request.method,
+        method: request.method.slice(0, 100),
         error: err instanceof Error ? err.message : String(err),
         stack: err instanceof Error ? err.stack : undefined,
       });
-      return { error: new RpcError('INTERNAL', 'Internal error; quote the correlation id when reporting it', {}) };
+      return { error: new RpcError('INTERNAL', INTERNAL_MESSAGE) };
     }
   }
 
   private async run(request: RpcRequest, ctx: HandlerContext): Promise<unknown> {
     const name = request.method;
-    if (!isMethodName(name) || !this.handlers[name]) {
+    const callable = this.callables.get(name);
+    if (!callable) {
       throw new RpcError('METHOD_NOT_FOUND', `Method not found: ${name.slice(0, 100)}`, { method: name.slice(0, 100) });
     }
-    const def = methods[name];
+    const { definition: def, handler } = callable;
     if (def.websocketOnly && ctx.transport !== 'ws') {
-      throw new RpcError('INVALID_REQUEST', `${name} is only available on the WebSocket endpoint /v1/ws`, { method: name });
+      throw new RpcError('INVALID_REQUEST', `${name} is only available on the WebSocket endpoint /v1/ws`, { method: name, transport: ctx.transport });
     }
     if (Array.isArray(request.params)) {
       throw new RpcError('INVALID_PARAMS', 'params must be an object (by-name); positional params are not supported', {
-        issues: [{ path: '', message: 'expected an object, received an array' }],
+        issues: [{ path: '', message: 'expected an object (params by name), received an array' }],
       });
     }
     const parsed = def.params.safeParse(request.params ?? {});
     if (!parsed.success) {
       throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: issuesOf(parsed.error) });
     }
-    const handler = this.handlers[name] as Handler<MethodName>;
     const params = parsed.data as Record<string, unknown>;
     const invoke = async () => {
-      const result = await handler(params as never, ctx);
+      const result = await handler(params, ctx);
       const checked = def.result.safeParse(result);
       if (!checked.success) {
         ctx.logger.error('result does not match the contract', {
@@ -69,16 +101,12 @@ export class Dispatcher {
           method: name,
           issues: issuesOf(checked.error),
         });
-        throw new RpcError('INTERNAL', 'Internal error; quote the correlation id when reporting it');
+        throw new RpcError('INTERNAL', INTERNAL_MESSAGE);
       }
       return checked.data;
     };
     if (!def.mutating) return invoke();
-    return withIdempotency(
-      ctx.store.idempotency,
-      { method: name, tokenId: ctx.principal.tokenId, key: params.idempotency_key as string | undefined },
-      request.params,
-      invoke,
-    );
+    const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, invoke);
   }
 }

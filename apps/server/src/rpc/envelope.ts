@@ -37,11 +37,18 @@ export function readRequest(value: unknown): { ok: true; request: RpcRequest } |
     return { ok: false, id, error: new RpcError('INVALID_REQUEST', 'Invalid Request: "method" must be a non-empty string') };
   if ('id' in value && !validId(value.id))
     return { ok: false, id: null, error: new RpcError('INVALID_REQUEST', 'Invalid Request: "id" must be a string, a number or null') };
-  if ('params' in value && value.params !== undefined && typeof value.params !== 'object')
+  // JSON-RPC 2.0 allows an object or an array here; arrays pass so the dispatcher can answer INVALID_PARAMS.
+  if ('params' in value && (value.params === null || typeof value.params !== 'object'))
     return { ok: false, id, error: new RpcError('INVALID_REQUEST', 'Invalid Request: "params" must be an object') };
   return { ok: true, request: { id: 'id' in value ? (value.id as RpcId) : null, notification: !('id' in value), method: value.method, params: value.params } };
 }
 
 export function errorResponse(id: RpcId, error: RpcError, correlationId: string): RpcResponse {
   return { jsonrpc: '2.0', id, error: toErrorObject(error, correlationId) };
+}
+
+/** The method name a request entry claims, for log lines (bounded, never trusted for dispatch). */
+export function methodNameOf(entry: unknown): string {
+  const method = isPlainObject(entry) ? entry.method : undefined;
+  return typeof method === 'string' ? method.slice(0, 100) : '(invalid)';
 }

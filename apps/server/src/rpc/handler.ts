@@ -1,4 +1,5 @@
-import type { MethodName, Params, Result } from '@switchboard/contract';
+import type { MethodDefinition, MethodName, Params, Result } from '@switchboard/contract';
+import type { z } from 'zod';
 import type { Store, TokenRecord } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
 import type { Config } from '../config';
@@ -32,3 +33,19 @@ export interface SocketSubscriptions {
 export type Handler<M extends MethodName> = (params: Params<M>, ctx: HandlerContext) => Promise<Result<M>>;
 
 export type HandlerRegistry = { [M in MethodName]?: Handler<M> };
+
+/**
+ * A method that is not part of the published contract but carries its own definition (tests use
+ * this for test-only methods). It goes through the same validation and idempotency layer, and
+ * never appears in rpc.discover.
+ */
+export interface ExtraMethod<D extends MethodDefinition = MethodDefinition> {
+  definition: D;
+  // Method syntax keeps the handler bivariant, so typed entries fit in an ExtraMethod[].
+  handler(params: z.output<D['params']>, ctx: HandlerContext): Promise<z.output<D['result']>>;
+}
+
+/** Typed constructor for an ExtraMethod: params and result types come from the definition. */
+export function extraMethod<D extends MethodDefinition>(definition: D, handler: ExtraMethod<D>['handler']): ExtraMethod<D> {
+  return { definition, handler };
+}

@@ -6,14 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RpcError, errorRegistry, toErrorObject } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { authenticate } from '../http/authenticate';
-import { MAX_BATCH, errorResponse, readRequest, type RpcResponse } from '../rpc/envelope';
+import type { RateLimiter } from '../http/rate-limiter';
+import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { Dispatcher } from '../rpc/dispatcher';
 import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/handler';
 import { computeHealth } from '../methods/health/check';
@@ -24,15 +25,20 @@ export interface SocketServerDeps {
   runtime: Runtime;
   logger: Logger;
   dispatcher: Dispatcher;
+  /** Shared with HTTP so a token's budget covers both transports. */
+  limiter?: RateLimiter;
 }
 
 export interface SocketServer {
   close(): Promise<void>;
   connectionCount(): number;
+  /** Live heartbeat subscriptions across all sockets. */
+  subscriptionCount(): number;
 }
 
-function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorRegistry, message: string): void {
-  const correlationId = randomUUID();
+const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
+
+function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorRegistry, message: string, correlationId: string): void {
   const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: toErrorObject(new RpcError(code, message), correlationId) });
   const reason = ({ 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request';
   socket.end(
@@ -44,15 +50,32 @@ function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorR
 }
 
 export function attachSocketServer(server: Server, deps: SocketServerDeps): SocketServer {
-  const { config, store, runtime, logger, dispatcher } = deps;
+  const { config, store, runtime, logger, dispatcher, limiter } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
+  const subscriptionsBySocket = new Set<Map<string, NodeJS.Timeout>>();
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const started = performance.now();
+    const incoming = req.headers['x-correlation-id'];
+    const correlationId = typeof incoming === 'string' && CORRELATION_RE.test(incoming) ? incoming : randomUUID();
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const logUpgrade = (status: number, outcome: string, fields: Record<string, unknown> = {}) =>
+      logger.info('request', {
+        correlation_id: correlationId,
+        http_method: 'GET',
+        path: url.pathname,
+        status,
+        method: '(websocket upgrade)',
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        outcome,
+        ...fields,
+      });
+    socket.on('error', () => undefined);
     if (url.pathname !== '/v1/ws') {
-      rejectUpgrade(socket, 404, 'METHOD_NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`);
+      logUpgrade(404, 'METHOD_NOT_FOUND', { token_id: null });
+      rejectUpgrade(socket, 404, 'METHOD_NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`, correlationId);
       return;
     }
     authenticate(store, {
@@ -64,21 +87,24 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     })
       .then((outcome) => {
         if (!outcome.ok) {
-          logger.info('ws upgrade refused', { reason: outcome.reason, status: 401 });
-          rejectUpgrade(socket, 401, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`);
+          logUpgrade(401, 'UNAUTHENTICATED', { token_id: null, detail: outcome.reason });
+          rejectUpgrade(socket, 401, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`, correlationId);
           return;
         }
+        logUpgrade(101, 'ok', { token_id: outcome.principal.tokenId });
         wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, outcome.principal));
       })
       .catch((err: Error) => {
-        logger.error('ws upgrade failed', { error: err.message });
-        rejectUpgrade(socket, 500, 'INTERNAL', 'Internal error');
+        logger.error('ws upgrade failed', { correlation_id: correlationId, error: err.message, stack: err.stack });
+        logUpgrade(500, 'INTERNAL', { token_id: null });
+        rejectUpgrade(socket, 500, 'INTERNAL', 'Internal error; quote the correlation id when reporting it', correlationId);
       });
   });
 
   const onConnection = (ws: WebSocket, principal: Principal) => {
     const connectionId = randomUUID();
     const subscriptions = new Map<string, NodeJS.Timeout>();
+    subscriptionsBySocket.add(subscriptions);
     alive.set(ws, true);
     logger.info('ws connected', { connection_id: connectionId, token_id: principal.tokenId });
 
@@ -88,6 +114,8 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     const beat = async (subscriptionId: string) => {
       try {
         const result = await computeHealth(store, runtime);
+        // The subscription may have ended while the check ran; an unsubscribe is final.
+        if (!subscriptions.has(subscriptionId)) return;
         send({ jsonrpc: '2.0', method: 'health.heartbeat', params: { subscription_id: subscriptionId, result } });
       } catch (err) {
         logger.error('heartbeat failed', { error: (err as Error).message });
@@ -95,6 +123,8 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     };
     const socketSubs: SocketSubscriptions = {
       subscribe() {
+        // A subscribe still in flight when the socket closed must not leave a timer behind.
+        if (ws.readyState !== ws.OPEN) throw new RpcError('INVALID_REQUEST', 'The socket is closing');
         if (subscriptions.size >= config.maxSubscriptionsPerSocket) {
           throw new RpcError('INVALID_REQUEST', `At most ${config.maxSubscriptionsPerSocket} subscriptions per socket`, {
             limit: config.maxSubscriptionsPerSocket,
@@ -130,37 +160,54 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
       return { jsonrpc: '2.0', id: read.request.id, result: outcome.result };
     };
 
+    /** Answers one frame; returns what went out, for the frame's log line. */
+    const answerFrame = async (data: RawData, isBinary: boolean, correlationId: string): Promise<{ names: string[]; body?: RpcResponse | RpcResponse[] }> => {
+      if (isBinary) return { names: [], body: errorResponse(null, new RpcError('INVALID_REQUEST', 'Invalid Request: frames must be JSON text'), correlationId) };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data.toString());
+      } catch {
+        return { names: [], body: errorResponse(null, new RpcError('PARSE_ERROR'), correlationId) };
+      }
+      if (Array.isArray(parsed)) {
+        if (parsed.length === 0 || parsed.length > MAX_BATCH) {
+          const message = parsed.length === 0 ? 'Invalid Request: empty batch' : `Invalid Request: a batch holds at most ${MAX_BATCH} requests`;
+          return { names: [], body: errorResponse(null, new RpcError('INVALID_REQUEST', message, parsed.length ? { max: MAX_BATCH, got: parsed.length } : {}), correlationId) };
+        }
+        const answers = (await Promise.all(parsed.map((p) => runOne(p, correlationId)))).filter((a): a is RpcResponse => a !== undefined);
+        return { names: parsed.map(methodNameOf), ...(answers.length ? { body: answers } : {}) };
+      }
+      const answer = await runOne(parsed, correlationId);
+      return { names: [methodNameOf(parsed)], ...(answer ? { body: answer } : {}) };
+    };
+
     ws.on('message', (data, isBinary) => {
       const correlationId = randomUUID();
+      const started = performance.now();
       void (async () => {
-        if (isBinary) {
-          send(errorResponse(null, new RpcError('INVALID_REQUEST', 'Frames must be JSON text'), correlationId));
-          return;
-        }
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(data.toString());
-        } catch {
-          send(errorResponse(null, new RpcError('PARSE_ERROR'), correlationId));
-          return;
-        }
-        if (Array.isArray(parsed)) {
-          if (parsed.length === 0 || parsed.length > MAX_BATCH) {
-            send(errorResponse(null, new RpcError('INVALID_REQUEST', parsed.length === 0 ? 'Invalid Request: empty batch' : `at most ${MAX_BATCH} per batch`), correlationId));
-            return;
-          }
-          const answers = (await Promise.all(parsed.map((p) => runOne(p, correlationId)))).filter(Boolean);
-          if (answers.length) send(answers);
-          return;
-        }
-        const answer = await runOne(parsed, correlationId);
-        if (answer) send(answer);
+        const wait = limiter?.take(principal.tokenId) ?? 0;
+        const { names, body } =
+          wait > 0
+            ? { names: [], body: errorResponse(null, new RpcError('RATE_LIMITED', 'Rate limited; retry after details.retry_after_ms', { retry_after_ms: wait }), correlationId) }
+            : await answerFrame(data, isBinary, correlationId);
+        if (body) send(body);
+        const list = body === undefined ? [] : Array.isArray(body) ? body : [body];
+        const errors = [...new Set(list.flatMap((r) => ('error' in r ? [r.error.data.code] : [])))];
+        logger.info('ws frame', {
+          correlation_id: correlationId,
+          connection_id: connectionId,
+          method: names.length === 1 ? names[0] : names,
+          token_id: principal.tokenId,
+          duration_ms: Math.round((performance.now() - started) * 100) / 100,
+          outcome: errors.length ? errors.join(',') : 'ok',
+        });
       })();
     });
     ws.on('pong', () => alive.set(ws, true));
     ws.on('close', () => {
       cleanup();
       cleanups.delete(cleanup);
+      subscriptionsBySocket.delete(subscriptions);
       logger.info('ws closed', { connection_id: connectionId });
     });
     ws.on('error', (err) => logger.warn('ws error', { connection_id: connectionId, error: err.message }));
@@ -181,6 +228,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
 
   return {
     connectionCount: () => wss.clients.size,
+    subscriptionCount: () => [...subscriptionsBySocket].reduce((n, subs) => n + subs.size, 0),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(pinger);

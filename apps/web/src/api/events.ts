@@ -27,7 +27,7 @@ export function useEvents(query: EventQuery) {
 
 export function eventQuery(eventId: string) {
   return queryOptions({
-    queryKey: rpcKey('event.list', { filter: { event_id: eventId } }),
+    queryKey: rpcKey('event.list#one', { event_id: eventId }),
     queryFn: async ({ signal }) => {
       const { events } = await rpc('event.list', { filter: { event_id: eventId }, limit: 1 }, signal);
       return events[0] ?? null;

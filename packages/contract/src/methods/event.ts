@@ -6,7 +6,8 @@ import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 export const eventList = defineMethod({
   name: 'event.list',
   summary: 'Canonical event store query, newest first, with deliveries and dead letters nested.',
-  description: 'Dead-letter inspection is folded in through filter.has_dead_letter and filter.reason_code.',
+  description:
+    'Dead-letter inspection is folded in through filter.has_dead_letter and filter.reason_code. Filters combine with AND: subscriber_id keeps events with a delivery to that subscriber; reason_code keeps events with a delivery or a dead letter carrying that reason code. next_cursor is bound to the filter, since and until (not limit).',
   params: z.strictObject({
     filter: z
       .strictObject({

@@ -79,6 +79,8 @@ function checkReferences(file: string, b: BundleDefinition): void {
     const parsed = parseCondition(text);
     if ('error' in parsed) fail(at, parsed.error);
   };
+  if (b.runtime.handler_timeout_ms >= b.runtime.lease_ms)
+    fail('runtime.handler_timeout_ms', `must be below runtime.lease_ms (${b.runtime.lease_ms}) so a lease never expires under a running handler`);
   const seenAgents = new Set<string>();
   b.agents.forEach((a, i) => {
     if (seenAgents.has(a.agent_id)) fail(`agents[${i}].agent_id`, `duplicate agent id "${a.agent_id}"`);

@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from 'kysely';
 import type { Engine } from '../engine';
 import * as foundation from './001_foundation';
 import { runtimeMigration } from './002_runtime';
+import * as runtimeIntegrity from './003_runtime_integrity';
+import * as readIndexes from './004_read_indexes';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -10,6 +12,8 @@ export function migrationProvider(engine: Engine): MigrationProvider {
       return {
         '001_foundation': foundation,
         '002_runtime': runtimeMigration(engine),
+        '003_runtime_integrity': runtimeIntegrity,
+        '004_read_indexes': readIndexes,
       };
     },
   };

@@ -17,9 +17,10 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
       latency_ms: Math.round(latency * 100) / 100,
       ...(latency >= STORE_DEGRADED_MS ? { detail: `slow: ${Math.round(latency)} ms` } : {}),
     };
-  } catch (err) {
+  } catch {
+    // Driver messages can carry SQL and file paths; clients only learn that the store is down.
     storeOk = false;
-    checks.store = { ok: false, latency_ms: 0, detail: `unreachable: ${(err as Error).message}` };
+    checks.store = { ok: false, latency_ms: 0, detail: 'unreachable' };
   }
   const runtimeChecks = storeOk ? await runtime.healthChecks() : {};
   Object.assign(checks, runtimeChecks);

@@ -1,0 +1,19 @@
+/**
+ * The one publish path behind event.publish and its deprecated wrapper run.start: the runtime
+ * validates the event name against the catalog (UNKNOWN_EVENT), the payload against its schema
+ * (INVALID_PARAMS with issues) and bundle_ref against the boot bundle (BUNDLE_MISMATCH), refuses
+ * during a reset (RESET_IN_PROGRESS), and queues the publish while ingress is paused.
+ */
+import type { Params, Result } from '@switchboard/contract';
+import type { HandlerContext } from '../../rpc/handler';
+
+export async function publishEvent(params: Params<'event.publish'>, ctx: HandlerContext): Promise<Result<'event.publish'>> {
+  const published = await ctx.runtime.publish({
+    event_name: params.event_name,
+    payload: params.payload,
+    entity_id: params.entity_id,
+    bundle_ref: params.bundle_ref,
+    source: 'api',
+  });
+  return { run_id: published.run_id, status: published.status, event_id: published.event_id };
+}

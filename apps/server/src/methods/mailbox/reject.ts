@@ -1,0 +1,7 @@
+/** Rejects a pending item with a reason: no downstream event; the decision and its history entry commit together. */
+import type { Handler } from '../../rpc/handler';
+
+export const mailboxReject: Handler<'mailbox.reject'> = async (params, ctx) => {
+  const outcome = await ctx.runtime.rejectMailboxItem({ mailbox_id: params.mailbox_id, reason: params.reason, actorTokenId: ctx.principal.tokenId });
+  return { ...outcome, idempotency_replayed: false };
+};

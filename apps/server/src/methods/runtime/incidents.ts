@@ -1,0 +1,51 @@
+import { DEFAULT_PAGE_LIMIT } from '@switchboard/contract';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor } from '../../pagination/cursor';
+import { toIncident } from '../../records/incident';
+import type { Handler } from '../../rpc/handler';
+
+export const DEFAULT_SINCE_HOURS = 24;
+const DEFAULT_HISTOGRAM_BUCKETS = 24;
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The window is fixed when the first page is read and carried in the cursor: counts and last_seen
+ * of a group would otherwise move while a client pages, and the keyset would skip or repeat groups.
+ */
+const position = z.strictObject({
+  window_start: z.string(),
+  window_end: z.string(),
+  count: z.number().int(),
+  last_seen: z.string(),
+  component: z.string(),
+  error_code: z.string().nullable(),
+});
+
+export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx) => {
+  const binding = {
+    since_hours: params.since_hours ?? DEFAULT_SINCE_HOURS,
+    component: params.component,
+    mcp_only: params.mcp_only ?? false,
+    sort: params.sort ?? 'last_seen',
+    histogram_buckets: params.histogram_buckets ?? DEFAULT_HISTOGRAM_BUCKETS,
+  };
+  const cursor = params.cursor ? await decodeCursor(ctx.store, 'runtime.incidents', binding, params.cursor, position) : undefined;
+  const now = ctx.store.clock.now().getTime();
+  // The end is exclusive; +1 ms keeps records written in this very millisecond.
+  const windowEnd = cursor?.window_end ?? new Date(now + 1).toISOString();
+  const windowStart = cursor?.window_start ?? new Date(now + 1 - binding.since_hours * HOUR_MS).toISOString();
+  const page = await ctx.store.incidents.page({
+    windowStart,
+    windowEnd,
+    component: binding.component,
+    mcpOnly: binding.mcp_only,
+    sort: binding.sort,
+    limit: params.limit ?? DEFAULT_PAGE_LIMIT,
+    histogramBuckets: binding.histogram_buckets,
+    after: cursor,
+  });
+  const next = page.next
+    ? await encodeCursor(ctx.store, 'runtime.incidents', binding, { window_start: windowStart, window_end: windowEnd, ...page.next })
+    : undefined;
+  return { incidents: page.incidents.map(toIncident), ...(next ? { next_cursor: next } : {}) };
+};

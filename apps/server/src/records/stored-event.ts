@@ -1,0 +1,49 @@
+import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
+import type { EventDeadLetterRow, EventDeliveryRow, EventWithRecords } from '@switchboard/store';
+import { omitAbsent, parseJsonObject } from './omit-absent';
+
+export function toDelivery(d: EventDeliveryRow): Delivery {
+  return omitAbsent({
+    delivery_id: d.delivery_id,
+    status: d.status as Delivery['status'],
+    subscriber_id: d.subscriber_id,
+    subscriber_type: d.subscriber_type as Delivery['subscriber_type'],
+    last_error: d.last_error,
+    reason_code: d.reason_code,
+    session_id: d.session_id,
+    attempts: d.attempts,
+  });
+}
+
+export function toDeadLetter(l: EventDeadLetterRow): DeadLetter {
+  return omitAbsent({
+    dead_letter_id: l.dead_letter_id,
+    chain_depth: l.chain_depth,
+    created_at: l.created_at,
+    failure_type: l.failure_type as DeadLetter['failure_type'],
+    retry_count: l.retry_count,
+    error_message: l.error_message,
+    handler_node: l.handler_node,
+    delivery_id: l.delivery_id,
+    subscriber_id: l.subscriber_id,
+    reason_code: l.reason_code,
+  });
+}
+
+export function toStoredEvent(e: EventWithRecords): StoredEvent {
+  return {
+    ...omitAbsent({
+      event_id: e.event_id,
+      event_name: e.event_name,
+      created_at: e.created_at,
+      source: e.source,
+      payload: parseJsonObject(e.payload) ?? {},
+      entity_id: e.entity_id,
+      run_id: e.run_id,
+      chain_depth: e.chain_depth,
+      parent_event_id: e.parent_event_id,
+    }),
+    deliveries: e.deliveries.map(toDelivery),
+    dead_letters: e.dead_letters.map(toDeadLetter),
+  };
+}

@@ -1,0 +1,81 @@
+/** loadConfig: defaults, parsing, and errors that name the variable at fault. */
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected loadConfig to throw');
+}
+
+describe('loadConfig', () => {
+  test('defaults with an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 8787,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      heartbeatIntervalMs: 5000,
+      bodyLimitBytes: 1024 * 1024,
+      rateLimitPerSecond: 200,
+      maxSubscriptionsPerSocket: 16,
+      wsPingIntervalMs: 15000,
+      logLevel: 'info',
+    });
+    expect(config.token).toBeUndefined();
+  });
+
+  test('values are parsed from strings', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      SWITCHBOARD_HEARTBEAT_INTERVAL_MS: '150',
+      SWITCHBOARD_RATE_LIMIT_PER_S: '0',
+      SWITCHBOARD_DATA_DIR: '/tmp/sb-data',
+      SWITCHBOARD_TOKEN: 'sbk_a_long_enough_token_value',
+    });
+    expect(config).toMatchObject({ port: 9000, heartbeatIntervalMs: 150, rateLimitPerSecond: 0, dataDir: '/tmp/sb-data', token: 'sbk_a_long_enough_token_value' });
+  });
+
+  test('an empty value counts as unset, not as 0', () => {
+    expect(loadConfig({ PORT: '', SWITCHBOARD_RATE_LIMIT_PER_S: ' ' })).toMatchObject({ port: 8787, rateLimitPerSecond: 200 });
+  });
+
+  test.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['SWITCHBOARD_HEARTBEAT_INTERVAL_MS', '50'],
+    ['SWITCHBOARD_HEARTBEAT_INTERVAL_MS', '1.5'],
+    ['SWITCHBOARD_BODY_LIMIT_BYTES', '0'],
+    ['SWITCHBOARD_RATE_LIMIT_PER_S', '-3'],
+    ['SWITCHBOARD_MAX_SUBSCRIPTIONS_PER_SOCKET', 'many'],
+    ['SWITCHBOARD_WS_PING_INTERVAL_MS', '10'],
+    ['SWITCHBOARD_LOG_LEVEL', 'loud'],
+    ['SWITCHBOARD_DEMO', 'sometimes'],
+    ['SWITCHBOARD_OPENAI_BASE_URL', 'not a url'],
+  ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
+    const message = errorOf({ [name]: value });
+    expect(message).toContain('invalid configuration');
+    expect(message).toContain(`${name}:`);
+    expect(message).toContain(JSON.stringify(value));
+  });
+
+  test('every bad variable is reported at once', () => {
+    const message = errorOf({ PORT: 'x', SWITCHBOARD_LOG_LEVEL: 'loud' });
+    expect(message).toContain('PORT:');
+    expect(message).toContain('SWITCHBOARD_LOG_LEVEL:');
+  });
+
+  test('a bad SWITCHBOARD_TOKEN is named but its value is never echoed', () => {
+    for (const value of ['short', 'has spaces in a long token value']) {
+      const message = errorOf({ SWITCHBOARD_TOKEN: value });
+      expect(message).toContain('SWITCHBOARD_TOKEN:');
+      expect(message).not.toContain(value);
+    }
+  });
+});

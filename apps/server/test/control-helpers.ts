@@ -1,0 +1,93 @@
+/** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { TestServer } from './harness';
+import { expectRpcError } from './rpc-helpers';
+
+export const CONTROL_BUNDLE = fileURLToPath(new URL('./bundles/control.yaml', import.meta.url));
+
+export async function ok(server: TestServer, method: string, params: unknown = {}): Promise<any> {
+  const res = await server.rpc(method, params);
+  if (res.error) throw new Error(`${method} failed: ${JSON.stringify(res.error)}`);
+  return res.result;
+}
+
+/** Calls a method that must fail with `code`; returns the error object. */
+export async function fails(server: TestServer, method: string, params: unknown, code: string): Promise<any> {
+  const res = await server.rpc(method, params);
+  expectRpcError(res, code);
+  return res.error;
+}
+
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Settled: nothing queued, nothing open, nothing in flight. */
+export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Promise<void> {
+  await waitFor(
+    async () => {
+      const s = await ok(server, 'runtime.status');
+      return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0;
+    },
+    timeoutMs,
+    'the runtime to settle',
+  );
+}
+
+/** Publishes an order, waits for its approval item, returns the pending item's id and the run. */
+export async function openOrderItem(server: TestServer, orderId: string, amount = 10): Promise<{ mailbox_id: string; run_id: string; entity_id: string }> {
+  const entity_id = `order-${orderId}`;
+  const published = await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: orderId, amount }, entity_id });
+  let mailboxId: string | undefined;
+  await waitFor(async () => {
+    const row = await server.store.db.selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
+    mailboxId = row?.mailbox_id;
+    return mailboxId !== undefined;
+  }, 10_000, `the approval item of ${orderId}`);
+  return { mailbox_id: mailboxId!, run_id: published.run_id, entity_id };
+}
+
+export async function count(server: TestServer, table: string, where?: [string, unknown]): Promise<number> {
+  let q = (server.store.db as any).selectFrom(table).select((eb: any) => eb.fn.countAll().as('n'));
+  if (where) q = q.where(where[0], '=', where[1]);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
+/**
+ * Every row of every table, for "changed nothing" checks. tokens.last_used_at is left out: every
+ * authenticated request touches it, by design, and it is not runtime state.
+ */
+export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
+  const raw = server.store.db as any;
+  const { sql } = await import('@switchboard/store');
+  const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(raw)).rows.map((r) => r.name);
+  const out: Record<string, unknown[]> = {};
+  for (const t of tables) {
+    if (options.without?.includes(t)) continue;
+    const rows = (await sql`select * from ${sql.table(t)}`.execute(raw)).rows as Record<string, unknown>[];
+    out[t] = rows
+      .map((r) => (t === 'tokens' ? { ...r, last_used_at: undefined } : r))
+      .map((r) => JSON.stringify(r))
+      .sort();
+  }
+  return out;
+}
+
+export function expectSameStore(before: Record<string, unknown[]>, after: Record<string, unknown[]>): void {
+  expect(Object.keys(after)).toEqual(Object.keys(before));
+  for (const table of Object.keys(before)) expect({ table, rows: after[table] }).toEqual({ table, rows: before[table] });
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Event and dead-letter browser over event.list. Filters, time range and selection live in the URL.
+ * Loaded rows never move by themselves: with live tail on, new events are counted in a bar and
+ * only shown when the operator asks.
+ */
+import { useMemo, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { eventsQuery, useEvents, useNewEventCount } from '../../api/events';
+import { useRun } from '../../api/runs';
+import { paths } from '../../paths';
+import { EmptyState } from '../../ui/EmptyState';
+import { ErrorState } from '../../ui/ErrorState';
+import { LoadingState } from '../../ui/LoadingState';
+import { RelativeTime } from '../../ui/RelativeTime';
+import { StaleNotice } from '../../ui/StaleNotice';
+import { StatusBadge } from '../../ui/StatusBadge';
+import { useUrlState } from '../../url-state';
+import { EventDetail } from './EventDetail';
+import { EventFilters } from './EventFilters';
+import { EventTable, type EventTableHandle } from './EventTable';
+import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
+
+export function EventBrowser({ mode }: { mode: Mode }) {
+  const [params, update] = useUrlState();
+  const queryClient = useQueryClient();
+  const [anchor, setAnchor] = useState(() => Date.now());
+  const tableRef = useRef<EventTableHandle>(null);
+
+  // The query depends on filters and range only, not on selection: selecting a row must not refetch.
+  const filterSignature = [...FILTER_KEYS, 'dead', 'range', 'since', 'until'].map((k) => `${k}=${params.get(k) ?? ''}`).join('&');
+  const query = useMemo(() => eventQueryFromUrl(params, mode, anchor), [filterSignature, mode, anchor]); // eslint-disable-line react-hooks/exhaustive-deps
+  const events = useEvents(query);
+  const rows = useMemo(() => events.data?.pages.flatMap((p) => p.events) ?? [], [events.data]);
+  const nextPageError = events.isFetchNextPageError ? events.error : null;
+
+  const live = params.get('live') === '1';
+  const newest = useMemo(() => (rows[0] ? { created_at: rows[0].created_at, ids: new Set(rows.map((r) => r.event_id)) } : undefined), [rows]);
+  const canTail = !query.until;
+  const fresh = useNewEventCount(query, newest, live && canTail && events.isSuccess);
+
+  const showNew = async () => {
+    tableRef.current?.scrollToTop();
+    if (rangeOf(params) === '' || rangeOf(params) === 'custom') await queryClient.resetQueries({ queryKey: eventsQuery(query).queryKey });
+    else setAnchor(Date.now());
+  };
+
+  const refresh = () => {
+    if (rangeOf(params) !== '' && rangeOf(params) !== 'custom') setAnchor(Date.now());
+    else void queryClient.resetQueries({ queryKey: eventsQuery(query).queryKey });
+  };
+
+  const selectedId = params.get('selected') ?? undefined;
+  const selected = rows.find((r) => r.event_id === selectedId);
+  const hasFilters = Boolean(query.filter && Object.keys(query.filter).some((k) => !(mode === 'dead-letters' && k === 'has_dead_letter'))) || Boolean(query.since || query.until);
+  const title = mode === 'dead-letters' ? 'Dead letters' : 'Events';
+  const noun = mode === 'dead-letters' ? 'event with dead letters' : 'event';
+
+  return (
+    <section className="screen" aria-labelledby="events-title">
+      <div className="screen-header">
+        <h1 id="events-title">{title}</h1>
+        {events.isSuccess && (
+          <span className="count" aria-live="polite" data-testid="loaded-count">
+            {rows.length.toLocaleString()} {noun}
+            {rows.length === 1 ? '' : 's'} loaded{events.hasNextPage ? ', more available' : ''}
+          </span>
+        )}
+        <div className="field-inline">
+          <input
+            id="live-tail"
+            type="checkbox"
+            checked={live}
+            disabled={!canTail}
+            onChange={(e) => update({ live: e.target.checked })}
+          />
+          <label htmlFor="live-tail" title={canTail ? undefined : 'Live tail needs an open-ended time range'}>
+            Live tail
+          </label>
+        </div>
+        <button type="button" className="btn btn-small" onClick={refresh} disabled={events.isFetching}>
+          Refresh
+        </button>
+      </div>
+      <EventFilters mode={mode} params={params} update={update} />
+      {query.filter?.run_id && <RunSummary runId={query.filter.run_id} />}
+      <StaleNotice />
+      <div className="split">
+        <div className="split-main">
+          {live && fresh.data && fresh.data.count > 0 && (
+            <div className="new-events-bar" role="status">
+              <button type="button" className="btn btn-small" onClick={() => void showNew()} data-testid="new-events">
+                {fresh.data.count.toLocaleString()}
+                {fresh.data.more ? '+' : ''} new event{fresh.data.count === 1 ? '' : 's'} — show
+              </button>
+            </div>
+          )}
+          {events.isPending ? (
+            <LoadingState label={`Loading ${title.toLowerCase()}`} />
+          ) : events.isError ? (
+            <ErrorState error={events.error} onRetry={() => void events.refetch()} />
+          ) : rows.length === 0 ? (
+            <EmptyState title={hasFilters ? `No ${noun}s match these filters` : mode === 'dead-letters' ? 'No dead letters' : 'No events yet'}>
+              {hasFilters ? (
+                <Link className="btn" to={mode === 'dead-letters' ? '/dead-letters' : '/events'}>
+                  Clear filters
+                </Link>
+              ) : (
+                <p>{mode === 'dead-letters' ? 'Every delivery has succeeded or is still being retried.' : 'Events appear here once the runtime receives them.'}</p>
+              )}
+            </EmptyState>
+          ) : (
+            <EventTable
+              ref={tableRef}
+              mode={mode}
+              rows={rows}
+              params={params}
+              selectedId={selectedId}
+              onSelect={(id) => update({ selected: id, dead_letter: null }, { push: true })}
+              hasNextPage={Boolean(events.hasNextPage)}
+              isFetchingNextPage={events.isFetchingNextPage}
+              fetchNextPage={() => void events.fetchNextPage()}
+              nextPageError={nextPageError}
+            />
+          )}
+        </div>
+        {selectedId && (
+          <EventDetail
+            eventId={selectedId}
+            loaded={selected}
+            highlightDeadLetter={params.get('dead_letter') ?? undefined}
+            onClose={() => update({ selected: null, dead_letter: null }, { push: true })}
+          />
+        )}
+      </div>
+    </section>
+  );
+}
+
+function RunSummary({ runId }: { runId: string }) {
+  const run = useRun(runId);
+  if (run.isPending) return <div className="summary-card muted">Loading run {runId}…</div>;
+  if (run.isError) return <ErrorState compact error={run.error} />;
+  const r = run.data.run;
+  return (
+    <div className="summary-card" aria-label="Run summary" role="group">
+      <strong>Run</strong>
+      <span className="mono">{r.run_id}</span>
+      <StatusBadge value={r.status} />
+      <span>
+        root <Link to={paths.event(r.root_event_id)}>{r.event_name}</Link>
+      </span>
+      <span>
+        started <RelativeTime iso={r.created_at} />
+      </span>
+      {r.settled_at && (
+        <span>
+          settled <RelativeTime iso={r.settled_at} />
+        </span>
+      )}
+      <span>{r.event_count} events</span>
+      <span className={r.dead_letter_count ? 'bad' : undefined}>{r.dead_letter_count} dead letters</span>
+      {r.entity_id && (
+        <span>
+          entity <Link to={paths.entity(r.entity_id)}>{r.entity_id}</Link>
+        </span>
+      )}
+    </div>
+  );
+}

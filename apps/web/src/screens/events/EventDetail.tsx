@@ -1,0 +1,201 @@
+/**
+ * One stored event: identity and links, the payload as a text JSON tree, its deliveries and its
+ * dead letters. Uses the loaded row when it is on screen, else reads the event by id.
+ */
+import { useEffect, useRef } from 'react';
+import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
+import { Link } from 'react-router';
+import { useEvent } from '../../api/events';
+import { paths } from '../../paths';
+import { CopyButton } from '../../ui/CopyButton';
+import { DetailPanel } from '../../ui/DetailPanel';
+import { EmptyState } from '../../ui/EmptyState';
+import { ErrorState } from '../../ui/ErrorState';
+import { JsonTree } from '../../ui/JsonTree';
+import { LoadingState } from '../../ui/LoadingState';
+import { RelativeTime, formatExact } from '../../ui/RelativeTime';
+import { StaleNotice } from '../../ui/StaleNotice';
+import { StatusBadge } from '../../ui/StatusBadge';
+
+export function EventDetail({
+  eventId,
+  loaded,
+  highlightDeadLetter,
+  onClose,
+}: {
+  eventId: string;
+  loaded: StoredEvent | undefined;
+  highlightDeadLetter: string | undefined;
+  onClose: () => void;
+}) {
+  const fetched = useEvent(loaded ? undefined : eventId);
+  const event = loaded ?? fetched.data ?? undefined;
+
+  return (
+    <DetailPanel title={event ? event.event_name : 'Event'} label="Event details" onClose={onClose}>
+      <StaleNotice />
+      {event ? (
+        <EventBody event={event} highlightDeadLetter={highlightDeadLetter} />
+      ) : fetched.isPending ? (
+        <LoadingState label="Loading event" />
+      ) : fetched.isError ? (
+        <ErrorState error={fetched.error} onRetry={() => void fetched.refetch()} />
+      ) : (
+        <EmptyState title="No event with this id">
+          <p>
+            <code>{eventId}</code> does not exist. It may have been removed by a runtime reset.
+          </p>
+        </EmptyState>
+      )}
+    </DetailPanel>
+  );
+}
+
+function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlightDeadLetter: string | undefined }) {
+  return (
+    <>
+      <dl className="kv">
+        <dt>Event id</dt>
+        <dd>
+          <span className="mono">{event.event_id}</span> <CopyButton text={() => event.event_id} />
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <RelativeTime iso={event.created_at} /> <span className="muted small">{formatExact(event.created_at)}</span>
+        </dd>
+        <dt>Source</dt>
+        <dd>{event.source}</dd>
+        <dt>Run</dt>
+        <dd>{event.run_id ? <Link to={paths.run(event.run_id)} className="mono">{event.run_id}</Link> : '—'}</dd>
+        <dt>Entity</dt>
+        <dd>{event.entity_id ? <Link to={paths.entity(event.entity_id)} className="mono">{event.entity_id}</Link> : '—'}</dd>
+        {event.chain_depth !== undefined && (
+          <>
+            <dt>Chain depth</dt>
+            <dd>{event.chain_depth}</dd>
+          </>
+        )}
+        {event.parent_event_id && (
+          <>
+            <dt>Caused by</dt>
+            <dd>
+              <Link to={paths.event(event.parent_event_id)} className="mono">
+                {event.parent_event_id}
+              </Link>
+            </dd>
+          </>
+        )}
+      </dl>
+
+      <h3>Payload</h3>
+      <JsonTree value={event.payload} fileName={`${event.event_id}.payload.json`} />
+
+      <h3>Dead letters ({event.dead_letters.length})</h3>
+      {event.dead_letters.length === 0 ? (
+        <p className="muted">No dead letters.</p>
+      ) : (
+        <ul className="card-list" aria-label="Dead letters">
+          {event.dead_letters.map((dl) => (
+            <DeadLetterCard key={dl.dead_letter_id} deadLetter={dl} highlighted={dl.dead_letter_id === highlightDeadLetter} />
+          ))}
+        </ul>
+      )}
+
+      <h3>Deliveries ({event.deliveries.length})</h3>
+      {event.deliveries.length === 0 ? (
+        <p className="muted">No subscribers: nothing was delivered.</p>
+      ) : (
+        <ul className="card-list" aria-label="Deliveries">
+          {event.deliveries.map((d) => (
+            <DeliveryCard key={d.delivery_id} delivery={d} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function DeadLetterCard({ deadLetter: dl, highlighted }: { deadLetter: DeadLetter; highlighted: boolean }) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [highlighted]);
+  return (
+    <li ref={ref} className={`card${highlighted ? ' is-highlighted' : ''}`} data-testid="dead-letter" aria-current={highlighted ? 'true' : undefined}>
+      <div>
+        <StatusBadge value={dl.failure_type} tone="bad" /> <span className="mono">{dl.dead_letter_id}</span>
+      </div>
+      <dl className="kv">
+        <dt>Failure type</dt>
+        <dd>{dl.failure_type}</dd>
+        <dt>Retries</dt>
+        <dd>{dl.retry_count}</dd>
+        <dt>Chain depth</dt>
+        <dd>{dl.chain_depth}</dd>
+        <dt>Handler node</dt>
+        <dd className="mono">{dl.handler_node ?? '—'}</dd>
+        {dl.subscriber_id && (
+          <>
+            <dt>Subscriber</dt>
+            <dd>
+              <Link to={paths.subscriber(dl.subscriber_id)} className="mono">
+                {dl.subscriber_id}
+              </Link>
+            </dd>
+          </>
+        )}
+        {dl.reason_code && (
+          <>
+            <dt>Reason code</dt>
+            <dd className="mono">{dl.reason_code}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>
+          <RelativeTime iso={dl.created_at} />
+        </dd>
+      </dl>
+      {dl.error_message && <p className="error-text">{dl.error_message}</p>}
+    </li>
+  );
+}
+
+function DeliveryCard({ delivery: d }: { delivery: Delivery }) {
+  return (
+    <li className="card" data-testid="delivery">
+      <div>
+        <StatusBadge value={d.status} /> <span className="muted small">{d.subscriber_type}</span>{' '}
+        <Link to={d.subscriber_type === 'agent' ? paths.agent(d.subscriber_id) : paths.subscriber(d.subscriber_id)} className="mono">
+          {d.subscriber_id}
+        </Link>
+      </div>
+      <dl className="kv">
+        <dt>Delivery id</dt>
+        <dd className="mono">{d.delivery_id}</dd>
+        {d.attempts !== undefined && (
+          <>
+            <dt>Attempts</dt>
+            <dd>{d.attempts}</dd>
+          </>
+        )}
+        {d.reason_code && (
+          <>
+            <dt>Reason code</dt>
+            <dd className="mono">{d.reason_code}</dd>
+          </>
+        )}
+        {d.session_id && (
+          <>
+            <dt>Session</dt>
+            <dd>
+              <Link to={paths.session(d.session_id)} className="mono">
+                {d.session_id}
+              </Link>
+            </dd>
+          </>
+        )}
+      </dl>
+      {d.last_error && <p className="error-text">Last error: {d.last_error}</p>}
+    </li>
+  );
+}

@@ -1,0 +1,5 @@
+import { EventBrowser } from './EventBrowser';
+
+export default function EventsScreen() {
+  return <EventBrowser mode="events" />;
+}

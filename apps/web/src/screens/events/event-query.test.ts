@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { eventQueryFromUrl, fromLocalInput, rangeOf, toLocalInput } from './event-query';
+
+const anchor = Date.parse('2026-03-01T12:00:00.000Z');
+
+describe('eventQueryFromUrl', () => {
+  it('maps every filter and drops empty ones', () => {
+    const p = new URLSearchParams('event_name=refund.approved&entity_id=&run_id=run_1&subscriber_id=pay-refund&reason_code=TIMEOUT&event_id=evt_1&dead=1&selected=evt_9');
+    expect(eventQueryFromUrl(p, 'events', anchor)).toEqual({
+      filter: { event_name: 'refund.approved', run_id: 'run_1', subscriber_id: 'pay-refund', reason_code: 'TIMEOUT', event_id: 'evt_1', has_dead_letter: true },
+    });
+  });
+  it('forces has_dead_letter in the dead-letters view', () => {
+    expect(eventQueryFromUrl(new URLSearchParams('dead=0'), 'dead-letters', anchor)).toEqual({ filter: { has_dead_letter: true } });
+    expect(eventQueryFromUrl(new URLSearchParams('dead=0'), 'events', anchor)).toEqual({ filter: { has_dead_letter: false } });
+  });
+  it('anchors relative ranges and passes custom ranges through', () => {
+    expect(eventQueryFromUrl(new URLSearchParams('range=1h'), 'events', anchor)).toEqual({ since: '2026-03-01T11:00:00.000Z' });
+    const custom = new URLSearchParams('since=2026-02-01T00:00:00Z&until=2026-02-02T00:00:00.000Z&range=1h');
+    expect(rangeOf(custom)).toBe('custom');
+    expect(eventQueryFromUrl(custom, 'events', anchor)).toEqual({ since: '2026-02-01T00:00:00.000Z', until: '2026-02-02T00:00:00.000Z' });
+    expect(eventQueryFromUrl(new URLSearchParams('since=not-a-date'), 'events', anchor)).toEqual({});
+    expect(eventQueryFromUrl(new URLSearchParams('range=bogus'), 'events', anchor)).toEqual({});
+  });
+  it('round-trips datetime-local values', () => {
+    const iso = '2026-02-01T10:15:00.000Z';
+    expect(fromLocalInput(toLocalInput(iso))).toBe(iso);
+    expect(fromLocalInput('')).toBeNull();
+  });
+});

@@ -1,0 +1,59 @@
+import { useEffect, useId, useState } from 'react';
+import type { UrlPatch } from '../../url-state';
+
+export const WINDOW_CHOICES = [
+  { hours: 1, label: 'Last hour' },
+  { hours: 6, label: 'Last 6 hours' },
+  { hours: 24, label: 'Last 24 hours' },
+  { hours: 72, label: 'Last 3 days' },
+  { hours: 168, label: 'Last 7 days' },
+  { hours: 720, label: 'Last 30 days' },
+];
+
+export function IncidentFilters({
+  windowHours,
+  component,
+  mcpOnly,
+  update,
+}: {
+  windowHours: number;
+  component: string;
+  mcpOnly: boolean;
+  update: (patch: UrlPatch) => void;
+}) {
+  const ids = { window: useId(), component: useId(), mcp: useId() };
+  const [draft, setDraft] = useState(component);
+  useEffect(() => setDraft(component), [component]);
+  // Typing settles before the URL (and the query) changes.
+  useEffect(() => {
+    if (draft.trim() === component) return;
+    const t = setTimeout(() => update({ component: draft.trim(), selected: null }), 400);
+    return () => clearTimeout(t);
+  }, [draft, component, update]);
+
+  return (
+    <form className="filters" role="search" aria-label="Incident filters" onSubmit={(e) => {
+      e.preventDefault();
+      update({ component: draft.trim(), selected: null });
+    }}>
+      <div className="field">
+        <label htmlFor={ids.window}>Look-back window</label>
+        <select id={ids.window} value={windowHours} onChange={(e) => update({ window: e.target.value === '24' ? null : e.target.value })}>
+          {WINDOW_CHOICES.map((c) => (
+            <option key={c.hours} value={c.hours}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.component}>Component</label>
+        <input id={ids.component} type="search" placeholder="e.g. mcp.payments" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} />
+      </div>
+      <div className="field-inline">
+        <input id={ids.mcp} type="checkbox" checked={mcpOnly} onChange={(e) => update({ mcp: e.target.checked, selected: null })} />
+        <label htmlFor={ids.mcp}>MCP only</label>
+      </div>
+    </form>
+  );
+}

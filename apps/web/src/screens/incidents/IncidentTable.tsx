@@ -1,0 +1,102 @@
+import type { Incident } from '@switchboard/contract';
+import { Link } from 'react-router';
+import { RelativeTime } from '../../ui/RelativeTime';
+import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
+import { StatusBadge } from '../../ui/StatusBadge';
+import { withParams } from '../../url-state';
+
+type Sort = 'last_seen' | 'count';
+
+export function IncidentTable({
+  incidents,
+  selectedId,
+  sort,
+  windowHours,
+  params,
+  onSelect,
+  onSort,
+}: {
+  incidents: Incident[];
+  selectedId: string | undefined;
+  sort: Sort;
+  windowHours: number;
+  params: URLSearchParams;
+  onSelect: (id: string) => void;
+  onSort: (sort: Sort) => void;
+}) {
+  const sortHeader = (key: Sort, label: string, className?: string) => (
+    <th scope="col" aria-sort={sort === key ? 'descending' : 'none'} className={className}>
+      <button type="button" className="sort-button" onClick={() => onSort(key)}>
+        {label}
+        <span aria-hidden="true">{sort === key ? '▼' : '↕'}</span>
+        <span className="visually-hidden">{sort === key ? '(sorted, highest first)' : '(sort by this column)'}</span>
+      </button>
+    </th>
+  );
+  return (
+    <div className="table-scroll">
+      <table className="data" aria-label="Incidents">
+        <colgroup>
+          <col style={{ width: 80 }} />
+          <col style={{ width: '18%' }} />
+          <col className="hide-narrow" style={{ width: '16%' }} />
+          <col style={{ width: 72 }} />
+          <col style={{ width: 110 }} />
+          <col className="hide-narrow" style={{ width: 110 }} />
+          <col className="hide-narrow" style={{ width: 116 }} />
+          <col className="hide-narrow" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th scope="col">Level</th>
+            <th scope="col">Component</th>
+            <th scope="col" className="hide-narrow">
+              Error code
+            </th>
+            {sortHeader('count', 'Count', 'num')}
+            {sortHeader('last_seen', 'Last seen')}
+            <th scope="col" className="hide-narrow">
+              First seen
+            </th>
+            <th scope="col" className="hide-narrow">
+              Occurrences
+            </th>
+            <th scope="col" className="hide-narrow">
+              Sample message
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {incidents.map((i) => (
+            <tr key={i.incident_id} aria-selected={i.incident_id === selectedId} onClick={() => onSelect(i.incident_id)} data-testid="incident-row">
+              <td>
+                <StatusBadge value={i.level} />
+              </td>
+              <td title={i.component}>
+                <Link className="row-link" to={withParams(params, { selected: i.incident_id })} onClick={(e) => e.stopPropagation()}>
+                  {i.component}
+                </Link>
+              </td>
+              <td className="hide-narrow mono" title={i.error_code}>
+                {i.error_code ?? <span className="muted">—</span>}
+              </td>
+              <td className="num">{i.count.toLocaleString()}</td>
+              <td>
+                <RelativeTime iso={i.last_seen} />
+              </td>
+              <td className="hide-narrow">
+                <RelativeTime iso={i.first_seen} />
+              </td>
+              <td className="hide-narrow">
+                {i.histogram ? <Sparkline values={i.histogram} label={sparklineLabel(i.histogram, windowHours)} /> : <span className="muted">—</span>}
+              </td>
+              <td className="hide-narrow sample" title={i.sample_message}>
+                {i.sample_message}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * The frame around every screen: sign-in gate, header (navigation, go-to-id, heartbeat, session)
+ * and the routed screen. Signed-out visitors keep their URL, so a pasted deep link opens after sign-in.
+ */
+import { Suspense, useEffect } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, NavLink, Outlet, useNavigation } from 'react-router';
+import { onUnauthenticated } from '../api/client';
+import { heartbeat, useHeartbeat } from '../api/heartbeat';
+import { sessionQuery, useSession, useSignOut } from '../api/session';
+import { screens } from '../routes';
+import { ErrorState } from '../ui/ErrorState';
+import { LoadingState } from '../ui/LoadingState';
+import { GoToId } from './GoToId';
+import { HeartbeatIndicator } from './HeartbeatIndicator';
+import { SignIn } from './SignIn';
+
+export function AppShell() {
+  const queryClient = useQueryClient();
+  const session = useSession();
+  const signedIn = Boolean(session.data);
+
+  useEffect(
+    () =>
+      onUnauthenticated(() => {
+        queryClient.setQueryData(sessionQuery.queryKey, null);
+      }),
+    [queryClient],
+  );
+
+  useEffect(() => {
+    if (!signedIn) return;
+    heartbeat.start();
+    return () => heartbeat.stop();
+  }, [signedIn]);
+
+  if (session.isPending) {
+    return (
+      <div className="page-center">
+        <LoadingState label="Connecting to the server" />
+      </div>
+    );
+  }
+  if (session.isError) {
+    return (
+      <div className="page-center">
+        <ErrorState error={session.error} onRetry={() => void session.refetch()} />
+      </div>
+    );
+  }
+  if (!session.data) return <SignIn />;
+  return <SignedInShell tokenName={session.data.token.name} />;
+}
+
+function SignedInShell({ tokenName }: { tokenName: string }) {
+  const queryClient = useQueryClient();
+  const navigation = useNavigation();
+  const signOut = useSignOut();
+  const { recoveries } = useHeartbeat();
+
+  // After an outage, failed reads retry by themselves; loaded lists stay put so rows do not jump.
+  useEffect(() => {
+    if (recoveries > 0) void queryClient.refetchQueries({ predicate: (q) => q.state.status === 'error' });
+  }, [recoveries, queryClient]);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="app-header">
+        <Link to="/" className="brand" aria-label="Switchboard home">
+          <span aria-hidden="true" className="brand-mark">
+            ◆
+          </span>
+          Switchboard
+        </Link>
+        <nav aria-label="Main" className="main-nav">
+          <ul>
+            {screens
+              .filter((s) => s.nav)
+              .map((s) => (
+                <li key={s.path}>
+                  <NavLink to={`/${s.path.replace(/\/\*$/, '')}`}>{s.nav}</NavLink>
+                </li>
+              ))}
+          </ul>
+        </nav>
+        <GoToId />
+        <div className="header-end">
+          <HeartbeatIndicator />
+          <div className="session">
+            <span className="session-name" title={`Signed in with token “${tokenName}”`}>
+              {tokenName}
+            </span>
+            <button type="button" className="btn btn-quiet" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+              Sign out
+            </button>
+          </div>
+        </div>
+      </header>
+      {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading screen" />}
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<LoadingState label="Loading screen" />}>
+          <Outlet />
+        </Suspense>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * Global "go to id": paste any event, run, entity, agent, session or mailbox id and open it.
+ * Press "/" anywhere (outside a text field) to focus it.
+ */
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { explainError } from '../api/error-messages';
+import { lookupId } from '../api/lookup';
+
+export function GoToId() {
+  const [value, setValue] = useState('');
+  const [status, setStatus] = useState<{ kind: 'idle' | 'busy' | 'miss' | 'error'; text?: string }>({ kind: 'idle' });
+  const inputRef = useRef<HTMLInputElement>(null);
+  const navigate = useNavigate();
+  const inputId = useId();
+  const statusId = useId();
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== '/' || e.metaKey || e.ctrlKey || e.altKey) return;
+      const target = e.target as HTMLElement | null;
+      if (target && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))) return;
+      e.preventDefault();
+      inputRef.current?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const id = value.trim();
+    if (!id) return;
+    setStatus({ kind: 'busy', text: 'Looking up…' });
+    try {
+      const hit = await lookupId(id);
+      if (!hit) {
+        setStatus({ kind: 'miss', text: `No event, run, entity, agent, session or mailbox item has the id “${id}”.` });
+        return;
+      }
+      setStatus({ kind: 'idle' });
+      setValue('');
+      inputRef.current?.blur();
+      navigate(hit.path);
+    } catch (err) {
+      const x = explainError(err);
+      setStatus({ kind: 'error', text: `${x.title}. ${x.hint}` });
+    }
+  };
+
+  return (
+    <form className="goto" role="search" onSubmit={submit}>
+      <label htmlFor={inputId} className="visually-hidden">
+        Go to id
+      </label>
+      <input
+        ref={inputRef}
+        id={inputId}
+        type="search"
+        placeholder="Go to id…  ( / )"
+        spellCheck={false}
+        autoComplete="off"
+        value={value}
+        onChange={(e) => {
+          setValue(e.target.value);
+          if (status.kind !== 'idle' && status.kind !== 'busy') setStatus({ kind: 'idle' });
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            setValue('');
+            setStatus({ kind: 'idle' });
+          }
+        }}
+        aria-describedby={status.text ? statusId : undefined}
+      />
+      <button type="submit" className="btn" disabled={status.kind === 'busy' || !value.trim()}>
+        Go
+      </button>
+      <p id={statusId} className={`goto-status goto-${status.kind}`} role="status" aria-live="polite">
+        {status.text}
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,27 @@
+/** A failed read, in words: what happened, what to do, and the correlation id to quote. */
+import { explainError } from '../api/error-messages';
+
+export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetry?: () => void; compact?: boolean }) {
+  const e = explainError(error);
+  return (
+    <div className={`state state-error${compact ? ' state-compact' : ''}`} role="alert">
+      <p className="state-title">{e.title}</p>
+      <p>{e.hint}</p>
+      <p className="muted small">
+        <code>{e.code}</code>
+        {e.message && e.message !== e.title ? ` · ${e.message}` : ''}
+        {e.correlationId ? (
+          <>
+            {' '}
+            · correlation id <code>{e.correlationId}</code>
+          </>
+        ) : null}
+      </p>
+      {onRetry && (
+        <button type="button" className="btn" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+/** "3 min ago", with the exact time (local and UTC) on hover. */
+import { useNow } from './use-now';
+
+const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
+const exactFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+export function formatRelative(iso: string, now: number): string {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  if (Math.abs(seconds) < 5) return 'just now';
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size || unit === 'second') return rtf.format(Math.trunc(seconds / size), unit);
+  }
+  return iso;
+}
+
+export function formatExact(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${exactFormat.format(d)} (${d.toISOString()})`;
+}
+
+export function RelativeTime({ iso }: { iso: string }) {
+  const now = useNow(15_000);
+  return (
+    <time dateTime={iso} title={formatExact(iso)}>
+      {formatRelative(iso, now)}
+    </time>
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * Test fixtures: the shared server started by global-setup, an RPC helper for seeding and checking,
+ * and a page that is already signed in (through the same login route the sign-in screen uses).
+ */
+import { test as base, expect, type Page } from '@playwright/test';
+
+export interface SharedServer {
+  url: string;
+  token: string;
+  rpc<T = any>(method: string, params?: Record<string, unknown>): Promise<T>;
+  rpcBatch(calls: { method: string; params: Record<string, unknown> }[]): Promise<unknown[]>;
+}
+
+function sharedServer(): SharedServer {
+  const url = process.env.E2E_BASE_URL;
+  const token = process.env.E2E_TOKEN;
+  if (!url || !token) throw new Error('E2E_BASE_URL/E2E_TOKEN missing: run through e2e/playwright.config.ts (global setup starts the server)');
+  const post = async (body: unknown) => {
+    const r = await fetch(`${url}/v1/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    return r.json();
+  };
+  return {
+    url,
+    token,
+    async rpc(method, params = {}) {
+      const body = await post({ jsonrpc: '2.0', id: '1', method, params });
+      if (body.error) throw new Error(`${method}: ${body.error.data?.code} ${body.error.message}`);
+      return body.result;
+    },
+    async rpcBatch(calls) {
+      const body = (await post(calls.map((c, i) => ({ jsonrpc: '2.0', id: String(i), ...c })))) as { result?: unknown; error?: { message: string } }[];
+      const failed = body.find((b) => b.error);
+      if (failed) throw new Error(`batch call failed: ${failed.error!.message}`);
+      return body.map((b) => b.result);
+    },
+  };
+}
+
+/** Signs the page's browser context in through POST /v1/auth/login (sets the session cookie). */
+export async function signInContext(page: Page, server: { url: string; token: string }): Promise<void> {
+  const r = await page.request.post(`${server.url}/v1/auth/login`, { data: { token: server.token }, headers: { Origin: server.url } });
+  expect(r.status(), await r.text()).toBe(200);
+}
+
+export const test = base.extend<{ server: SharedServer; signedIn: Page }>({
+  server: async ({}, use) => use(sharedServer()),
+  baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
+  signedIn: async ({ page, server }, use) => {
+    await signInContext(page, server);
+    await use(page);
+  },
+});
+
+export { expect };
+
+/** Polls the API until `check` returns a value (for data the runtime produces in the background). */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

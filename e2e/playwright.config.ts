@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { defineConfig, devices } from '@playwright/test';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+export default defineConfig({
+  testDir: path.join(import.meta.dirname, 'tests'),
+  outputDir: path.join(root, 'test-results', 'playwright-artifacts'),
+  globalSetup: path.join(import.meta.dirname, 'global-setup.ts'),
+  fullyParallel: false,
+  workers: 2,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: path.join(root, 'test-results', 'playwright.json') }]],
+  use: {
+    ...devices['Desktop Chrome'],
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    },
+  },
+  projects: [{ name: 'chromium' }],
+});

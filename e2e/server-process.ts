@@ -1,0 +1,148 @@
+/**
+ * Runs the real Switchboard server as a child process for the e2e tests: fresh data folder, free
+ * port, known token, fast heartbeats. It can be stopped and started again on the same port and
+ * data folder (the reconnect test needs that).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const repoRoot = path.resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServerOptions {
+  token?: string;
+  heartbeatMs?: number;
+  env?: Record<string, string>;
+}
+
+export class ServerProcess {
+  readonly dataDir: string;
+  readonly token: string;
+  port = 0;
+  private child: ChildProcess | null = null;
+  private output = '';
+
+  private constructor(private readonly opts: ServerOptions) {
+    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-e2e-'));
+    this.token = opts.token ?? `sbk_e2e_${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  }
+
+  static async start(opts: ServerOptions = {}): Promise<ServerProcess> {
+    const server = new ServerProcess(opts);
+    server.port = await freePort();
+    await server.startProcess();
+    return server;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Server output so far, for failure messages. */
+  get log(): string {
+    return this.output.slice(-4000);
+  }
+
+  async startProcess(): Promise<void> {
+    if (this.child) throw new Error('server already running');
+    const child = spawn(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), [path.join(repoRoot, 'apps', 'server', 'src', 'main.ts')], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        SWITCHBOARD_DATA_DIR: this.dataDir,
+        SWITCHBOARD_TOKEN: this.token,
+        PORT: String(this.port),
+        HOST: '127.0.0.1',
+        SWITCHBOARD_HEARTBEAT_INTERVAL_MS: String(this.opts.heartbeatMs ?? 1000),
+        SWITCHBOARD_WEB_DIST: path.join(repoRoot, 'dist', 'web'),
+        SWITCHBOARD_LOG_LEVEL: 'warn',
+        ...this.opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`server exited with code ${code} before it was ready:\n${this.log}`))),
+    );
+    await Promise.race([this.waitReady(60_000), exited]);
+  }
+
+  private async waitReady(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const r = await fetch(`${this.url}/readyz`);
+        if (r.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`server not ready after ${timeoutMs} ms:\n${this.log}`);
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits until the port is free. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = null;
+    if (child.exitCode === null) {
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await done;
+      clearTimeout(timer);
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.startProcess();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** One JSON-RPC call with the bearer token (for seeding and for checking what the page shows). */
+  async rpc<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const r = await fetch(`${this.url}/v1/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: '1', method, params }),
+    });
+    const body = (await r.json()) as { result?: T; error?: { message: string; data?: { code: string } } };
+    if (body.error) throw new Error(`${method}: ${body.error.data?.code} ${body.error.message}`);
+    return body.result as T;
+  }
+
+  /** JSON-RPC batch (at most 100 entries per call, as the server allows). */
+  async rpcBatch(calls: { method: string; params: Record<string, unknown> }[]): Promise<unknown[]> {
+    const r = await fetch(`${this.url}/v1/rpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
+      body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: String(i), ...c }))),
+    });
+    const body = (await r.json()) as { id: string; result?: unknown; error?: { message: string } }[];
+    const failed = body.find((b) => b.error);
+    if (failed) throw new Error(`batch call failed: ${failed.error!.message}`);
+    return body.map((b) => b.result);
+  }
+}

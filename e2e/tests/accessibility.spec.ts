@@ -1,0 +1,61 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { eventually, expect, test } from '../fixtures';
+
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+}
+
+test.describe('accessibility (axe): no serious or critical violations', () => {
+  test('sign-in screen', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.getByLabel('Access token')).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Access token').fill('sbk_wrong_token_for_axe');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert')).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('incidents, with and without the detail panel', async ({ signedIn: page, server }) => {
+    await eventually('an incident', async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents.length > 0, 90_000);
+    await page.goto('/incidents');
+    await expect(page.getByTestId('incident-row').first()).toBeVisible();
+    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByTestId('incident-row').first().click();
+    await expect(page.getByTestId('log-record').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('events, with and without the detail panel', async ({ signedIn: page }) => {
+    await page.goto('/events');
+    await expect(page.getByTestId('event-row').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByTestId('event-row').first().click();
+    await expect(page.getByTestId('json-tree')).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('dead letters, with the detail panel', async ({ signedIn: page, server }) => {
+    await eventually('a dead letter', async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length > 0, 90_000);
+    await page.goto('/dead-letters');
+    await expect(page.getByTestId('event-row').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByTestId('event-row').first().click();
+    await expect(page.getByTestId('dead-letter').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('empty and not-found states', async ({ signedIn: page }) => {
+    await page.goto('/events?event_name=no.such.event');
+    await expect(page.getByText('No events match these filters')).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto('/no-such-screen');
+    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Gives every entity of a `managed_container: true` type its container. Entity creation only
+ * notifies (it happens inside the handler's transaction); the start happens here, after the
+ * entity has committed, and a boot pass covers entities created while no runtime was watching.
+ * A start that fails is recorded as a `failed` container with the reason (and logged), so it is
+ * visible and not retried in a loop. While a reset runs, starts wait: the reset owns containers.
+ */
+import type { Store } from '@switchboard/store';
+import type { LoadedBundle } from '../bundle/load';
+import type { RuntimeLog } from '../runtime-log';
+import { newId } from '../ids';
+import type { ContainerManager } from './container-manager';
+import { ContainerRecords } from './container-records';
+
+/** How long a notified entity may take to become visible (its transaction committing) before it is dropped. */
+const VISIBILITY_RETRIES = 20;
+const FLUSH_DELAY_MS = 20;
+
+export class EntityContainers {
+  private readonly managedTypes: Set<string>;
+  private readonly pending = new Map<string, number>();
+  private readonly records: ContainerRecords;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private paused = false;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    bundle: LoadedBundle,
+    private readonly manager: ContainerManager,
+    private readonly log: RuntimeLog,
+  ) {
+    this.managedTypes = new Set(Object.entries(bundle.definition.entity_types).filter(([, t]) => t.managed_container).map(([name]) => name));
+    this.records = new ContainerRecords(store, store.clock);
+  }
+
+  get enabled(): boolean {
+    return this.managedTypes.size > 0;
+  }
+
+  /** Called when an entity is created (possibly before its transaction commits). */
+  entityCreated(entityId: string, entityType: string): void {
+    if (this.stopped || !this.managedTypes.has(entityType)) return;
+    if (!this.pending.has(entityId)) this.pending.set(entityId, 0);
+    this.schedule();
+  }
+
+  /** Boot: restart containers lost with the previous process, and start missing ones. */
+  async recover(): Promise<void> {
+    if (!this.enabled) return;
+    const types = [...this.managedTypes];
+    const entities = await this.store.db.selectFrom('entities').select(['entity_id', 'entity_type']).where('entity_type', 'in', types).execute();
+    const typeOf = new Map(entities.map((e) => [e.entity_id, e.entity_type]));
+    if (this.manager.recover) await this.manager.recover(typeOf);
+    const withRecord = new Set((await this.store.db.selectFrom('containers').select('entity_id').execute()).map((r) => r.entity_id));
+    for (const e of entities) if (!withRecord.has(e.entity_id)) this.pending.set(e.entity_id, 0);
+    this.schedule();
+  }
+
+  /** Waits for starts under way and holds new ones until resume (reset quiescence). */
+  async pause(): Promise<void> {
+    this.paused = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flushing;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.schedule();
+  }
+
+  /** Forgets entities a reset removed, so no container starts for them afterwards. */
+  forgetPending(): void {
+    this.pending.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flushing;
+  }
+
+  private schedule(): void {
+    if (this.paused || this.stopped || this.timer || this.pending.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.flushing) {
+        void this.flushing.then(() => this.schedule());
+        return;
+      }
+      this.flushing = this.flush()
+        .catch(() => undefined)
+        .finally(() => {
+          this.flushing = undefined;
+          this.schedule();
+        });
+    }, FLUSH_DELAY_MS);
+    this.timer.unref();
+  }
+
+  private async flush(): Promise<void> {
+    for (const [entityId, tries] of [...this.pending]) {
+      if (this.paused || this.stopped) return;
+      const entity = await this.store.db.selectFrom('entities').select(['entity_id', 'entity_type']).where('entity_id', '=', entityId).executeTakeFirst();
+      if (!entity) {
+        // Not committed yet, or rolled back: look again shortly, then give up.
+        if (tries + 1 >= VISIBILITY_RETRIES) this.pending.delete(entityId);
+        else this.pending.set(entityId, tries + 1);
+        continue;
+      }
+      this.pending.delete(entityId);
+      if ((await this.records.forEntity(entityId)).length > 0) continue;
+      try {
+        await this.manager.start({ entityId, entityType: entity.entity_type });
+      } catch (err) {
+        const message = `no container for ${entity.entity_type} ${entityId}: ${(err as Error).message}`;
+        await this.records
+          .insert({ containerId: newId('ctr', this.store.clock.now()), entityId, implementation: this.manager.implementation, status: 'failed', pid: null })
+          .then((r) => this.records.update(r.container_id, { last_error: message }))
+          .catch(() => undefined);
+        await this.log.write({ level: 'warn', component: 'containers', error_code: 'CONTAINER_START_FAILED', message, entity_id: entityId }).catch(() => undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_BUNDLE_PATH } from '../runtime';
+import { bootFixture, type Fixture } from '../testing/runtime-fixture';
+import { runDemoScenario } from './scenario';
+import { startSteadyTraffic } from './steady-traffic';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+describe('demo scenario on the support-desk bundle', () => {
+  it('produces retries, dead letters, failed parses, decisions and pending items through the real runtime', async () => {
+    fx = await bootFixture(DEFAULT_BUNDLE_PATH, { autoStart: true });
+    const result = await runDemoScenario(fx.runtime);
+    expect(result.published).toBe(30);
+    expect(result.approved).toBeGreaterThan(3);
+    expect(result.rejected).toBe(1);
+    expect(result.pending_mailbox_items).toBeGreaterThan(0);
+    expect(result.dead_letters).toBeGreaterThan(0);
+    expect(result.retried_deliveries).toBeGreaterThan(0);
+    expect(result.failed_parses).toBeGreaterThan(0);
+    expect(result.turns).toBeGreaterThan(30);
+    const db = fx.store.db;
+    const paymentLogs = await db.selectFrom('logs').select('error_code').where('component', '=', 'mcp.payments').where('level_rank', '>=', 3).execute();
+    expect(paymentLogs.length).toBeGreaterThan(0);
+    const history = await db.selectFrom('mailbox_history').select('actor_token_id').where('action', '!=', 'created').execute();
+    expect(history.every((h) => h.actor_token_id === 'demo')).toBe(true);
+    const status = await fx.runtime.status();
+    expect(status.pending_deliveries).toBe(0);
+    expect(status.active_runs).toBe(0);
+  }, 60_000);
+
+  it('steady traffic publishes at its rate until stopped', async () => {
+    fx = await bootFixture(DEFAULT_BUNDLE_PATH, { autoStart: true });
+    const traffic = startSteadyTraffic(fx.runtime, { ratePerMinute: 1200 });
+    await new Promise((r) => setTimeout(r, 260));
+    await traffic.stop();
+    const after = traffic.published;
+    expect(after).toBeGreaterThanOrEqual(3);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(traffic.published).toBe(after);
+    const roots = await fx.store.db.selectFrom('runs').select('run_id').execute();
+    expect(roots).toHaveLength(after);
+    await fx.runtime.waitForIdle(20_000);
+  }, 30_000);
+});

@@ -1,0 +1,92 @@
+/**
+ * The demo scenario: runs realistic support traffic through the real runtime so a fresh install
+ * has something true to show. Tickets are published, agents triage them (with a model failure, a
+ * transcript that does not parse and a fax that never does), refund approvals open in the
+ * mailbox, the scenario plays a reviewer who approves the small refunds and rejects one, the
+ * flaky payments server produces retries and dead letters, and some items stay pending for a
+ * human operator.
+ */
+import type { Runtime } from '../runtime';
+import { demoTicket } from './tickets';
+
+export const DEMO_ACTOR = 'demo';
+
+export interface DemoScenarioOptions {
+  tickets?: number;
+  /** Ticket id prefix; change it to run the scenario again on the same store. */
+  prefix?: string;
+  /** Refund approvals left pending for a human, newest first. */
+  leavePending?: number;
+  timeoutMs?: number;
+}
+
+export interface DemoScenarioResult {
+  published: number;
+  approved: number;
+  rejected: number;
+  pending_mailbox_items: number;
+  events: number;
+  dead_letters: number;
+  retried_deliveries: number;
+  turns: number;
+  failed_parses: number;
+  conversations: number;
+}
+
+const REFUND_LIMIT = 500;
+
+export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOptions = {}): Promise<DemoScenarioResult> {
+  const count = options.tickets ?? 30;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const db = runtime.store.db;
+  for (let i = 0; i < count; i++) {
+    const t = demoTicket(i, options.prefix);
+    await runtime.publish({ event_name: 'ticket.created', payload: t.payload, entity_id: t.entity_id, source: DEMO_ACTOR });
+  }
+  await runtime.waitForIdle(timeoutMs);
+
+  const pending = await db
+    .selectFrom('mailbox_items')
+    .select(['mailbox_id', 'payload', 'source_entity_id'])
+    .where('status', '=', 'pending')
+    .where('type', '=', 'refund_approval')
+    .orderBy('seq')
+    .execute();
+  const keep = options.leavePending ?? 3;
+  const decide = pending.slice(0, Math.max(0, pending.length - keep));
+  let approved = 0;
+  let rejected = 0;
+  for (const item of decide) {
+    const amount = Number((JSON.parse(item.payload) as { amount?: unknown }).amount);
+    if (amount <= REFUND_LIMIT) {
+      const sheet = await runtime.decisionSheet(item.mailbox_id);
+      await runtime.approveMailboxItem({
+        mailbox_id: item.mailbox_id,
+        reason: `Within the ${REFUND_LIMIT} EUR agent refund limit`,
+        expected_entity_revision: sheet.entity_context.entity?.entity.revision,
+        actorTokenId: DEMO_ACTOR,
+      });
+      approved++;
+    } else if (rejected === 0) {
+      await runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'Above the refund limit; offered store credit instead', actorTokenId: DEMO_ACTOR });
+      rejected++;
+    }
+  }
+  await runtime.waitForIdle(timeoutMs);
+
+  const n = async (q: Promise<{ n: number | string | bigint } | undefined>) => Number((await q)?.n ?? 0);
+  const countOf = <T extends 'events' | 'dead_letters' | 'turns' | 'conversations'>(table: T) =>
+    db.selectFrom(table as 'events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return {
+    published: count,
+    approved,
+    rejected,
+    pending_mailbox_items: await n(db.selectFrom('mailbox_items').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst()),
+    events: await n(countOf('events')),
+    dead_letters: await n(countOf('dead_letters')),
+    retried_deliveries: await n(db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('attempts', '>', 1).executeTakeFirst()),
+    turns: await n(countOf('turns')),
+    failed_parses: await n(db.selectFrom('turns').select((eb) => eb.fn.countAll<number>().as('n')).where('parse_ok', '=', 0).executeTakeFirst()),
+    conversations: await n(countOf('conversations')),
+  };
+}

@@ -1,0 +1,528 @@
+/**
+ * The dispatcher claims due deliveries with a lease, runs their handlers and records the outcome.
+ *
+ * Claiming is a conditional UPDATE (status pending and due, or in_progress with an expired lease),
+ * so when several processes share one database exactly one of them wins each delivery; the
+ * completion is conditional on still holding that lease (owner and attempt number), and a
+ * handler's writes and emitted events commit in the same transaction as the status flip. A
+ * process that dies mid-handler leaves a lease that expires, and the delivery is claimed again.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Database, Transaction } from '@switchboard/store';
+import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
+import { HandlerFailure, asHandlerFailure } from './handler-failure';
+import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
+import { newId } from './ids';
+import { validatePayload } from './payload-schema';
+
+export interface DispatcherOptions {
+  /** Handlers run at once by this process. */
+  concurrency?: number;
+  /** Poll interval while work exists; doubles up to idlePollMaxMs while idle. */
+  pollMs?: number;
+  idlePollMaxMs?: number;
+  /** Lease owner id; unique per process by default. */
+  owner?: string;
+}
+
+class LeaseLost extends Error {
+  constructor(deliveryId: string) {
+    super(`lease on ${deliveryId} was lost before completion`);
+  }
+}
+
+export const MAX_BACKOFF_MS = 60_000;
+
+export function backoffFor(baseMs: number, attempt: number): number {
+  return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.max(0, attempt - 1));
+}
+
+export function subscriberKey(type: string, id: string): string {
+  return `${type}:${id}`;
+}
+
+export class Dispatcher {
+  readonly owner: string;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly idlePollMaxMs: number;
+  private running = false;
+  private loopPromise: Promise<void> | undefined;
+  private claimsPaused = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private wakeUp: (() => void) | undefined;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly services: RuntimeServices,
+    private readonly handlers: Map<string, SubscriberHandler>,
+    options: DispatcherOptions = {},
+  ) {
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.concurrency = options.concurrency ?? 4;
+    this.pollMs = options.pollMs ?? 25;
+    this.idlePollMaxMs = options.idlePollMaxMs ?? 250;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  get claimsArePaused(): boolean {
+    return this.claimsPaused;
+  }
+
+  /** Stops claiming new deliveries (in-flight handlers finish); used by reset quiescence. */
+  pauseClaims(): void {
+    this.claimsPaused = true;
+  }
+
+  resumeClaims(): void {
+    this.claimsPaused = false;
+    this.wake();
+  }
+
+  /** Called after anything that creates deliveries, so they run without waiting for the next poll. */
+  wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = undefined;
+    w?.();
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopPromise = this.loop();
+  }
+
+  /** Stops the loop and waits for in-flight handlers to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loopPromise;
+    this.loopPromise = undefined;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakeUp = undefined;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    let idleDelay = this.pollMs;
+    while (this.running) {
+      let claimed = 0;
+      if (!this.claimsPaused && this.inFlight.size < this.concurrency) {
+        try {
+          const batch = await this.claimDue(this.concurrency - this.inFlight.size);
+          claimed = batch.length;
+          for (const d of batch) this.track(d);
+        } catch (err) {
+          await this.safeLog('warn', 'CLAIM_FAILED', `claiming deliveries failed: ${(err as Error).message}`);
+        }
+      }
+      if (claimed > 0) {
+        idleDelay = this.pollMs;
+        if (this.inFlight.size < this.concurrency) continue;
+        await this.sleep(this.pollMs);
+        continue;
+      }
+      if (Date.now() - this.lastSweep > 2_000 && this.inFlight.size === 0) {
+        this.lastSweep = Date.now();
+        await this.settleQuietRuns().catch(() => undefined);
+      }
+      await this.sleep(idleDelay);
+      idleDelay = Math.min(idleDelay * 2, this.idlePollMaxMs);
+    }
+  }
+
+  private track(d: DeliveryRecord): Promise<void> {
+    const p: Promise<void> = this.process(d)
+      .catch((err) => this.safeLog('error', 'DISPATCH_FAULT', `delivery ${d.delivery_id}: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(p);
+        this.wake();
+      });
+    this.inFlight.add(p);
+    return p;
+  }
+
+  private async safeLog(level: 'warn' | 'error', code: string, message: string): Promise<void> {
+    try {
+      await this.services.log.write({ level, component: 'dispatcher', error_code: code, message });
+    } catch {
+      // The store itself is failing; the next loop iteration retries the work anyway.
+    }
+  }
+
+  /** Claims up to `limit` due deliveries; each claim is a conditional update only one claimer can win. */
+  async claimDue(limit: number): Promise<DeliveryRecord[]> {
+    if (limit <= 0) return [];
+    const { store, clock, bundle } = this.services;
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const candidates = await store.db
+      .selectFrom('deliveries')
+      .select(['delivery_id', 'status', 'lease_owner'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+          eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+        ]),
+      )
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+    const claimed: DeliveryRecord[] = [];
+    const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
+    for (const c of candidates) {
+      const row = await store.db
+        .updateTable('deliveries')
+        .set((eb) => ({
+          status: 'in_progress',
+          lease_owner: this.owner,
+          lease_expires_at: leaseUntil,
+          attempts: eb('attempts', '+', 1),
+          updated_at: nowIso,
+        }))
+        .where('delivery_id', '=', c.delivery_id)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+            eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+          ]),
+        )
+        .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
+        .executeTakeFirst();
+      if (!row) continue;
+      if (c.status === 'in_progress') {
+        await this.services.log.write({
+          level: 'warn',
+          component: 'dispatcher',
+          error_code: 'LEASE_EXPIRED',
+          message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${c.lease_owner ?? 'an earlier claimer'} expired before it finished`,
+          delivery_id: row.delivery_id,
+          event_id: row.event_id,
+          run_id: row.run_id,
+        });
+      }
+      claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent', attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) });
+    }
+    return claimed;
+  }
+
+  private async loadEvent(eventId: string): Promise<EventRecord> {
+    const e = await this.services.store.db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
+    return {
+      event_id: e.event_id,
+      event_name: e.event_name,
+      payload: JSON.parse(e.payload) as Record<string, unknown>,
+      entity_id: e.entity_id,
+      run_id: e.run_id,
+      chain_depth: e.chain_depth,
+      created_at: e.created_at,
+      seq: Number(e.seq),
+    };
+  }
+
+  /** Runs one claimed delivery to its recorded outcome. */
+  async process(d: DeliveryRecord): Promise<void> {
+    const { bundle } = this.services;
+    const event = await this.loadEvent(d.event_id);
+    const handler = this.handlers.get(subscriberKey(d.subscriber_type, d.subscriber_id));
+    let failure: HandlerFailure | undefined;
+    let outcome: HandlerOutcome | undefined;
+    if (!handler) {
+      failure = new HandlerFailure(`no ${d.subscriber_type} "${d.subscriber_id}" in bundle ${bundle.definition.name}@${bundle.definition.version}`, {
+        failureType: 'unknown_subscriber',
+        reasonCode: 'unknown_subscriber',
+        retryable: false,
+      });
+    } else if (d.attempts > d.max_attempts) {
+      failure = new HandlerFailure(`the last attempt did not finish within its ${bundle.definition.runtime.lease_ms} ms lease (the process handling it stopped)`, {
+        failureType: 'timeout',
+        reasonCode: 'lease_expired',
+        retryable: false,
+      });
+    } else {
+      const timeoutMs = bundle.definition.runtime.handler_timeout_ms;
+      const controller = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const err = new HandlerFailure(`handler ${d.subscriber_id} did not finish within ${timeoutMs} ms`, { failureType: 'timeout', reasonCode: 'handler_timeout' });
+          controller.abort(err);
+          reject(err);
+        }, timeoutMs);
+      });
+      try {
+        outcome = await Promise.race([handler.handle({ services: this.services, delivery: d, event, attempt: d.attempts, signal: controller.signal }), timedOut]);
+      } catch (err) {
+        failure = asHandlerFailure(err);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+
+    if (!failure) {
+      try {
+        const emitted = await this.complete(d, event, outcome ?? {});
+        if (emitted > 0) this.wake();
+        return;
+      } catch (err) {
+        if (err instanceof LeaseLost) {
+          await this.safeLog('warn', 'LEASE_LOST', err.message);
+          return;
+        }
+        failure = asHandlerFailure(err);
+      }
+    }
+    await this.fail(d, event, failure);
+  }
+
+  private makeEmit(trx: Transaction<Database>, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number }): Emit {
+    const { bundle } = this.services;
+    return async (eventName, payload, options) => {
+      const depth = event.chain_depth + 1;
+      const max = bundle.definition.runtime.max_chain_depth;
+      if (depth > max) {
+        throw new HandlerFailure(`${d.subscriber_id} tried to emit ${eventName} at chain depth ${depth}, over the bundle's max_chain_depth of ${max}`, {
+          failureType: 'chain_depth_exceeded',
+          reasonCode: 'chain_depth_exceeded',
+          retryable: false,
+          errorCode: 'CHAIN_DEPTH_EXCEEDED',
+        });
+      }
+      const def = bundle.definition.events[eventName];
+      if (!def) throw new HandlerFailure(`${d.subscriber_id} emitted unknown event ${eventName}`, { reasonCode: 'unknown_event', retryable: false });
+      const issues = validatePayload(def.payload_schema, payload);
+      if (issues.length > 0) {
+        throw new HandlerFailure(`${d.subscriber_id} emitted ${eventName} with an invalid payload: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, {
+          reasonCode: 'emit_payload_invalid',
+          retryable: false,
+        });
+      }
+      counter.n++;
+      return insertEventWithDeliveries(trx, bundle, now, {
+        event_name: eventName,
+        payload,
+        entity_id: options?.entity_id !== undefined ? options.entity_id : event.entity_id,
+        run_id: event.run_id ?? event.event_id,
+        source: `${d.subscriber_type}:${d.subscriber_id}`,
+        chain_depth: depth,
+        parent_event_id: event.event_id,
+      });
+    };
+  }
+
+  private ownLease(d: DeliveryRecord) {
+    return <Q extends { where: (...args: any[]) => Q }>(q: Q): Q =>
+      q.where('delivery_id', '=', d.delivery_id).where('lease_owner', '=', this.owner).where('status', '=', 'in_progress').where('attempts', '=', d.attempts);
+  }
+
+  private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
+    const { store, clock } = this.services;
+    const counter = { n: 0 };
+    await store.transaction(async (trx) => {
+      const now = clock.now();
+      await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
+      const res = await this.ownLease(d)(
+        trx.updateTable('deliveries').set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: now.toISOString() }),
+      ).executeTakeFirst();
+      if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+      await settleRunIfDone(trx, d.run_id, now);
+    });
+    return counter.n;
+  }
+
+  private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {
+    const { store, clock, bundle, log } = this.services;
+    const final = !failure.retryable || d.attempts >= d.max_attempts;
+    const ids = { event_id: event.event_id, run_id: d.run_id, delivery_id: d.delivery_id, entity_id: event.entity_id };
+    if (!failure.logged) {
+      await log.write({
+        level: final ? 'error' : 'warn',
+        component: failure.component ?? `${d.subscriber_type}.${d.subscriber_id}`,
+        error_code: failure.errorCode ?? failure.reasonCode.toUpperCase(),
+        message: `${d.subscriber_id} failed on ${event.event_name} (attempt ${d.attempts}): ${failure.message}`,
+        ...ids,
+      });
+    }
+    try {
+      await store.transaction(async (trx) => {
+        const now = clock.now();
+        const nowIso = now.toISOString();
+        await failure.record?.(trx, { final, attempt: d.attempts });
+        if (!final) {
+          const delay = backoffFor(bundle.definition.runtime.backoff_ms, d.attempts);
+          const res = await this.ownLease(d)(
+            trx.updateTable('deliveries').set({
+              status: 'pending',
+              lease_owner: null,
+              lease_expires_at: null,
+              next_attempt_at: new Date(now.getTime() + delay).toISOString(),
+              last_error: failure.message.slice(0, 2000),
+              reason_code: failure.reasonCode,
+              updated_at: nowIso,
+            }),
+          ).executeTakeFirst();
+          if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+          await log.write(
+            {
+              level: 'warn',
+              component: 'dispatcher',
+              error_code: 'DELIVERY_RETRY',
+              message: `retrying ${d.subscriber_id} on ${event.event_name} in ${delay} ms (attempt ${d.attempts} of ${d.max_attempts} failed: ${failure.reasonCode})`,
+              ...ids,
+            },
+            trx,
+          );
+          return;
+        }
+        const res = await this.ownLease(d)(
+          trx.updateTable('deliveries').set({
+            status: 'failed',
+            lease_owner: null,
+            lease_expires_at: null,
+            last_error: failure.message.slice(0, 2000),
+            reason_code: failure.reasonCode,
+            updated_at: nowIso,
+          }),
+        ).executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+        const dead_letter_id = newId('dl', now);
+        await trx
+          .insertInto('dead_letters')
+          .values({
+            dead_letter_id,
+            event_id: event.event_id,
+            event_seq: event.seq,
+            event_created_at: event.created_at,
+            delivery_id: d.delivery_id,
+            run_id: d.run_id,
+            subscriber_id: d.subscriber_id,
+            chain_depth: event.chain_depth,
+            created_at: nowIso,
+            failure_type: failure.failureType,
+            retry_count: Math.max(0, Math.min(d.attempts, d.max_attempts) - 1),
+            error_message: failure.message.slice(0, 2000),
+            handler_node: d.subscriber_id,
+            reason_code: failure.reasonCode,
+          })
+          .execute();
+        await trx.updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', event.event_id).execute();
+        await log.write(
+          {
+            level: 'error',
+            component: 'dispatcher',
+            error_code: 'DEAD_LETTER',
+            message: `dead-lettered ${d.subscriber_id} on ${event.event_name} after ${d.attempts} attempt(s): ${failure.failureType}/${failure.reasonCode}: ${failure.message}`,
+            dead_letter_id,
+            ...ids,
+          },
+          trx,
+        );
+        await settleRunIfDone(trx, d.run_id, now);
+      });
+    } catch (err) {
+      if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);
+      else throw err;
+    }
+  }
+
+  /** Deliveries not yet finished (pending, including retries waiting for backoff, or in progress). */
+  async openDeliveryCount(): Promise<number> {
+    const r = await this.services.store.db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'in_progress'])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Resolves once nothing is in flight here and no delivery is open in the store. */
+  async waitForIdle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.inFlight.size === 0 && (await this.openDeliveryCount()) === 0) return;
+      if (Date.now() > deadline) throw new Error(`runtime not idle after ${timeoutMs} ms (${await this.openDeliveryCount()} open deliveries, ${this.inFlight.size} in flight)`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /**
+   * Deterministic dispatch for tests and scripts: claims and runs deliveries one at a time in
+   * this call until none is open, sleeping only while retries wait out their backoff.
+   */
+  async runUntilIdle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const batch = this.claimsPaused ? [] : await this.claimDue(16);
+      for (const d of batch) await this.track(d);
+      if (batch.length > 0) continue;
+      if (this.inFlight.size === 0 && (await this.openDeliveryCount()) === 0) return;
+      if (Date.now() > deadline) throw new Error(`runUntilIdle: still ${await this.openDeliveryCount()} open deliveries after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** Settles runs whose chain went quiet without a completion noticing (another process, a crash). */
+  async settleQuietRuns(): Promise<number> {
+    const { store, clock } = this.services;
+    const runs = await store.db
+      .selectFrom('runs')
+      .select('run_id')
+      .where('status', '=', 'running')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
+      )
+      .limit(500)
+      .execute();
+    let settled = 0;
+    for (const r of runs) {
+      const s = await store.transaction((trx) => settleRunIfDone(trx, r.run_id, clock.now()));
+      if (s) settled++;
+    }
+    return settled;
+  }
+
+  /**
+   * Cancels deliveries that have not started (all, or those of the given runs) and marks their
+   * running runs cancelled once nothing of them is in progress. Queued ingress is left alone
+   * (see Ingress.cancelQueued). For reset quiescence.
+   */
+  async cancelPending(runIds?: string[]): Promise<{ cancelled_deliveries: number; cancelled_runs: number }> {
+    if (runIds && runIds.length === 0) return { cancelled_deliveries: 0, cancelled_runs: 0 };
+    const { store, clock } = this.services;
+    return store.transaction(async (trx) => {
+      const nowIso = clock.now().toISOString();
+      let q = trx.updateTable('deliveries').set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).where('status', '=', 'pending');
+      if (runIds) q = q.where('run_id', 'in', runIds);
+      const res = await q.executeTakeFirst();
+      let runs = trx
+        .updateTable('runs')
+        .set({ status: 'cancelled', settled_at: nowIso })
+        .where('status', '=', 'running')
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', '=', 'in_progress'))),
+        );
+      if (runIds) runs = runs.where('run_id', 'in', runIds);
+      const r = await runs.executeTakeFirst();
+      return { cancelled_deliveries: Number(res.numUpdatedRows), cancelled_runs: Number(r.numUpdatedRows) };
+    });
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * What a subscriber handler sees and returns. Handlers do their slow work (model and tool calls)
+ * outside any transaction and return `apply`, which the dispatcher runs in the same transaction
+ * that marks the delivery delivered: a handler's writes and emitted events commit exactly once.
+ */
+import type { Clock, Database, Store, Transaction } from '@switchboard/store';
+import type { LoadedBundle } from './bundle/load';
+import type { WrittenEvent } from './event-store';
+import type { ModelProvider } from './providers/provider';
+import type { RuntimeLog } from './runtime-log';
+import type { ToolRegistry } from './tool-servers/registry';
+
+export interface RuntimeServices {
+  bundle: LoadedBundle;
+  store: Store;
+  clock: Clock;
+  log: RuntimeLog;
+  tools: ToolRegistry;
+  provider: ModelProvider;
+  /** Told when an entity is created (inside its transaction): managed entities get a container after it commits. */
+  onEntityCreated?: (entityId: string, entityType: string) => void;
+}
+
+export interface DeliveryRecord {
+  delivery_id: string;
+  event_id: string;
+  run_id: string | null;
+  subscriber_id: string;
+  subscriber_type: 'node' | 'agent';
+  attempts: number;
+  max_attempts: number;
+}
+
+export interface EventRecord {
+  event_id: string;
+  event_name: string;
+  payload: Record<string, unknown>;
+  entity_id: string | null;
+  run_id: string | null;
+  chain_depth: number;
+  created_at: string;
+  seq: number;
+}
+
+export interface DeliveryContext {
+  services: RuntimeServices;
+  delivery: DeliveryRecord;
+  event: EventRecord;
+  /** 1-based attempt number of this delivery. */
+  attempt: number;
+  signal: AbortSignal;
+}
+
+export interface EmitOptions {
+  entity_id?: string | null;
+}
+
+export type Emit = (eventName: string, payload: Record<string, unknown>, options?: EmitOptions) => Promise<WrittenEvent>;
+
+export interface HandlerOutcome {
+  apply?: (trx: Transaction<Database>, emit: Emit) => Promise<void>;
+}
+
+export interface SubscriberHandler {
+  handle(ctx: DeliveryContext): Promise<HandlerOutcome>;
+}

@@ -1,0 +1,220 @@
+/**
+ * Runtime ingress: publishing events, pausing and resuming. While paused, a publish is accepted
+ * and written durably (a `queued` run and an ingress_queue row) before it is acknowledged.
+ * Resume releases each queued item in its own transaction whose first statement is a conditional
+ * UPDATE (queued → released): two concurrent resumes, in one process or several, or a resume
+ * repeated after a crash, release every item exactly once.
+ */
+import { RpcError } from '@switchboard/contract';
+import type { Clock, Database, Kysely, Transaction } from '@switchboard/store';
+import type { LoadedBundle } from './bundle/load';
+import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
+import { newId } from './ids';
+import { validatePayload } from './payload-schema';
+import type { RuntimeLog } from './runtime-log';
+
+export type IngressState = 'open' | 'paused';
+
+export interface PublishInput {
+  event_name: string;
+  payload?: Record<string, unknown>;
+  entity_id?: string;
+  bundle_ref?: { fingerprint: string };
+  /** Who published: "api" by default; the demo uses "demo". */
+  source?: string;
+}
+
+export interface PublishResult {
+  run_id: string;
+  event_id: string;
+  status: 'running' | 'queued';
+}
+
+const INGRESS_KEY = 'ingress';
+
+async function setState(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('runtime_state')
+    .values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+    .execute();
+}
+
+export async function readIngressState(db: Kysely<Database>): Promise<IngressState> {
+  const row = await db.selectFrom('runtime_state').select('value').where('key', '=', INGRESS_KEY).executeTakeFirst();
+  return row?.value === 'paused' ? 'paused' : 'open';
+}
+
+export class Ingress {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly bundle: LoadedBundle,
+    private readonly clock: Clock,
+    private readonly log: RuntimeLog,
+    private readonly onEventWritten: () => void,
+  ) {}
+
+  state(): Promise<IngressState> {
+    return readIngressState(this.db);
+  }
+
+  /** Validates against the boot bundle's catalog; throws RpcError the API maps to its error codes. */
+  validate(input: PublishInput): Record<string, unknown> {
+    if (input.bundle_ref && input.bundle_ref.fingerprint !== this.bundle.fingerprint) {
+      throw new RpcError('BUNDLE_MISMATCH', 'bundle_ref.fingerprint does not match the bundle loaded at boot; per-run bundles are not supported in v1', {
+        expected: this.bundle.fingerprint,
+        got: input.bundle_ref.fingerprint,
+      });
+    }
+    const def = this.bundle.definition.events[input.event_name];
+    if (!def) {
+      throw new RpcError('UNKNOWN_EVENT', `"${input.event_name}" is not in the event catalog of ${this.bundle.definition.name}`, {
+        event_name: input.event_name,
+        known: Object.keys(this.bundle.definition.events),
+      });
+    }
+    const payload = input.payload ?? {};
+    const issues = validatePayload(def.payload_schema, payload);
+    if (issues.length > 0) throw new RpcError('INVALID_PARAMS', `payload does not match the schema of ${input.event_name}`, { issues });
+    return payload;
+  }
+
+  /** Durable before it returns: the run, event and deliveries (or the queue entry) are committed. */
+  async publish(input: PublishInput): Promise<PublishResult> {
+    const payload = this.validate(input);
+    const source = input.source ?? 'api';
+    const result = await this.db.transaction().execute(async (trx) => {
+      const now = this.clock.now();
+      const nowIso = now.toISOString();
+      const run_id = newId('run', now);
+      const event_id = newId('evt', now);
+      const paused = (await readIngressState(trx)) === 'paused';
+      await trx
+        .insertInto('runs')
+        .values({
+          run_id,
+          status: paused ? 'queued' : 'running',
+          root_event_id: event_id,
+          event_name: input.event_name,
+          entity_id: input.entity_id ?? null,
+          bundle_fingerprint: this.bundle.fingerprint,
+          created_at: nowIso,
+          settled_at: null,
+        })
+        .execute();
+      if (paused) {
+        await trx
+          .insertInto('ingress_queue')
+          .values({
+            queue_id: newId('q', now),
+            event_id,
+            run_id,
+            event_name: input.event_name,
+            payload: JSON.stringify(payload),
+            entity_id: input.entity_id ?? null,
+            source,
+            status: 'queued',
+            queued_at: nowIso,
+            released_at: null,
+          })
+          .execute();
+        return { run_id, event_id, status: 'queued' as const };
+      }
+      const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+        event_id,
+        event_name: input.event_name,
+        payload,
+        entity_id: input.entity_id ?? null,
+        run_id,
+        source,
+        chain_depth: 0,
+        parent_event_id: null,
+      });
+      if (written.delivery_ids.length === 0) await settleRunIfDone(trx, run_id, now);
+      return { run_id, event_id, status: 'running' as const };
+    });
+    if (result.status === 'running') this.onEventWritten();
+    return result;
+  }
+
+  async pause(reason?: string, actor = 'runtime'): Promise<IngressState> {
+    const before = await this.state();
+    await this.db.transaction().execute(async (trx) => {
+      await setState(trx, INGRESS_KEY, 'paused');
+      await setState(trx, 'ingress_changed_at', this.clock.now().toISOString());
+      if (before !== 'paused') {
+        await this.log.write({ level: 'info', component: 'ingress', message: `ingress paused by ${actor}${reason ? `: ${reason}` : ''}; publishes are queued until resume` }, trx);
+      }
+    });
+    return 'paused';
+  }
+
+  /** Opens ingress, then releases every queued item. Returns how many this call released. */
+  async resume(actor = 'runtime'): Promise<number> {
+    const before = await this.state();
+    await this.db.transaction().execute(async (trx) => {
+      await setState(trx, INGRESS_KEY, 'open');
+      await setState(trx, 'ingress_changed_at', this.clock.now().toISOString());
+      if (before !== 'open') await this.log.write({ level: 'info', component: 'ingress', message: `ingress resumed by ${actor}` }, trx);
+    });
+    const released = await this.releaseQueued();
+    if (released > 0) await this.log.write({ level: 'info', component: 'ingress', message: `released ${released} queued publish(es) to dispatch` });
+    return released;
+  }
+
+  async queueDepth(): Promise<number> {
+    const r = await this.db.selectFrom('ingress_queue').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'queued').executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Releases queued items while ingress is open; safe to run concurrently and to re-run after a crash. */
+  async releaseQueued(batchSize = 200): Promise<number> {
+    let released = 0;
+    for (;;) {
+      if ((await this.state()) === 'paused') return released;
+      const batch = await this.db.selectFrom('ingress_queue').selectAll().where('status', '=', 'queued').orderBy('seq').limit(batchSize).execute();
+      if (batch.length === 0) return released;
+      for (const item of batch) {
+        if (await this.releaseOne(item)) released++;
+      }
+      this.onEventWritten();
+    }
+  }
+
+  private async releaseOne(item: { queue_id: string; event_id: string; run_id: string; event_name: string; payload: string; entity_id: string | null; source: string }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx: Transaction<Database>) => {
+      const now = this.clock.now();
+      const flipped = await trx
+        .updateTable('ingress_queue')
+        .set({ status: 'released', released_at: now.toISOString() })
+        .where('queue_id', '=', item.queue_id)
+        .where('status', '=', 'queued')
+        .executeTakeFirst();
+      if (Number(flipped.numUpdatedRows) !== 1) return false;
+      const run = await trx.updateTable('runs').set({ status: 'running' }).where('run_id', '=', item.run_id).where('status', '=', 'queued').executeTakeFirst();
+      // A run cancelled while queued (reset quiescence) is released without dispatching anything.
+      if (Number(run.numUpdatedRows) !== 1) return true;
+      const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+        event_id: item.event_id,
+        event_name: item.event_name,
+        payload: JSON.parse(item.payload) as Record<string, unknown>,
+        entity_id: item.entity_id,
+        run_id: item.run_id,
+        source: item.source,
+        chain_depth: 0,
+        parent_event_id: null,
+      });
+      if (written.delivery_ids.length === 0) await settleRunIfDone(trx, item.run_id, now);
+      return true;
+    });
+  }
+
+  /** Cancels queued publishes (their runs become cancelled); for reset quiescence. */
+  async cancelQueued(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const nowIso = this.clock.now().toISOString();
+      const res = await trx.updateTable('runs').set({ status: 'cancelled', settled_at: nowIso }).where('status', '=', 'queued').executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    });
+  }
+}

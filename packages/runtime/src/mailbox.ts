@@ -1,0 +1,236 @@
+/**
+ * Mailbox items: opened by approval gates, decided by operators. A decision and its history entry
+ * commit in one transaction, and the status flip is a conditional UPDATE (WHERE status='pending'),
+ * so of two concurrent decisions exactly one wins and the other sees MAILBOX_NOT_PENDING.
+ */
+import { RpcError, type DecisionSheet } from '@switchboard/contract';
+import type { Database, Kysely, Transaction } from '@switchboard/store';
+import type { LoadedBundle } from './bundle/load';
+import { evaluateGates, getEntity, toEntityRecord } from './entities';
+import { insertEventWithDeliveries, reopenRun } from './event-store';
+import { newId } from './ids';
+import { validatePayload } from './payload-schema';
+import type { RuntimeLog } from './runtime-log';
+import type { Clock } from '@switchboard/store';
+
+export interface NewMailboxItem {
+  type: string;
+  priority: 'low' | 'normal' | 'high' | 'urgent';
+  source_flow: string;
+  payload: Record<string, unknown>;
+  source_entity_id: string | null;
+  source_event_id: string | null;
+  run_id: string | null;
+}
+
+export const RUNTIME_ACTOR = 'runtime';
+
+export async function openMailboxItem(trx: Transaction<Database>, now: Date, item: NewMailboxItem): Promise<string> {
+  const mailbox_id = newId('mbx', now);
+  const ts = now.toISOString();
+  await trx
+    .insertInto('mailbox_items')
+    .values({
+      mailbox_id,
+      created_at: ts,
+      payload: JSON.stringify(item.payload),
+      priority: item.priority,
+      source_flow: item.source_flow,
+      status: 'pending',
+      type: item.type,
+      decided_at: null,
+      decision: null,
+      source_entity_id: item.source_entity_id,
+      source_event_id: item.source_event_id,
+      run_id: item.run_id,
+    })
+    .execute();
+  await trx
+    .insertInto('mailbox_history')
+    .values({ mailbox_id, action: 'created', actor_token_id: RUNTIME_ACTOR, ts, decision_payload: null, reason: null, decision_id: null })
+    .execute();
+  return mailbox_id;
+}
+
+export interface RejectInput {
+  mailbox_id: string;
+  reason: string;
+  actorTokenId: string;
+}
+
+export interface ApproveInput {
+  mailbox_id: string;
+  reason?: string;
+  decision_payload?: Record<string, unknown>;
+  expected_entity_revision?: number;
+  actorTokenId: string;
+}
+
+export interface DecisionOutcome {
+  ok: true;
+  mailbox_decision_id: string;
+  status: 'approved' | 'rejected';
+  downstream_event_id?: string;
+  downstream_event_name?: string;
+  downstream_subscriber_source?: 'event_catalog';
+  downstream_subscribers?: string[];
+}
+
+export class MailboxService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly bundle: LoadedBundle,
+    private readonly clock: Clock,
+    private readonly log: RuntimeLog,
+    private readonly onEventWritten: () => void,
+  ) {}
+
+  private async pendingItem(trx: Transaction<Database>, mailboxId: string) {
+    const item = await trx.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+    if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
+    if (item.status !== 'pending') throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${mailboxId} is already ${item.status}`, { status: item.status });
+    return item;
+  }
+
+  private async decide(trx: Transaction<Database>, mailboxId: string, decision: 'approved' | 'rejected', now: Date): Promise<void> {
+    const res = await trx
+      .updateTable('mailbox_items')
+      .set({ status: decision, decision, decided_at: now.toISOString() })
+      .where('mailbox_id', '=', mailboxId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) {
+      const current = await trx.selectFrom('mailbox_items').select('status').where('mailbox_id', '=', mailboxId).executeTakeFirst();
+      throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${mailboxId} is already ${current?.status ?? 'decided'}`, { status: current?.status ?? 'unknown' });
+    }
+  }
+
+  async reject(input: RejectInput): Promise<DecisionOutcome> {
+    const reason = input.reason.trim();
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const now = this.clock.now();
+      const item = await this.pendingItem(trx, input.mailbox_id);
+      await this.decide(trx, item.mailbox_id, 'rejected', now);
+      const mailbox_decision_id = newId('dec', now);
+      await trx
+        .insertInto('mailbox_history')
+        .values({ mailbox_id: item.mailbox_id, action: 'rejected', actor_token_id: input.actorTokenId, ts: now.toISOString(), decision_payload: null, reason, decision_id: mailbox_decision_id })
+        .execute();
+      await this.log.write(
+        { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.actorTokenId}: ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
+        trx,
+      );
+      return { ok: true as const, mailbox_decision_id, status: 'rejected' as const };
+    });
+    return outcome;
+  }
+
+  async approve(input: ApproveInput): Promise<DecisionOutcome> {
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const now = this.clock.now();
+      const item = await this.pendingItem(trx, input.mailbox_id);
+      if (input.expected_entity_revision !== undefined) {
+        const entity = item.source_entity_id ? await getEntity(trx, item.source_entity_id) : undefined;
+        const actual = entity?.revision ?? null;
+        if (actual !== input.expected_entity_revision) {
+          throw new RpcError('STALE_DECISION_SHEET', `The entity is at revision ${actual ?? 'none'}, the decision sheet showed ${input.expected_entity_revision}; reload and decide again`, {
+            expected: input.expected_entity_revision,
+            actual,
+          });
+        }
+      }
+      const route = this.bundle.definition.approval_routes[item.type];
+      let payload: Record<string, unknown> | undefined;
+      if (route) {
+        payload = { ...(JSON.parse(item.payload) as Record<string, unknown>), ...(input.decision_payload ?? {}) };
+        const issues = validatePayload(this.bundle.definition.events[route.emit]!.payload_schema, payload);
+        if (issues.length > 0) {
+          throw new RpcError('INVALID_PARAMS', `The approved payload does not fit ${route.emit}`, {
+            issues: issues.map((i) => ({ path: i.path.replace(/^payload/, 'decision_payload'), message: i.message })),
+          });
+        }
+      }
+      await this.decide(trx, item.mailbox_id, 'approved', now);
+      const mailbox_decision_id = newId('dec', now);
+      await trx
+        .insertInto('mailbox_history')
+        .values({
+          mailbox_id: item.mailbox_id,
+          action: 'approved',
+          actor_token_id: input.actorTokenId,
+          ts: now.toISOString(),
+          decision_payload: input.decision_payload ? JSON.stringify(input.decision_payload) : null,
+          reason: input.reason?.trim() || null,
+          decision_id: mailbox_decision_id,
+        })
+        .execute();
+      const result: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'approved' };
+      if (route && payload) {
+        const source = item.source_event_id
+          ? await trx.selectFrom('events').select(['chain_depth', 'run_id']).where('event_id', '=', item.source_event_id).executeTakeFirst()
+          : undefined;
+        const runId = item.run_id ?? source?.run_id ?? null;
+        if (runId) {
+          await reopenRun(trx, runId);
+          const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+            event_name: route.emit,
+            payload,
+            entity_id: item.source_entity_id,
+            run_id: runId,
+            source: `mailbox:${item.mailbox_id}`,
+            chain_depth: (source?.chain_depth ?? 0) + 1,
+            parent_event_id: item.source_event_id,
+          });
+          Object.assign(result, {
+            downstream_event_id: written.event_id,
+            downstream_event_name: route.emit,
+            downstream_subscriber_source: 'event_catalog' as const,
+            downstream_subscribers: written.subscribers,
+          });
+        }
+      }
+      await this.log.write(
+        {
+          level: 'info',
+          component: 'mailbox',
+          message: `${item.type} ${item.mailbox_id} approved by ${input.actorTokenId}${result.downstream_event_name ? `; emitted ${result.downstream_event_name}` : ''}`,
+          run_id: item.run_id,
+          entity_id: item.source_entity_id,
+          event_id: result.downstream_event_id ?? item.source_event_id,
+        },
+        trx,
+      );
+      return result;
+    });
+    if (outcome.downstream_event_id) this.onEventWritten();
+    return outcome;
+  }
+
+  /** The server-owned decision sheet: downstream preview from the bundle, entity context from the store. */
+  async decisionSheet(mailboxId: string): Promise<DecisionSheet> {
+    const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+    if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
+    const route = this.bundle.definition.approval_routes[item.type];
+    const downstream_preview: DecisionSheet['downstream_preview'] = route
+      ? { available: true, subscriber_source: 'event_catalog', event_name: route.emit, subscribers: (this.bundle.definition.events[route.emit]?.subscribers ?? []).map((s) => s.id) }
+      : { available: false, subscriber_source: 'event_catalog', subscribers: [], reason: 'no_approval_route' };
+    let entity_context: DecisionSheet['entity_context'];
+    if (!item.source_entity_id) entity_context = { available: false, reason: 'no_source_entity' };
+    else {
+      const row = await getEntity(this.db, item.source_entity_id);
+      if (!row) entity_context = { available: false, reason: 'entity_not_found' };
+      else {
+        entity_context = {
+          available: true,
+          entity: {
+            accumulated: JSON.parse(row.accumulated) as Record<string, unknown>,
+            fields: JSON.parse(row.fields) as Record<string, unknown>,
+            gates: evaluateGates(this.bundle.definition.entity_types[row.entity_type], row),
+            entity: toEntityRecord(row),
+          },
+        };
+      }
+    }
+    return { downstream_preview, entity_context };
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Reset owner 1, the plan: what goes, what stays and how many, plus `plan_hash`, a fingerprint of
+ * exactly what would be done (per removed table its row count and newest row marker, the agents to
+ * reset, the containers to stop, the bundle). An apply that carries the hash of an earlier dry run
+ * is refused with PLAN_STALE when the state has moved since. In apply mode the plan owner also
+ * takes the reset lock before anything else happens.
+ */
+import { createHash } from 'node:crypto';
+import { RpcError } from '@switchboard/contract';
+import { canonicalJson } from '../bundle/load';
+import { listContainersToStop } from './container-stop';
+import type { ResetContext } from './reset-context';
+import type { ResetLock } from './reset-lock';
+import { KEPT_RECORDS, REMOVED_TABLES, countAgentsToReset, countKept, snapshotRemovals, type RemovalCounts } from './run-scoped-records';
+
+export interface PlanSection {
+  [key: string]: unknown;
+  plan_hash: string;
+  remove: RemovalCounts;
+  reset: { agents: number };
+  keep: {
+    tokens: number;
+    web_sessions: number;
+    idempotency_records: number;
+    reset_audit_records: number;
+    bundle: { name: string; version: string; fingerprint: string };
+    also_kept: readonly string[];
+  };
+  containers_to_stop: { count: number; container_ids: string[] };
+  lock: 'held' | 'not_taken';
+}
+
+export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken'): Promise<PlanSection> {
+  const db = ctx.store.db;
+  const snapshots = await snapshotRemovals(db);
+  const agents = await countAgentsToReset(db);
+  const containers = await listContainersToStop(ctx.store);
+  const containerIds = containers.map((c) => c.container_id).sort();
+  const plan_hash =
+    'sha256:' +
+    createHash('sha256')
+      .update(canonicalJson({ bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds }))
+      .digest('hex');
+  const kept = await countKept(db);
+  const def = ctx.bundle.definition;
+  return {
+    plan_hash,
+    remove: Object.fromEntries(REMOVED_TABLES.map((t) => [t, snapshots[t].count])) as RemovalCounts,
+    reset: { agents },
+    keep: { ...kept, bundle: { name: def.name, version: def.version, fingerprint: ctx.bundle.fingerprint }, also_kept: KEPT_RECORDS.filter((k) => !(k in kept)) },
+    containers_to_stop: { count: containerIds.length, container_ids: containerIds },
+    lock,
+  };
+}
+
+/**
+ * Apply mode: takes the lock, then computes the plan and checks it against the hash the caller
+ * previewed. On PLAN_STALE the lock is released again before the error leaves.
+ */
+export async function takePlan(ctx: ResetContext, lock: ResetLock, resetId: string, expectedPlanHash: string | undefined): Promise<PlanSection> {
+  await lock.acquire(resetId);
+  try {
+    const plan = await previewPlan(ctx, 'held');
+    if (expectedPlanHash !== undefined && expectedPlanHash !== plan.plan_hash) {
+      throw new RpcError('PLAN_STALE', 'The runtime state changed since the reset plan was previewed; run a new dry run and review it', {
+        expected: expectedPlanHash,
+        actual: plan.plan_hash,
+      });
+    }
+    return plan;
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The reset lock: at most one reset at a time. Held in memory (so readiness and mutation guards
+ * can ask synchronously) and as a row in `runtime_state` with an expiry that the holder keeps
+ * extending, so another server process on the same database sees it too, and a process that died
+ * mid-reset does not block resets forever.
+ */
+import { RpcError } from '@switchboard/contract';
+import type { Clock, Store } from '@switchboard/store';
+
+export const RESET_LOCK_KEY = 'reset_lock';
+
+export interface ResetLockHolder {
+  reset_id: string;
+  started_at: string;
+  expires_at: string;
+}
+
+export interface ResetLockOptions {
+  /** How long the durable row is honoured without a refresh. */
+  ttlMs?: number;
+}
+
+export class ResetLock {
+  private holder: ResetLockHolder | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    options: ResetLockOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 60_000;
+  }
+
+  /** True while this process runs a reset. */
+  isHeld(): boolean {
+    return this.holder !== undefined;
+  }
+
+  get current(): ResetLockHolder | undefined {
+    return this.holder;
+  }
+
+  /** True while any process holds an unexpired lock (this one included). */
+  async isHeldAnywhere(): Promise<boolean> {
+    if (this.holder) return true;
+    const row = await this.readDurable();
+    return row !== undefined && row.expires_at > this.clock.now().toISOString();
+  }
+
+  /** Throws RESET_IN_PROGRESS (retryable) when another reset holds the lock. */
+  async assertFree(): Promise<void> {
+    if (this.holder) throw inProgress(this.holder);
+    const row = await this.readDurable();
+    if (row && row.expires_at > this.clock.now().toISOString()) throw inProgress(row);
+  }
+
+  /**
+   * Takes the lock for `resetId`. The in-memory claim is made before the first await, so two
+   * calls in this process cannot both pass; the durable row settles it between processes.
+   */
+  async acquire(resetId: string): Promise<ResetLockHolder> {
+    if (this.holder) throw inProgress(this.holder);
+    const now = this.clock.now();
+    const claim: ResetLockHolder = { reset_id: resetId, started_at: now.toISOString(), expires_at: this.expiry(now) };
+    this.holder = claim;
+    try {
+      const won = await this.store.transaction(async (trx) => {
+        const row = await trx.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirst();
+        if (row) {
+          const other = parseHolder(row.value);
+          if (other && other.expires_at > claim.started_at) return other;
+          await trx.updateTable('runtime_state').set({ value: JSON.stringify(claim) }).where('key', '=', RESET_LOCK_KEY).where('value', '=', row.value).execute();
+          return true;
+        }
+        await trx.insertInto('runtime_state').values({ key: RESET_LOCK_KEY, value: JSON.stringify(claim) }).execute();
+        return true;
+      });
+      if (won !== true) throw inProgress(won);
+    } catch (err) {
+      this.holder = undefined;
+      if (err instanceof RpcError) throw err;
+      // A unique-key race with another process inserting the row first.
+      const other = await this.readDurable().catch(() => undefined);
+      if (other) throw inProgress(other);
+      throw err;
+    }
+    this.refreshTimer = setInterval(() => void this.refresh().catch(() => undefined), Math.max(1_000, Math.floor(this.ttlMs / 3)));
+    this.refreshTimer.unref();
+    return claim;
+  }
+
+  /** Always succeeds from the caller's point of view: the in-memory lock is dropped even if the store fails. */
+  async release(): Promise<void> {
+    const holder = this.holder;
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
+    this.holder = undefined;
+    if (!holder) return;
+    try {
+      const row = await this.readDurable();
+      if (row?.reset_id === holder.reset_id) {
+        await this.store.db.deleteFrom('runtime_state').where('key', '=', RESET_LOCK_KEY).execute();
+      }
+    } catch {
+      // The row expires on its own.
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const holder = this.holder;
+    if (!holder) return;
+    const next: ResetLockHolder = { ...holder, expires_at: this.expiry(this.clock.now()) };
+    await this.store.db.updateTable('runtime_state').set({ value: JSON.stringify(next) }).where('key', '=', RESET_LOCK_KEY).execute();
+    if (this.holder?.reset_id === holder.reset_id) this.holder = next;
+  }
+
+  private expiry(now: Date): string {
+    return new Date(now.getTime() + this.ttlMs).toISOString();
+  }
+
+  private async readDurable(): Promise<ResetLockHolder | undefined> {
+    const row = await this.store.db.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirst();
+    return row ? parseHolder(row.value) : undefined;
+  }
+}
+
+function parseHolder(value: string): ResetLockHolder | undefined {
+  try {
+    const v = JSON.parse(value) as Partial<ResetLockHolder>;
+    if (typeof v.reset_id === 'string' && typeof v.started_at === 'string' && typeof v.expires_at === 'string') {
+      return { reset_id: v.reset_id, started_at: v.started_at, expires_at: v.expires_at };
+    }
+  } catch {
+    // fall through: an unreadable row is treated as no lock
+  }
+  return undefined;
+}
+
+function inProgress(holder: ResetLockHolder): RpcError {
+  return new RpcError('RESET_IN_PROGRESS', `A runtime reset (${holder.reset_id}, started ${holder.started_at}) is in progress; retry when it has finished`, {
+    reset_id: holder.reset_id,
+    started_at: holder.started_at,
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * What a reset removes and what it keeps, in one place so that the plan's counts, the cleanup
+ * preview and the cleanup itself cannot disagree.
+ *
+ * Removed: everything a run produced (runs, events, deliveries, dead letters, entities, mailbox
+ * items and their history, conversations and turns, queued publishes) and the log records tied to
+ * any of them. Reset in place: agents (declared by the bundle) go back to idle with no session.
+ * Kept: tokens, browser sessions, idempotency records, the reset audit trail, runtime settings
+ * and log records not tied to a run-scoped record, the bundle (a file), and container records,
+ * which the managed-container stop owns.
+ */
+import type { Database, Kysely, Transaction } from '@switchboard/store';
+
+export const REMOVED_TABLES = [
+  'runs',
+  'events',
+  'deliveries',
+  'dead_letters',
+  'logs',
+  'entities',
+  'mailbox_items',
+  'mailbox_history',
+  'conversations',
+  'turns',
+  'ingress_queue',
+] as const;
+
+export type RemovedTable = (typeof REMOVED_TABLES)[number];
+export type RemovalCounts = Record<RemovedTable, number>;
+
+export const KEPT_RECORDS = ['tokens', 'web_sessions', 'idempotency_records', 'reset_audit_records', 'runtime_settings', 'unscoped_logs', 'bundle'] as const;
+
+/** Column whose maximum changes whenever a row is added: with the count it fingerprints a table. */
+const MARKER: Record<RemovedTable, string> = {
+  runs: 'run_id',
+  events: 'seq',
+  deliveries: 'delivery_id',
+  dead_letters: 'dead_letter_id',
+  logs: 'seq',
+  entities: 'entity_id',
+  mailbox_items: 'seq',
+  mailbox_history: 'seq',
+  conversations: 'seq',
+  turns: 'turn_id',
+  ingress_queue: 'seq',
+};
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Logs are removed only when they point at a run-scoped record. */
+function scopeLogs<Q extends { where: (...args: any[]) => Q }>(q: Q): Q {
+  return q.where((eb: any) =>
+    eb.or([
+      eb('run_id', 'is not', null),
+      eb('event_id', 'is not', null),
+      eb('delivery_id', 'is not', null),
+      eb('dead_letter_id', 'is not', null),
+      eb('entity_id', 'is not', null),
+      eb('session_id', 'is not', null),
+    ]),
+  );
+}
+
+export interface TableSnapshot {
+  count: number;
+  marker: string | number | null;
+}
+
+export async function snapshotTable(db: Db, table: RemovedTable): Promise<TableSnapshot> {
+  let q = (db as Kysely<any>)
+    .selectFrom(table)
+    .select((eb: any) => [eb.fn.countAll().as('n'), eb.fn.max(MARKER[table]).as('m')]);
+  if (table === 'logs') q = scopeLogs(q);
+  const row = (await q.executeTakeFirstOrThrow()) as { n: number | string; m: string | number | null };
+  return { count: Number(row.n), marker: row.m ?? null };
+}
+
+export async function snapshotRemovals(db: Db): Promise<Record<RemovedTable, TableSnapshot>> {
+  const out = {} as Record<RemovedTable, TableSnapshot>;
+  for (const table of REMOVED_TABLES) out[table] = await snapshotTable(db, table);
+  return out;
+}
+
+/** Agents whose state a reset puts back to idle with no session. */
+export async function countAgentsToReset(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => eb.or([eb('status', '!=', 'idle'), eb('current_session_id', 'is not', null), eb('last_turn_id', 'is not', null)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countKept(db: Db): Promise<{ tokens: number; web_sessions: number; idempotency_records: number; reset_audit_records: number }> {
+  const count = async (table: 'tokens' | 'web_sessions' | 'idempotency' | 'resets') => {
+    const row = await (db as Kysely<any>).selectFrom(table).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return Number((row as { n: number | string }).n);
+  };
+  return {
+    tokens: await count('tokens'),
+    web_sessions: await count('web_sessions'),
+    idempotency_records: await count('idempotency'),
+    reset_audit_records: await count('resets'),
+  };
+}
+
+/** Deletes every run-scoped row inside the caller's transaction; returns rows deleted per table. */
+export async function deleteRunScoped(trx: Transaction<Database>): Promise<RemovalCounts> {
+  const deleted = {} as RemovalCounts;
+  // Children before parents, so a foreign key added later would not break the order.
+  const order: RemovedTable[] = ['turns', 'conversations', 'mailbox_history', 'mailbox_items', 'dead_letters', 'deliveries', 'ingress_queue', 'logs', 'events', 'entities', 'runs'];
+  for (const table of order) {
+    let q = (trx as Kysely<any>).deleteFrom(table);
+    if (table === 'logs') q = scopeLogs(q);
+    const res = await q.executeTakeFirst();
+    deleted[table] = Number((res as { numDeletedRows: bigint }).numDeletedRows);
+  }
+  return Object.fromEntries(REMOVED_TABLES.map((t) => [t, deleted[t]])) as RemovalCounts;
+}
+
+export async function resetAgents(trx: Transaction<Database>, nowIso: string): Promise<number> {
+  const res = await trx
+    .updateTable('agents')
+    .set({ status: 'idle', current_session_id: null, last_turn_id: null, updated_at: nowIso })
+    .where((eb) => eb.or([eb('status', '!=', 'idle'), eb('current_session_id', 'is not', null), eb('last_turn_id', 'is not', null)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}

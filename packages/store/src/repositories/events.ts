@@ -1,0 +1,295 @@
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
+
+/**
+ * Filters of the canonical event query. Each one narrows the set of events independently:
+ * `subscriber_id` keeps events with a delivery to that subscriber, `reason_code` keeps events with a
+ * delivery or a dead letter carrying that reason code; `since` is inclusive, `until` exclusive.
+ */
+export interface EventFilter {
+  event_id?: string;
+  entity_id?: string;
+  event_name?: string;
+  run_id?: string;
+  has_dead_letter?: boolean;
+  subscriber_id?: string;
+  reason_code?: string;
+  since?: string;
+  until?: string;
+}
+
+/** Where a page ended, in page order (created_at DESC, seq DESC). */
+export interface EventPosition {
+  created_at: string;
+  seq: number;
+}
+
+export type EventRow = Selectable<EventsTable>;
+export type EventDeliveryRow = Pick<
+  Selectable<DeliveriesTable>,
+  'delivery_id' | 'event_id' | 'status' | 'subscriber_id' | 'subscriber_type' | 'last_error' | 'reason_code' | 'session_id' | 'attempts'
+>;
+export type EventDeadLetterRow = Omit<Selectable<DeadLettersTable>, 'event_seq' | 'event_created_at' | 'run_id'>;
+
+export interface EventWithRecords extends EventRow {
+  deliveries: EventDeliveryRow[];
+  dead_letters: EventDeadLetterRow[];
+}
+
+export interface EventPage {
+  events: EventWithRecords[];
+  /** Set when more events match after this page. */
+  next?: EventPosition;
+}
+
+export interface BulkEvent {
+  event: Omit<EventRow, 'seq'> & { seq?: number };
+  deliveries: Omit<Selectable<DeliveriesTable>, 'event_seq' | 'event_created_at' | 'event_id'>[];
+  dead_letters: Omit<Selectable<DeadLettersTable>, 'event_seq' | 'event_created_at' | 'event_id'>[];
+}
+
+type PageTables = Database & { e: EventsTable; d: DeliveriesTable; l: DeadLettersTable };
+
+/** Page order keyset: strictly older than the position, written so the range start is index-usable. */
+function olderThan<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  createdAt: string,
+  seq: string,
+  after: EventPosition,
+): Expression<SqlBool> {
+  const ca = sql.ref(createdAt);
+  const sq = sql.ref(seq);
+  return eb.and([
+    sql<SqlBool>`${ca} <= ${after.created_at}`,
+    sql<SqlBool>`(${ca} < ${after.created_at} or ${sq} < ${after.seq})`,
+  ]);
+}
+
+/**
+ * Read side of the event store: newest-first keyset pages with deliveries and dead letters nested
+ * (one query each per page), plus a bulk insert for fixtures and benchmarks.
+ */
+export class EventRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async page(filter: EventFilter, options: { limit: number; after?: EventPosition }): Promise<EventPage> {
+    const { limit, after } = options;
+    const rows = await this.pageRows(filter, limit + 1, after);
+    const pageRows = rows.slice(0, limit);
+    const events = await this.nest(pageRows);
+    const last = pageRows[pageRows.length - 1];
+    return rows.length > limit && last ? { events, next: { created_at: last.created_at, seq: Number(last.seq) } } : { events };
+  }
+
+  /** Events by id with their deliveries and dead letters, in the order asked. */
+  async byIds(eventIds: string[]): Promise<EventWithRecords[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.db.selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
+    const byId = new Map(rows.map((r) => [r.event_id, r]));
+    return this.nest(eventIds.flatMap((id) => byId.get(id) ?? []));
+  }
+
+  /**
+   * The page's events, walking the most selective ordered index: reason-code and subscriber filters
+   * walk the denormalised (…, event_created_at, event_seq) indexes of deliveries and dead letters in
+   * page order and join events by seq; otherwise the planner picks one of the events indexes, all of
+   * which end in (created_at, seq). Either way a page is a bounded range walk, at any depth.
+   */
+  private pageRows(filter: EventFilter, take: number, after: EventPosition | undefined): Promise<EventRow[]> {
+    const db = this.db as unknown as Kysely<PageTables>;
+
+    /** Conditions on the event row itself; `skip` leaves out the filter that drives the walk. */
+    const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => {
+      const c: Expression<SqlBool>[] = [];
+      if (filter.event_id !== undefined) c.push(eb('e.event_id', '=', filter.event_id));
+      if (filter.entity_id !== undefined) c.push(eb('e.entity_id', '=', filter.entity_id));
+      if (filter.event_name !== undefined) c.push(eb('e.event_name', '=', filter.event_name));
+      if (filter.run_id !== undefined) c.push(eb('e.run_id', '=', filter.run_id));
+      // Literal, not a bound parameter: the has_dead_letter = 1 partial index is only chosen for a constant.
+      if (filter.has_dead_letter === true) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 1`);
+      if (filter.has_dead_letter === false) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 0`);
+      if (filter.subscriber_id !== undefined && skip !== 'subscriber') {
+        c.push(
+          eb.exists(
+            eb
+              .selectFrom('deliveries as sd')
+              .select(sql.lit(1).as('one'))
+              .whereRef('sd.event_id', '=', 'e.event_id')
+              .where('sd.subscriber_id', '=', filter.subscriber_id),
+          ),
+        );
+      }
+      if (filter.reason_code !== undefined && skip !== 'reason') {
+        c.push(
+          eb.or([
+            eb.exists(
+              eb
+                .selectFrom('deliveries as rd')
+                .select(sql.lit(1).as('one'))
+                .whereRef('rd.event_id', '=', 'e.event_id')
+                .where('rd.reason_code', '=', filter.reason_code),
+            ),
+            eb.exists(
+              eb
+                .selectFrom('dead_letters as rl')
+                .select(sql.lit(1).as('one'))
+                .whereRef('rl.event_id', '=', 'e.event_id')
+                .where('rl.reason_code', '=', filter.reason_code),
+            ),
+          ]),
+        );
+      }
+      return c;
+    };
+
+    /** Time bounds and the keyset, on whichever (created_at, seq) pair the walk is ordered by. */
+    const positionConditions = <TB extends keyof PageTables>(eb: ExpressionBuilder<PageTables, TB>, createdAt: string, seq: string) => {
+      const c: Expression<SqlBool>[] = [];
+      if (filter.since !== undefined) c.push(sql<SqlBool>`${sql.ref(createdAt)} >= ${filter.since}`);
+      if (filter.until !== undefined) c.push(sql<SqlBool>`${sql.ref(createdAt)} < ${filter.until}`);
+      if (after) c.push(olderThan(eb, createdAt, seq, after));
+      return c;
+    };
+
+    const hasEventConditions = (skip: 'subscriber' | 'reason') =>
+      filter.event_id !== undefined ||
+      filter.entity_id !== undefined ||
+      filter.event_name !== undefined ||
+      filter.run_id !== undefined ||
+      filter.has_dead_letter !== undefined ||
+      (skip === 'reason' && filter.subscriber_id !== undefined);
+
+    if (filter.event_id === undefined && filter.reason_code !== undefined) {
+      const code = filter.reason_code;
+      const joinEvents = hasEventConditions('reason');
+      const fromDeliveries = joinEvents
+        ? db
+            .selectFrom('deliveries as d')
+            .innerJoin('events as e', 'e.seq', 'd.event_seq')
+            .select(['d.event_created_at as ca', 'd.event_seq as sq'])
+            .where((eb) => eb.and([eb('d.reason_code', '=', code), ...positionConditions(eb, 'd.event_created_at', 'd.event_seq'), ...eventConditions(eb as never, 'reason')]))
+        : db
+            .selectFrom('deliveries as d')
+            .select(['d.event_created_at as ca', 'd.event_seq as sq'])
+            .where((eb) => eb.and([eb('d.reason_code', '=', code), ...positionConditions(eb, 'd.event_created_at', 'd.event_seq')]));
+      const fromDeadLetters = joinEvents
+        ? db
+            .selectFrom('dead_letters as l')
+            .innerJoin('events as e', 'e.seq', 'l.event_seq')
+            .select(['l.event_created_at as ca', 'l.event_seq as sq'])
+            .where((eb) => eb.and([eb('l.reason_code', '=', code), ...positionConditions(eb, 'l.event_created_at', 'l.event_seq'), ...eventConditions(eb as never, 'reason')]))
+        : db
+            .selectFrom('dead_letters as l')
+            .select(['l.event_created_at as ca', 'l.event_seq as sq'])
+            .where((eb) => eb.and([eb('l.reason_code', '=', code), ...positionConditions(eb, 'l.event_created_at', 'l.event_seq')]));
+      // UNION (not ALL) merges the two ordered index walks and drops an event matched twice.
+      const keys = fromDeliveries.union(fromDeadLetters).orderBy('ca', 'desc').orderBy('sq', 'desc').limit(take);
+      return db
+        .selectFrom(keys.as('k'))
+        .innerJoin('events as e', 'e.seq', 'k.sq')
+        .selectAll('e')
+        .orderBy('e.created_at', 'desc')
+        .orderBy('e.seq', 'desc')
+        .execute() as Promise<EventRow[]>;
+    }
+
+    if (filter.event_id === undefined && filter.subscriber_id !== undefined) {
+      const subscriber = filter.subscriber_id;
+      // One delivery per (event, subscriber): the runtime writes one per catalog subscriber.
+      return db
+        .selectFrom('deliveries as d')
+        .innerJoin('events as e', 'e.seq', 'd.event_seq')
+        .selectAll('e')
+        .where((eb) =>
+          eb.and([
+            eb('d.subscriber_id', '=', subscriber),
+            ...positionConditions(eb, 'd.event_created_at', 'd.event_seq'),
+            ...eventConditions(eb as never, 'subscriber'),
+          ]),
+        )
+        .orderBy('d.event_created_at', 'desc')
+        .orderBy('d.event_seq', 'desc')
+        .limit(take)
+        .execute() as Promise<EventRow[]>;
+    }
+
+    return db
+      .selectFrom('events as e')
+      .selectAll('e')
+      .where((eb) => eb.and([...eventConditions(eb, null), ...positionConditions(eb, 'e.created_at', 'e.seq')]))
+      .orderBy('e.created_at', 'desc')
+      .orderBy('e.seq', 'desc')
+      .limit(take)
+      .execute() as Promise<EventRow[]>;
+  }
+
+  /** Deliveries and dead letters of a page: one query each, whatever the page size. */
+  private async nest(rows: EventRow[]): Promise<EventWithRecords[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.event_id);
+    const [deliveries, deadLetters] = await Promise.all([
+      this.db
+        .selectFrom('deliveries')
+        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'created_at'])
+        .where('event_id', 'in', ids)
+        .orderBy('created_at')
+        .orderBy('delivery_id')
+        .execute(),
+      this.db
+        .selectFrom('dead_letters')
+        .select([
+          'dead_letter_id',
+          'event_id',
+          'delivery_id',
+          'subscriber_id',
+          'chain_depth',
+          'created_at',
+          'failure_type',
+          'retry_count',
+          'error_message',
+          'handler_node',
+          'reason_code',
+        ])
+        .where('event_id', 'in', ids)
+        .orderBy('created_at')
+        .orderBy('dead_letter_id')
+        .execute(),
+    ]);
+    const out = new Map<string, EventWithRecords>(rows.map((r) => [r.event_id, { ...r, deliveries: [], dead_letters: [] }]));
+    for (const { created_at: _createdAt, ...d } of deliveries) out.get(d.event_id)?.deliveries.push(d);
+    for (const l of deadLetters) out.get(l.event_id)?.dead_letters.push(l);
+    return [...out.values()];
+  }
+
+  /**
+   * Inserts events with their deliveries and dead letters as they are, in one transaction: for
+   * fixtures, imports and benchmarks. The runtime writes through its own event path instead.
+   * Denormalised columns (event_seq, event_created_at, has_dead_letter) are derived here. Rows go
+   * in as multi-row statements, kept under SQLite's bound-parameter limit.
+   */
+  async bulkInsert(batch: BulkEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      const seqById = new Map<string, number>();
+      for (const chunk of chunks(batch, 400)) {
+        const inserted = await trx
+          .insertInto('events')
+          .values(chunk.map(({ event, dead_letters }) => ({ ...event, has_dead_letter: dead_letters.length > 0 || event.has_dead_letter ? 1 : 0 })))
+          .returning(['seq', 'event_id'])
+          .execute();
+        for (const r of inserted) seqById.set(r.event_id, Number(r.seq));
+      }
+      const denorm = (ev: BulkEvent['event']) => ({ event_id: ev.event_id, event_seq: seqById.get(ev.event_id)!, event_created_at: ev.created_at });
+      const deliveries = batch.flatMap(({ event, deliveries }) => deliveries.map((d) => ({ ...d, ...denorm(event) })));
+      for (const chunk of chunks(deliveries, 500)) await trx.insertInto('deliveries').values(chunk).execute();
+      const deadLetters = batch.flatMap(({ event, dead_letters }) => dead_letters.map((l) => ({ ...l, ...denorm(event) })));
+      for (const chunk of chunks(deadLetters, 500)) await trx.insertInto('dead_letters').values(chunk).execute();
+    });
+  }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

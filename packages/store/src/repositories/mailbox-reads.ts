@@ -1,0 +1,68 @@
+import { type Kysely, type Selectable } from 'kysely';
+import type { Database, MailboxHistoryTable, MailboxItemsTable } from '../schema';
+
+export interface MailboxFilter {
+  status?: string;
+  type?: string;
+  source_flow?: string;
+  priority?: string;
+}
+
+/** Where a page ended: pending items come first, then the rest; newest first within each part. */
+export interface MailboxPosition {
+  pending: boolean;
+  seq: number;
+}
+
+export type MailboxItemRow = Selectable<MailboxItemsTable>;
+export type MailboxHistoryRow = Selectable<MailboxHistoryTable>;
+
+export interface MailboxPage {
+  items: MailboxItemRow[];
+  next?: MailboxPosition;
+}
+
+/**
+ * Read side of the mailbox. The list is walked in two parts (pending, then decided), each newest
+ * first by insertion order, so a keyset position is (part, seq) and each part is an index range.
+ */
+export class MailboxReadRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async page(filter: MailboxFilter, options: { limit: number; after?: MailboxPosition }): Promise<MailboxPage> {
+    const { limit, after } = options;
+    const take = limit + 1;
+    const base = () => {
+      let q = this.db.selectFrom('mailbox_items').selectAll();
+      if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+      if (filter.type !== undefined) q = q.where('type', '=', filter.type);
+      if (filter.source_flow !== undefined) q = q.where('source_flow', '=', filter.source_flow);
+      if (filter.priority !== undefined) q = q.where('priority', '=', filter.priority);
+      return q.orderBy('seq', 'desc').limit(take);
+    };
+    const rows: { row: MailboxItemRow; pending: boolean }[] = [];
+    const wantPending = filter.status === undefined || filter.status === 'pending';
+    const wantDecided = filter.status !== 'pending';
+    if (wantPending && (after === undefined || after.pending)) {
+      let q = base().where('status', '=', 'pending');
+      if (after) q = q.where('seq', '<', after.seq);
+      for (const row of await q.execute()) rows.push({ row, pending: true });
+    }
+    if (wantDecided && rows.length < take) {
+      let q = base().where('status', '<>', 'pending');
+      if (after && !after.pending) q = q.where('seq', '<', after.seq);
+      for (const row of await q.limit(take - rows.length).execute()) rows.push({ row, pending: false });
+    }
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const items = page.map((r) => r.row);
+    return rows.length > limit && last ? { items, next: { pending: last.pending, seq: Number(last.row.seq) } } : { items };
+  }
+
+  async get(mailboxId: string): Promise<{ item: MailboxItemRow; history: MailboxHistoryRow[] } | undefined> {
+    const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+    if (!item) return undefined;
+    const history = await this.db.selectFrom('mailbox_history').selectAll().where('mailbox_id', '=', mailboxId).orderBy('seq').execute();
+    return { item, history };
+  }
+}

@@ -1,0 +1,447 @@
+/**
+ * The read repositories against a reference model: a seeded random data set is written through
+ * bulkInsert, and every filter (alone and combined) is walked page by page and compared with the
+ * same filter applied in plain TypeScript.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store, type BulkEvent, type EventFilter, type EventPosition, type IncidentRow } from '@switchboard/store';
+
+/** Small deterministic PRNG so a failure reproduces. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const rand = prng(42);
+const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+const BASE = Date.parse('2026-03-01T00:00:00.000Z');
+const ENTITIES = ['ent-a', 'ent-b', 'ent-c', 'ent-d'];
+const NAMES = ['ticket.created', 'refund.requested', 'refund.paid'];
+const RUNS = ['run-1', 'run-2', 'run-3', 'run-4', 'run-5'];
+const SUBSCRIBERS = ['triage-agent', 'open-ticket', 'pay-refund', 'notify-agent'];
+const REASONS = ['tool_error', 'timeout', 'output_unparseable'];
+
+interface RefEvent {
+  event_id: string;
+  created_at: string;
+  seq: number;
+  entity_id: string | null;
+  event_name: string;
+  run_id: string | null;
+  subscribers: string[];
+  reasons: string[];
+  dead: boolean;
+}
+
+let dir: string;
+let store: Store;
+const reference: RefEvent[] = [];
+
+function buildEvents(count: number): BulkEvent[] {
+  const batch: BulkEvent[] = [];
+  let t = BASE;
+  for (let i = 0; i < count; i++) {
+    // Repeated timestamps on purpose: the seq tie-break must keep pages exact.
+    if (rand() < 0.7) t += Math.floor(rand() * 5000);
+    const created_at = new Date(t).toISOString();
+    const event_id = `evt-${String(i).padStart(4, '0')}`;
+    const run_id = rand() < 0.9 ? pick(RUNS) : null;
+    const subscribers = SUBSCRIBERS.filter(() => rand() < 0.45);
+    const deliveries = subscribers.map((subscriber_id, j) => {
+      const reason_code = rand() < 0.2 ? pick(REASONS) : null;
+      return {
+        delivery_id: `${event_id}-d${j}`,
+        run_id,
+        subscriber_id,
+        subscriber_type: subscriber_id.endsWith('agent') ? 'agent' : 'node',
+        status: reason_code ? 'failed' : 'delivered',
+        attempts: reason_code ? 3 : 1,
+        max_attempts: 3,
+        next_attempt_at: created_at,
+        lease_owner: null,
+        lease_expires_at: null,
+        last_error: reason_code ? `failed: ${reason_code}` : null,
+        reason_code,
+        session_id: null,
+        created_at,
+        updated_at: created_at,
+      };
+    });
+    const dead_letters = deliveries
+      .filter((d) => d.reason_code && rand() < 0.6)
+      .map((d, j) => ({
+        dead_letter_id: `${event_id}-l${j}`,
+        delivery_id: d.delivery_id,
+        run_id,
+        subscriber_id: d.subscriber_id,
+        chain_depth: 0,
+        created_at,
+        failure_type: 'handler_error',
+        retry_count: 2,
+        error_message: d.last_error,
+        handler_node: d.subscriber_id,
+        // Sometimes a dead letter carries a reason its delivery does not.
+        reason_code: rand() < 0.3 ? 'dead_only' : d.reason_code,
+      }));
+    const event = {
+      event_id,
+      event_name: pick(NAMES),
+      created_at,
+      source: 'test',
+      payload: JSON.stringify({ i }),
+      entity_id: rand() < 0.85 ? pick(ENTITIES) : null,
+      run_id,
+      chain_depth: 0,
+      parent_event_id: null,
+      has_dead_letter: 0,
+    };
+    batch.push({ event, deliveries, dead_letters });
+    reference.push({
+      event_id,
+      created_at,
+      seq: i + 1,
+      entity_id: event.entity_id,
+      event_name: event.event_name,
+      run_id,
+      subscribers,
+      reasons: [...deliveries.flatMap((d) => (d.reason_code ? [d.reason_code] : [])), ...dead_letters.flatMap((l) => (l.reason_code ? [l.reason_code] : []))],
+      dead: dead_letters.length > 0,
+    });
+  }
+  return batch;
+}
+
+function expected(f: EventFilter): string[] {
+  return reference
+    .filter(
+      (e) =>
+        (f.event_id === undefined || e.event_id === f.event_id) &&
+        (f.entity_id === undefined || e.entity_id === f.entity_id) &&
+        (f.event_name === undefined || e.event_name === f.event_name) &&
+        (f.run_id === undefined || e.run_id === f.run_id) &&
+        (f.has_dead_letter === undefined || e.dead === f.has_dead_letter) &&
+        (f.subscriber_id === undefined || e.subscribers.includes(f.subscriber_id)) &&
+        (f.reason_code === undefined || e.reasons.includes(f.reason_code)) &&
+        (f.since === undefined || e.created_at >= f.since) &&
+        (f.until === undefined || e.created_at < f.until),
+    )
+    .sort((a, b) => (a.created_at === b.created_at ? b.seq - a.seq : a.created_at < b.created_at ? 1 : -1))
+    .map((e) => e.event_id);
+}
+
+async function walk(f: EventFilter, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let after: EventPosition | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await store.events.page(f, { limit, after });
+    expect(page.events.length).toBeLessThanOrEqual(limit);
+    ids.push(...page.events.map((e) => e.event_id));
+    if (!page.next) return ids;
+    expect(page.events.length).toBe(limit);
+    after = page.next;
+  }
+  throw new Error('walk did not end');
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-reads-'));
+  store = await Store.open({ dataDir: dir });
+  const batch = buildEvents(400);
+  await store.events.bulkInsert(batch.slice(0, 150));
+  await store.events.bulkInsert(batch.slice(150));
+});
+
+afterAll(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('EventRepository.page', () => {
+  const mid = () => reference[200]!.created_at;
+  const single: [string, () => EventFilter][] = [
+    ['no filter', () => ({})],
+    ['entity_id', () => ({ entity_id: 'ent-b' })],
+    ['event_name', () => ({ event_name: 'refund.requested' })],
+    ['run_id', () => ({ run_id: 'run-3' })],
+    ['has_dead_letter true', () => ({ has_dead_letter: true })],
+    ['has_dead_letter false', () => ({ has_dead_letter: false })],
+    ['subscriber_id', () => ({ subscriber_id: 'pay-refund' })],
+    ['reason_code on deliveries', () => ({ reason_code: 'timeout' })],
+    ['reason_code only on dead letters', () => ({ reason_code: 'dead_only' })],
+    ['event_id', () => ({ event_id: reference[123]!.event_id })],
+    ['since', () => ({ since: mid() })],
+    ['until', () => ({ until: mid() })],
+    ['since and until', () => ({ since: reference[100]!.created_at, until: reference[300]!.created_at })],
+  ];
+  for (const [name, make] of single) {
+    it(`walks every page exactly once: ${name}`, async () => {
+      const f = make();
+      const want = expected(f);
+      expect(want.length).toBeGreaterThan(0);
+      expect(await walk(f, 7)).toEqual(want);
+    });
+  }
+
+  it('treats since as inclusive and until as exclusive, also on repeated timestamps', async () => {
+    const t = reference.find((e, i) => i > 0 && reference[i - 1]!.created_at === e.created_at)!.created_at;
+    const atT = reference.filter((e) => e.created_at === t).map((e) => e.event_id);
+    expect(atT.length).toBeGreaterThan(1);
+    const fromT = await walk({ since: t, until: new Date(Date.parse(t) + 1).toISOString() }, 1);
+    expect(fromT.sort()).toEqual([...atT].sort());
+    expect(await walk({ since: t, until: t }, 5)).toEqual([]);
+    const beforeT = await walk({ until: t }, 50);
+    expect(beforeT.some((id) => atT.includes(id))).toBe(false);
+  });
+
+  const filters: EventFilter[] = [
+    { entity_id: 'ent-a' },
+    { event_name: 'ticket.created' },
+    { run_id: 'run-2' },
+    { has_dead_letter: true },
+    { has_dead_letter: false },
+    { subscriber_id: 'triage-agent' },
+    { reason_code: 'tool_error' },
+  ];
+  it('combines every pair of filters, each with and without a time range', async () => {
+    const since = reference[60]!.created_at;
+    const until = reference[340]!.created_at;
+    let nonEmpty = 0;
+    for (let i = 0; i < filters.length; i++) {
+      for (let j = i + 1; j < filters.length; j++) {
+        if ('has_dead_letter' in filters[i]! && 'has_dead_letter' in filters[j]!) continue;
+        for (const range of [{}, { since, until }]) {
+          const f = { ...filters[i], ...filters[j], ...range };
+          const want = expected(f);
+          if (want.length > 0) nonEmpty++;
+          expect(await walk(f, 4), JSON.stringify(f)).toEqual(want);
+        }
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(20);
+  });
+
+  it('combines all filters at once', async () => {
+    const sample = reference.find((e) => e.dead && e.entity_id && e.run_id && e.subscribers.length > 0 && e.reasons.length > 0)!;
+    const f: EventFilter = {
+      entity_id: sample.entity_id!,
+      event_name: sample.event_name,
+      run_id: sample.run_id!,
+      has_dead_letter: true,
+      subscriber_id: sample.subscribers[0]!,
+      reason_code: sample.reasons[0]!,
+      since: sample.created_at,
+      until: new Date(Date.parse(sample.created_at) + 1).toISOString(),
+    };
+    expect(await walk(f, 2)).toEqual(expected(f));
+    expect(await walk({ ...f, event_id: sample.event_id }, 2)).toEqual([sample.event_id]);
+  });
+
+  it('nests each event’s deliveries and dead letters', async () => {
+    const page = await store.events.page({ has_dead_letter: true }, { limit: 50 });
+    for (const e of page.events) {
+      const ref = reference.find((r) => r.event_id === e.event_id)!;
+      expect(e.deliveries.map((d) => d.subscriber_id).sort()).toEqual([...ref.subscribers].sort());
+      expect(e.dead_letters.length).toBeGreaterThan(0);
+      for (const l of e.dead_letters) expect(l.event_id).toBe(e.event_id);
+      expect(e.has_dead_letter).toBe(1);
+    }
+  });
+
+  it('returns nothing for an unknown value and no next position on the last page', async () => {
+    expect(await store.events.page({ entity_id: 'nope' }, { limit: 5 })).toEqual({ events: [] });
+    const all = expected({});
+    const last = await store.events.page({}, { limit: all.length });
+    expect(last.next).toBeUndefined();
+    expect(last.events).toHaveLength(all.length);
+  });
+});
+
+describe('IncidentRepository', () => {
+  const W_START = '2026-04-01T00:00:00.000Z';
+  const W_END = '2026-04-02T00:00:00.000Z';
+  interface RefLog {
+    log_id: string;
+    ts: string;
+    seq: number;
+    level_rank: number;
+    component: string;
+    error_code: string | null;
+    message: string;
+  }
+  const logs: RefLog[] = [];
+  const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'];
+
+  beforeAll(async () => {
+    const r = prng(7);
+    const components = ['dispatcher', 'agent.triage-agent', 'mcp.payments', 'mcp.crm', 'ingress'];
+    const codes = ['DELIVERY_RETRY', 'DEAD_LETTER', 'MCP_TOOL_ERROR', null];
+    const rows = [];
+    for (let i = 0; i < 600; i++) {
+      // Some records fall outside the window on either side.
+      const ts = new Date(Date.parse(W_START) - 3 * 3600_000 + Math.floor(r() * 30 * 3600_000)).toISOString();
+      const level_rank = Math.floor(r() * 5);
+      const component = components[Math.floor(r() * components.length)]!;
+      const error_code = codes[Math.floor(r() * codes.length)]!;
+      const row = {
+        log_id: `log-${String(i).padStart(4, '0')}`,
+        ts,
+        level: LEVELS[level_rank]!,
+        level_rank,
+        component,
+        error_code,
+        message: `message ${i}`,
+        is_mcp: component.startsWith('mcp.') ? 1 : 0,
+        event_id: null,
+        run_id: null,
+        delivery_id: null,
+        dead_letter_id: null,
+        entity_id: null,
+        session_id: null,
+      };
+      rows.push(row);
+      logs.push({ ...row, seq: i + 1 });
+    }
+    await store.db.insertInto('logs').values(rows).execute();
+  });
+
+  function expectedGroups(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }) {
+    const inWindow = logs.filter(
+      (l) =>
+        l.level_rank >= 2 &&
+        l.ts >= W_START &&
+        l.ts < W_END &&
+        (opts.component === undefined || l.component === opts.component) &&
+        (!opts.mcpOnly || l.component.startsWith('mcp.')),
+    );
+    const groups = new Map<string, RefLog[]>();
+    for (const l of inWindow) {
+      const k = JSON.stringify([l.component, l.error_code]);
+      groups.set(k, [...(groups.get(k) ?? []), l]);
+    }
+    const out = [...groups.values()].map((g) => {
+      const latest = [...g].sort((a, b) => (a.ts === b.ts ? b.seq - a.seq : a.ts < b.ts ? 1 : -1));
+      return {
+        component: g[0]!.component,
+        error_code: g[0]!.error_code,
+        count: g.length,
+        first_seen: g.map((l) => l.ts).sort()[0]!,
+        last_seen: latest[0]!.ts,
+        level_rank: Math.max(...g.map((l) => l.level_rank)),
+        sample_message: latest[0]!.message,
+        sample_log_ids: latest.slice(0, 5).map((l) => l.log_id),
+        times: g.map((l) => l.ts),
+      };
+    });
+    const cmp = (a: (typeof out)[number], b: (typeof out)[number]) =>
+      (opts.sort === 'count' ? b.count - a.count : 0) ||
+      (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) ||
+      (a.component === b.component ? 0 : a.component < b.component ? -1 : 1) ||
+      ((a.error_code ?? '') < (b.error_code ?? '') ? -1 : (a.error_code ?? '') > (b.error_code ?? '') ? 1 : 0);
+    return out.sort(cmp);
+  }
+
+  async function walkIncidents(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }, limit: number) {
+    const rows: IncidentRow[] = [];
+    let after;
+    for (let i = 0; i < 100; i++) {
+      const page = await store.incidents.page({ windowStart: W_START, windowEnd: W_END, ...opts, limit, after, histogramBuckets: 24 });
+      rows.push(...page.incidents);
+      if (!page.next) return rows;
+      after = page.next;
+    }
+    throw new Error('walk did not end');
+  }
+
+  for (const opts of [
+    { sort: 'last_seen' as const },
+    { sort: 'count' as const },
+    { sort: 'last_seen' as const, mcpOnly: true },
+    { sort: 'count' as const, component: 'dispatcher' },
+  ]) {
+    it(`groups by (component, error_code) and pages: ${JSON.stringify(opts)}`, async () => {
+      const want = expectedGroups(opts);
+      expect(want.length).toBeGreaterThan(2);
+      const got = await walkIncidents(opts, 3);
+      expect(got.map(({ histogram: _h, ...rest }) => rest)).toEqual(want.map(({ times: _t, ...rest }) => rest));
+      for (const [i, g] of got.entries()) {
+        const h = g.histogram!;
+        expect(h).toHaveLength(24);
+        expect(h.reduce((a, b) => a + b, 0)).toBe(g.count);
+        const hourOf = (ts: string) => Math.floor((Date.parse(ts) - Date.parse(W_START)) / 3600_000);
+        const wantH = new Array(24).fill(0);
+        for (const ts of want[i]!.times) wantH[hourOf(ts)]++;
+        expect(h).toEqual(wantH);
+      }
+      if (opts.mcpOnly) expect(got.every((g) => g.component.startsWith('mcp.'))).toBe(true);
+    });
+  }
+
+  it('returns the log records of one group, latest first', async () => {
+    const [group] = expectedGroups({ sort: 'count' });
+    const rows = await store.incidents.logs(group!, { windowStart: W_START, windowEnd: W_END }, 500);
+    expect(rows).toHaveLength(group!.count);
+    expect(rows.slice(0, 5).map((r) => r.log_id)).toEqual(group!.sample_log_ids);
+  });
+});
+
+describe('MailboxReadRepository', () => {
+  beforeAll(async () => {
+    const statuses = ['pending', 'approved', 'pending', 'rejected', 'pending', 'approved', 'approved'];
+    await store.db
+      .insertInto('mailbox_items')
+      .values(
+        Array.from({ length: 21 }, (_, i) => ({
+          mailbox_id: `mbx-${String(i).padStart(2, '0')}`,
+          created_at: new Date(BASE + i * 1000).toISOString(),
+          payload: '{}',
+          priority: i % 3 === 0 ? 'high' : 'normal',
+          source_flow: i % 2 ? 'support.refunds' : 'risk.fraud',
+          status: statuses[i % statuses.length]!,
+          type: i % 2 ? 'refund_approval' : 'fraud_review',
+          decided_at: null,
+          decision: null,
+          source_entity_id: null,
+          source_event_id: null,
+          run_id: null,
+        })),
+      )
+      .execute();
+  });
+
+  async function walkMailbox(filter: Parameters<Store['mailboxReads']['page']>[0], limit: number) {
+    const out: { id: string; status: string }[] = [];
+    let after;
+    for (let i = 0; i < 100; i++) {
+      const page = await store.mailboxReads.page(filter, { limit, after });
+      out.push(...page.items.map((x) => ({ id: x.mailbox_id, status: x.status })));
+      if (!page.next) return out;
+      after = page.next;
+    }
+    throw new Error('walk did not end');
+  }
+
+  it('lists pending items first, then the rest, newest first within each, across pages', async () => {
+    const got = await walkMailbox({}, 4);
+    expect(got).toHaveLength(21);
+    const firstDecided = got.findIndex((x) => x.status !== 'pending');
+    expect(got.slice(0, firstDecided).every((x) => x.status === 'pending')).toBe(true);
+    expect(got.slice(firstDecided).every((x) => x.status !== 'pending')).toBe(true);
+    for (const part of [got.slice(0, firstDecided), got.slice(firstDecided)]) {
+      expect(part.map((x) => x.id)).toEqual([...part.map((x) => x.id)].sort().reverse());
+    }
+  });
+
+  it('filters by status, type, source_flow and priority', async () => {
+    expect((await walkMailbox({ status: 'approved' }, 2)).every((x) => x.status === 'approved')).toBe(true);
+    expect(await walkMailbox({ status: 'approved' }, 2)).toHaveLength(9);
+    const typed = await walkMailbox({ type: 'refund_approval', source_flow: 'support.refunds', priority: 'high' }, 2);
+    expect(typed.map((x) => x.id).sort()).toEqual(['mbx-03', 'mbx-09', 'mbx-15']);
+  });
+});
