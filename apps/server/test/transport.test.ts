@@ -60,6 +60,8 @@ describe('JSON-RPC 2.0 specification examples', () => {
     expect(res.json.id).toBeNull();
     expect(res.json.error.code).toBe(-32700);
     expectError(res, res.json, 'PARSE_ERROR');
+    expect(res.json.error.data.details).toEqual({});
+    expect(res.json.error.data.retryable).toBe(false);
   });
 
   test('invalid Request object', async () => {

@@ -315,11 +315,14 @@ async function main() {
     process.stdout.write(JSON.stringify(filled));
     return;
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
-  console.log(`store: ${dir}  events: ${EVENTS.toLocaleString('en')}  iterations per case: ${ITERATIONS}  cores: ${os.cpus().length}  load: ${os.loadavg()[0]!.toFixed(2)}`);
-  const filled = await fillInChild(dir);
+  // BENCH_DIR keeps the filled store for another run (filled once, reused while it exists).
+  const keep = process.env.BENCH_DIR;
+  const reuse = keep !== undefined && fs.existsSync(keep) && fs.readdirSync(keep).length > 0;
+  const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
+  console.log(`store: ${dir}${reuse ? ' (reused)' : ''}  events: ${EVENTS.toLocaleString('en')}  iterations per case: ${ITERATIONS}  cores: ${os.cpus().length}  load: ${os.loadavg()[0]!.toFixed(2)}`);
+  const filled = reuse ? undefined : await fillInChild(dir);
   const store = await Store.open({ dataDir: dir });
-  console.log(
+  if (filled) console.log(
     `filled in ${(filled.ms / 1000).toFixed(1)} s: ${EVENTS.toLocaleString('en')} events, ${filled.deliveries.toLocaleString('en')} deliveries, ` +
       `${filled.deadLetters.toLocaleString('en')} dead letters, ${filled.logs.toLocaleString('en')} log records`,
   );
@@ -398,7 +401,7 @@ async function main() {
 
   raw.close();
   await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (!keep) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 await main();

@@ -1,11 +1,27 @@
-/** A clock shared by every component that shows a relative time: one timer per period, not one per cell. */
+/**
+ * A clock shared by every component that shows a relative time: one timer per period, not one per
+ * cell. The timer keeps running once started; the snapshot changes only on ticks, never while
+ * components subscribe (that would re-render them in a loop as virtualised rows mount).
+ */
 import { useSyncExternalStore } from 'react';
 
-const clocks = new Map<number, { now: number; listeners: Set<() => void>; timer: ReturnType<typeof setInterval> | null }>();
+interface Clock {
+  now: number;
+  listeners: Set<() => void>;
+}
 
-function clockFor(periodMs: number) {
+const clocks = new Map<number, Clock>();
+
+function clockFor(periodMs: number): Clock {
   let clock = clocks.get(periodMs);
-  if (!clock) clocks.set(periodMs, (clock = { now: Date.now(), listeners: new Set(), timer: null }));
+  if (!clock) {
+    const created: Clock = { now: Date.now(), listeners: new Set() };
+    setInterval(() => {
+      created.now = Date.now();
+      created.listeners.forEach((l) => l());
+    }, periodMs);
+    clocks.set(periodMs, (clock = created));
+  }
   return clock;
 }
 
@@ -14,20 +30,7 @@ export function useNow(periodMs = 30_000): number {
   return useSyncExternalStore(
     (listener) => {
       clock.listeners.add(listener);
-      if (!clock.timer) {
-        clock.now = Date.now();
-        clock.timer = setInterval(() => {
-          clock.now = Date.now();
-          clock.listeners.forEach((l) => l());
-        }, periodMs);
-      }
-      return () => {
-        clock.listeners.delete(listener);
-        if (clock.listeners.size === 0 && clock.timer) {
-          clearInterval(clock.timer);
-          clock.timer = null;
-        }
-      };
+      return () => clock.listeners.delete(listener);
     },
     () => clock.now,
   );

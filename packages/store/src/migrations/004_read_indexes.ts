@@ -22,6 +22,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['is_mcp', 'ts', 'component', 'error_code', 'level_rank'])
     .where(incidentLevel, '>=', 2)
     .execute();
+  // The latest records of one group (incident samples, runtime.incident_logs): a short walk from the end.
+  await db.schema
+    .createIndex('logs_incident_group')
+    .on('logs')
+    .columns(['component', 'error_code', 'ts'])
+    .where(incidentLevel, '>=', 2)
+    .execute();
   await db.schema
     .createIndex('logs_incident_component')
     .on('logs')
@@ -47,6 +54,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     'logs_incident_window',
     'logs_incident_mcp',
     'logs_incident_component',
+    'logs_incident_group',
     'dead_letters_run',
     'conversations_page',
     'conversations_agent_page',

@@ -52,68 +52,43 @@ const SAMPLE_SIZE = 5;
 
 /**
  * runtime.incidents: warn-and-above log records grouped by (component, error_code) inside a
- * window. The groups are aggregated from the window's index entries in one query; the page's
- * samples and histograms take one further query each, whatever the page size.
+ * window. One grouped query reads the window's index entries once and yields, per group and time
+ * bucket, the count, first/last seen and highest level; the groups and their histograms are folded
+ * from it. The page's samples take one more query: a UNION ALL of per-group "latest five" index
+ * walks, so its cost follows the page size, not the window's volume.
  */
 export class IncidentRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async page(q: IncidentQuery): Promise<IncidentPage> {
-    const count = sql<number>`count(*)`;
-    const lastSeen = sql<string>`max(${sql.ref('ts')})`;
-    const codeKey = sql<string>`coalesce(${sql.ref('error_code')}, '')`;
-    let query = this.db
-      .selectFrom('logs')
-      .select([
-        'component',
-        'error_code',
-        count.as('n'),
-        sql<string>`min(${sql.ref('ts')})`.as('first_seen'),
-        lastSeen.as('last_seen'),
-        sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
-      ])
-      .where((eb) => eb.and(this.windowConditions(eb, q)))
-      .groupBy(['component', 'error_code']);
-    if (q.after) {
-      const a = q.after;
-      const tie = sql<SqlBool>`(${sql.ref('component')} > ${a.component} or (${sql.ref('component')} = ${a.component} and ${codeKey} > ${a.error_code ?? ''}))`;
-      const byLastSeen = sql<SqlBool>`(${lastSeen} < ${a.last_seen} or (${lastSeen} = ${a.last_seen} and ${tie}))`;
-      query = query.having(
-        q.sort === 'count' ? sql<SqlBool>`(${count} < ${a.count} or (${count} = ${a.count} and ${byLastSeen}))` : byLastSeen,
-      );
-    }
-    if (q.sort === 'count') query = query.orderBy(count, 'desc');
-    const groups = await query
-      .orderBy(lastSeen, 'desc')
-      .orderBy('component')
-      .orderBy(codeKey)
-      .limit(q.limit + 1)
-      .execute();
-
-    const pageGroups = groups.slice(0, q.limit);
-    const [samples, histograms] = await Promise.all([this.samples(q, pageGroups), this.histograms(q, pageGroups)]);
+    const groups = await this.groups(q);
+    const order = (a: IncidentPosition, b: IncidentPosition) =>
+      (q.sort === 'count' ? b.count - a.count : 0) ||
+      compareText(b.last_seen, a.last_seen) ||
+      compareText(a.component, b.component) ||
+      compareText(a.error_code ?? '', b.error_code ?? '');
+    const after = q.after;
+    const sorted = [...groups.values()].sort(order).filter((g) => !after || order(g, after) > 0);
+    const pageGroups = sorted.slice(0, q.limit);
+    const samples = await this.samples(q, pageGroups);
     const incidents = pageGroups.map((g): IncidentRow => {
-      const key = groupKey(g);
-      const sample = samples.get(key) ?? [];
+      const sample = samples.get(groupKey(g)) ?? [];
       const row: IncidentRow = {
         component: g.component,
         error_code: g.error_code,
-        count: Number(g.n),
+        count: g.count,
         first_seen: g.first_seen,
         last_seen: g.last_seen,
-        level_rank: Number(g.level_rank),
+        level_rank: g.level_rank,
         sample_message: sample[0]?.message ?? '',
         sample_log_ids: sample.map((s) => s.log_id),
       };
-      if (q.histogramBuckets > 0) row.histogram = histograms.get(key) ?? new Array<number>(q.histogramBuckets).fill(0);
+      if (q.histogramBuckets > 0) row.histogram = g.histogram;
       return row;
     });
     const last = incidents[incidents.length - 1];
-    if (groups.length > q.limit && last) {
-      return {
-        incidents,
-        next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code },
-      };
+    if (sorted.length > q.limit && last) {
+      return { incidents, next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code } };
     }
     return { incidents };
   }
@@ -123,15 +98,7 @@ export class IncidentRepository {
     return this.db
       .selectFrom('logs')
       .selectAll()
-      .where((eb) =>
-        eb.and([
-          sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`,
-          eb('component', '=', key.component),
-          key.error_code === null ? eb('error_code', 'is', null) : eb('error_code', '=', key.error_code),
-          eb('ts', '>=', window.windowStart),
-          eb('ts', '<', window.windowEnd),
-        ]),
-      )
+      .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key)]))
       .orderBy('ts', 'desc')
       .orderBy('seq', 'desc')
       .limit(limit)
@@ -150,47 +117,13 @@ export class IncidentRepository {
     return c;
   }
 
-  private inGroups(eb: ExpressionBuilder<Database, 'logs'>, groups: IncidentKey[]): Expression<SqlBool> {
-    return eb.or(
-      groups.map((g) =>
-        eb.and([eb('component', '=', g.component), g.error_code === null ? eb('error_code', 'is', null) : eb('error_code', '=', g.error_code)]),
-      ),
-    );
+  private groupConditions(eb: ExpressionBuilder<Database, 'logs'>, key: IncidentKey): Expression<SqlBool>[] {
+    return [eb('component', '=', key.component), key.error_code === null ? eb('error_code', 'is', null) : eb('error_code', '=', key.error_code)];
   }
 
-  /** Latest records of each page group: one windowed query for the whole page. */
-  private async samples(q: IncidentQuery, groups: IncidentKey[]): Promise<Map<string, { log_id: string; message: string }[]>> {
-    const out = new Map<string, { log_id: string; message: string }[]>();
-    if (groups.length === 0) return out;
-    // Ranked on the covering index alone; only the winners' rows are then read for their message.
-    const ranked = this.db
-      .selectFrom('logs')
-      .select([
-        'seq',
-        sql<number>`row_number() over (partition by ${sql.ref('component')}, ${sql.ref('error_code')} order by ${sql.ref('ts')} desc, ${sql.ref('seq')} desc)`.as('rn'),
-      ])
-      .where((eb) => eb.and([...this.windowConditions(eb, q), this.inGroups(eb, groups)]));
-    const rows = await this.db
-      .selectFrom(ranked.as('r'))
-      .innerJoin('logs as l', 'l.seq', 'r.seq')
-      .select(['l.component', 'l.error_code', 'l.log_id', 'l.message', 'r.rn'])
-      .where('r.rn', '<=', SAMPLE_SIZE)
-      .orderBy('r.rn')
-      .execute();
-    for (const r of rows) {
-      const key = groupKey(r);
-      const list = out.get(key) ?? [];
-      list.push({ log_id: r.log_id, message: r.message });
-      out.set(key, list);
-    }
-    return out;
-  }
-
-  /** Counts per equal time bucket for each page group: one grouped query for the whole page. */
-  private async histograms(q: IncidentQuery, groups: IncidentKey[]): Promise<Map<string, number[]>> {
-    const out = new Map<string, number[]>();
-    const buckets = q.histogramBuckets;
-    if (groups.length === 0 || buckets <= 0) return out;
+  /** Every group in the window with its aggregates and per-bucket counts: one grouped query. */
+  private async groups(q: IncidentQuery): Promise<Map<string, IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] }>> {
+    const buckets = Math.max(1, q.histogramBuckets);
     const start = Date.parse(q.windowStart);
     const width = (Date.parse(q.windowEnd) - start) / buckets;
     // Bucket boundaries as ISO text, so the bucket is a portable CASE over the ts column.
@@ -205,21 +138,76 @@ export class IncidentRepository {
     // Bucketed in a derived table, so the GROUP BY names a column rather than repeating the CASE.
     const bucketed = this.db
       .selectFrom('logs')
-      .select(['component', 'error_code', bucket.as('bucket')])
-      .where((eb) => eb.and([...this.windowConditions(eb, q), this.inGroups(eb, groups)]));
+      .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
+      .where((eb) => eb.and(this.windowConditions(eb, q)));
     const rows = await this.db
       .selectFrom(bucketed.as('b'))
-      .select(['b.component', 'b.error_code', 'b.bucket', sql<number>`count(*)`.as('n')])
+      .select([
+        'b.component',
+        'b.error_code',
+        'b.bucket',
+        sql<number>`count(*)`.as('n'),
+        sql<string>`min(${sql.ref('b.ts')})`.as('first_seen'),
+        sql<string>`max(${sql.ref('b.ts')})`.as('last_seen'),
+        sql<number>`max(${sql.ref('b.level_rank')})`.as('level_rank'),
+      ])
       .groupBy(['b.component', 'b.error_code', 'b.bucket'])
       .execute();
+    const out = new Map<string, IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] }>();
     for (const r of rows) {
       const key = groupKey(r);
-      const h = out.get(key) ?? new Array<number>(buckets).fill(0);
-      h[Number(r.bucket)] = Number(r.n);
-      out.set(key, h);
+      let g = out.get(key);
+      if (!g) {
+        g = { component: r.component, error_code: r.error_code, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
+        out.set(key, g);
+      }
+      const n = Number(r.n);
+      g.count += n;
+      if (r.first_seen < g.first_seen) g.first_seen = r.first_seen;
+      if (r.last_seen > g.last_seen) g.last_seen = r.last_seen;
+      g.level_rank = Math.max(g.level_rank, Number(r.level_rank));
+      if (q.histogramBuckets > 0) g.histogram[Number(r.bucket)] = n;
     }
     return out;
   }
+
+  /** Latest records of each page group: one statement of per-group "latest five" index walks. */
+  private async samples(q: IncidentQuery, groups: IncidentKey[]): Promise<Map<string, { log_id: string; message: string }[]>> {
+    const out = new Map<string, { log_id: string; message: string }[]>();
+    if (groups.length === 0) return out;
+    const latest = (g: IncidentKey) =>
+      this.db
+        .selectFrom(
+          this.db
+            .selectFrom('logs')
+            .select(['component', 'error_code', 'log_id', 'message', 'ts', 'seq'])
+            .where((eb) => eb.and([...this.windowConditions(eb, q), ...this.groupConditions(eb, g)]))
+            .orderBy('ts', 'desc')
+            .orderBy('seq', 'desc')
+            .limit(SAMPLE_SIZE)
+            .as('s'),
+        )
+        .selectAll();
+    // SQLite caps a compound SELECT at 500 terms; a 500-group page takes a few statements.
+    const rows: { component: string; error_code: string | null; log_id: string; message: string; ts: string; seq: number }[] = [];
+    for (let i = 0; i < groups.length; i += 100) {
+      const [first, ...rest] = groups.slice(i, i + 100).map(latest);
+      rows.push(...(await rest.reduce((acc, next) => acc.unionAll(next), first!).execute()));
+    }
+    // UNION ALL does not promise row order: put each group's samples latest first again.
+    rows.sort((a, b) => compareText(b.ts, a.ts) || Number(b.seq) - Number(a.seq));
+    for (const r of rows) {
+      const key = groupKey(r);
+      const list = out.get(key) ?? [];
+      list.push({ log_id: r.log_id, message: r.message });
+      out.set(key, list);
+    }
+    return out;
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function groupKey(g: IncidentKey): string {

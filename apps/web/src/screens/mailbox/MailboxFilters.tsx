@@ -1,0 +1,62 @@
+import { useEffect, useId, useState } from 'react';
+import type { UrlPatch } from '../../url-state';
+import { PRIORITIES, STATUSES } from './mailbox-format';
+
+/** Filters of the queue; every value lives in the URL. Text filters settle before they apply. */
+export function MailboxFilters({ params, update }: { params: URLSearchParams; update: (patch: UrlPatch) => void }) {
+  const ids = { status: useId(), type: useId(), flow: useId(), priority: useId() };
+  return (
+    <form className="filters" role="search" aria-label="Mailbox filters" onSubmit={(e) => e.preventDefault()}>
+      <div className="field">
+        <label htmlFor={ids.status}>Status</label>
+        <select id={ids.status} value={params.get('status') ?? ''} onChange={(e) => update({ status: e.target.value })}>
+          <option value="">Any (pending first)</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </div>
+      <TextFilter id={ids.type} label="Type" placeholder="e.g. refund_approval" value={params.get('type') ?? ''} onChange={(v) => update({ type: v })} />
+      <TextFilter id={ids.flow} label="Source flow" placeholder="e.g. support.refunds" value={params.get('source_flow') ?? ''} onChange={(v) => update({ source_flow: v })} />
+      <div className="field">
+        <label htmlFor={ids.priority}>Priority</label>
+        <select id={ids.priority} value={params.get('priority') ?? ''} onChange={(e) => update({ priority: e.target.value })}>
+          <option value="">Any</option>
+          {PRIORITIES.map((p) => (
+            <option key={p} value={p}>
+              {p}
+            </option>
+          ))}
+        </select>
+      </div>
+    </form>
+  );
+}
+
+function TextFilter({ id, label, placeholder, value, onChange }: { id: string; label: string; placeholder: string; value: string; onChange: (v: string) => void }) {
+  const [draft, setDraft] = useState(value);
+  useEffect(() => setDraft(value), [value]);
+  useEffect(() => {
+    if (draft.trim() === value) return;
+    const t = setTimeout(() => onChange(draft.trim()), 400);
+    return () => clearTimeout(t);
+  }, [draft, value, onChange]);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type="search"
+        placeholder={placeholder}
+        spellCheck={false}
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') onChange(draft.trim());
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,174 @@
+/**
+ * One mailbox item for review: what it is, the decision (or the buttons to make it), the decision
+ * sheet, the payload and the history.
+ */
+import type { Result } from '@switchboard/contract';
+import { Link } from 'react-router';
+import { paths } from '../../paths';
+import { DetailPanel } from '../../ui/DetailPanel';
+import { ErrorState } from '../../ui/ErrorState';
+import { JsonTree } from '../../ui/JsonTree';
+import { LoadingState } from '../../ui/LoadingState';
+import { RelativeTime } from '../../ui/RelativeTime';
+import { StaleNotice } from '../../ui/StaleNotice';
+import { StatusBadge } from '../../ui/StatusBadge';
+import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
+import { DownstreamPreview, EntityContext } from './DecisionSheet';
+import { MailboxHistory } from './MailboxHistory';
+import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
+
+type Review = Result<'mailbox.get'>;
+
+export function MailboxReview({
+  mailboxId,
+  query,
+  outcome,
+  onDecide,
+  onClose,
+  onNext,
+}: {
+  mailboxId: string;
+  query: { isPending: boolean; isError: boolean; error: unknown; data: Review | undefined; refetch: () => unknown };
+  outcome: DecisionOutcome | null;
+  onDecide: (mode: DecisionMode) => void;
+  onClose: () => void;
+  onNext: (() => void) | undefined;
+}) {
+  const review = query.data;
+  const title = review ? review.item.type : 'Mailbox item';
+  return (
+    <DetailPanel title={title} label="Mailbox item review" onClose={onClose}>
+      <StaleNotice />
+      {query.isPending ? (
+        <LoadingState label="Loading the item" />
+      ) : query.isError || !review ? (
+        <ErrorState error={query.error} onRetry={() => void query.refetch()} />
+      ) : (
+        <ReviewBody review={review} outcome={outcome?.mailbox_id === mailboxId ? outcome : null} onDecide={onDecide} onNext={onNext} />
+      )}
+    </DetailPanel>
+  );
+}
+
+function ReviewBody({
+  review,
+  outcome,
+  onDecide,
+  onNext,
+}: {
+  review: Review;
+  outcome: DecisionOutcome | null;
+  onDecide: (mode: DecisionMode) => void;
+  onNext: (() => void) | undefined;
+}) {
+  const { item, history, decision_sheet: sheet } = review;
+  const decisionEntry = [...history].reverse().find((h) => h.action !== 'created');
+  return (
+    <div className="review" data-testid="mailbox-review" data-status={item.status}>
+      <dl className="kv">
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge value={item.status} tone={STATUS_TONE[item.status]} />
+        </dd>
+        <dt>Priority</dt>
+        <dd>
+          <StatusBadge value={item.priority} tone={PRIORITY_TONE[item.priority]} />
+        </dd>
+        <dt>Item id</dt>
+        <dd className="mono">{item.mailbox_id}</dd>
+        <dt>Source flow</dt>
+        <dd className="mono">{item.source_flow}</dd>
+        <dt>Opened</dt>
+        <dd>
+          <RelativeTime iso={item.created_at} />
+        </dd>
+        {item.source_event_id && (
+          <>
+            <dt>Source event</dt>
+            <dd>
+              <Link to={paths.event(item.source_event_id)} className="mono">
+                {item.source_event_id}
+              </Link>
+            </dd>
+          </>
+        )}
+      </dl>
+
+      {outcome && <OutcomeNotice outcome={outcome} onNext={onNext} />}
+
+      {item.status === 'pending' ? (
+        <div className="decision-bar" role="group" aria-label="Decision">
+          <button type="button" className="btn btn-primary" onClick={() => onDecide('approve')} data-testid="approve-button">
+            Approve…
+          </button>
+          <button type="button" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
+            Reject…
+          </button>
+          <span className="muted small kbd-hint">
+            <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+          </span>
+        </div>
+      ) : (
+        <div className={`decided decided-${item.status}`} data-testid="decided">
+          <p>
+            <strong>{item.status === 'approved' ? 'Approved' : 'Rejected'}</strong>
+            {decisionEntry && (
+              <>
+                {' '}
+                by <code title="token id">{decisionEntry.actor_token_id}</code>
+              </>
+            )}
+            {item.decided_at && (
+              <>
+                {' '}
+                <RelativeTime iso={item.decided_at} />
+              </>
+            )}
+            .
+          </p>
+          {decisionEntry?.reason && <p className="timeline-reason">“{decisionEntry.reason}”</p>}
+          <p className="muted small">This item is closed and cannot be decided again.</p>
+        </div>
+      )}
+
+      <h3>If approved</h3>
+      <DownstreamPreview preview={sheet.downstream_preview} />
+      <h3>Entity</h3>
+      <EntityContext context={sheet.entity_context} />
+      <h3>Payload</h3>
+      <JsonTree value={review.payload} fileName={`${item.mailbox_id}-payload.json`} />
+      <h3>History</h3>
+      <MailboxHistory history={history} />
+    </div>
+  );
+}
+
+function OutcomeNotice({ outcome, onNext }: { outcome: DecisionOutcome; onNext: (() => void) | undefined }) {
+  return (
+    <div className="callout callout-ok" role="status" data-testid="decision-outcome">
+      {outcome.mode === 'reject' ? (
+        <p>
+          <strong>Rejected.</strong> No downstream event was emitted.
+        </p>
+      ) : outcome.downstream_event_id ? (
+        <p>
+          <strong>Approved.</strong> Emitted <code className="event-name">{outcome.downstream_event_name}</code>
+          {outcome.downstream_subscribers?.length ? <> to {outcome.downstream_subscribers.join(', ')}</> : null}.{' '}
+          <Link to={paths.event(outcome.downstream_event_id)} data-testid="downstream-event-link">
+            Open the event in the event browser
+          </Link>
+        </p>
+      ) : (
+        <p>
+          <strong>Approved.</strong> No event was emitted (this item has no approval route).
+        </p>
+      )}
+      {outcome.idempotency_replayed && <p className="small muted">The server had already recorded this decision; it was not made twice.</p>}
+      {onNext && (
+        <button type="button" className="btn btn-small" onClick={onNext}>
+          Next item
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * An accessible modal dialog (Radix: focus trapped, Escape closes, focus returns to the opener),
+ * and the idempotency key that belongs to one opening of it: every submit from the same opened
+ * dialog reuses the key, so a double click or a retried request acts once.
+ */
+import { useState, type ReactNode } from 'react';
+import * as Dialog from '@radix-ui/react-dialog';
+
+export function Modal({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+  tone,
+  wide,
+  testId,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  title: ReactNode;
+  description?: ReactNode;
+  children: ReactNode;
+  tone?: 'danger';
+  wide?: boolean;
+  testId?: string;
+}) {
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="modal-overlay" />
+        <Dialog.Content
+          className={`modal${wide ? ' modal-wide' : ''}${tone === 'danger' ? ' modal-danger' : ''}`}
+          data-testid={testId}
+          {...(description ? {} : { 'aria-describedby': undefined })}
+        >
+          <div className="modal-header">
+            <Dialog.Title className="modal-title">{title}</Dialog.Title>
+            <Dialog.Close className="btn btn-small btn-quiet" aria-label="Close dialog">
+              ✕
+            </Dialog.Close>
+          </div>
+          {description && <Dialog.Description className="modal-description">{description}</Dialog.Description>}
+          <div className="modal-body">{children}</div>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+/** Random key; falls back to getRandomValues where randomUUID is missing (plain-HTTP origins). */
+export function newIdempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/**
+ * The key of one opening of a dialog: a new one each time `open` turns true, the same one for every
+ * submit while it stays open. `renew()` starts a new decision inside the same dialog (for example
+ * after a stale preview was refreshed, when the old key's request body no longer applies).
+ */
+export function useDialogKey(open: boolean): { key: string; renew: () => void } {
+  const [state, setState] = useState(() => ({ open, key: newIdempotencyKey() }));
+  let current = state;
+  if (open !== state.open) {
+    current = { open, key: open ? newIdempotencyKey() : state.key };
+    setState(current);
+  }
+  return { key: current.key, renew: () => setState((s) => ({ ...s, key: newIdempotencyKey() })) };
+}

@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RpcError } from '@switchboard/contract';
+import { systemClock } from '@switchboard/store';
+import type { ContainerManager, StopOutcome } from '../containers/container-manager';
+import { bootFixture, count, minimalBundle, type Fixture } from '../testing/runtime-fixture';
+import { ResetCoordinator, type ResetCoordinatorOptions } from './reset-coordinator';
+import type { ResetContext } from './reset-context';
+import { RESET_LOCK_KEY, ResetLock } from './reset-lock';
+
+let fx: Fixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+function contextOf(f: Fixture, containers?: ContainerManager): ResetContext {
+  const { runtime, store } = f;
+  return { store, clock: systemClock, bundle: runtime.bundle, ingress: runtime.ingress, dispatcher: runtime.dispatcher, containers: containers ?? runtime.containers, log: runtime.log };
+}
+
+function coordinator(f: Fixture, options: ResetCoordinatorOptions = {}, containers?: ContainerManager): ResetCoordinator {
+  return new ResetCoordinator(contextOf(f, containers), f.runtime.resetLock, options);
+}
+
+async function publishSome(f: Fixture, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await f.runtime.publish({ event_name: 'order.placed', payload: { order_id: `o${i}` } });
+}
+
+async function runScoped(f: Fixture) {
+  return { runs: await count(f.store, 'runs'), events: await count(f.store, 'events'), deliveries: await count(f.store, 'deliveries'), queue: await count(f.store, 'ingress_queue') };
+}
+
+describe('reset coordinator', () => {
+  it('quiescence cancels what has not started (deliveries, runs, queued publishes) before cleanup removes it', async () => {
+    fx = await bootFixture(minimalBundle());
+    await publishSome(fx, 3);
+    await fx.runtime.pause();
+    await publishSome(fx, 1);
+    const result = await fx.runtime.reset({ dryRun: false, reason: 'unit' });
+    expect(result).toMatchObject({ status: 'completed', ok: true });
+    expect(result.quiescence).toMatchObject({ drained: true, cancelled_deliveries: 3, cancelled_runs: 3, cancelled_queued_publishes: 1, ingress_before: 'paused', ingress_after: 'open' });
+    expect(result.cleanup).toMatchObject({ deleted: { runs: 4, events: 3, deliveries: 3, ingress_queue: 1 } });
+    expect(await runScoped(fx)).toEqual({ runs: 0, events: 0, deliveries: 0, queue: 0 });
+    expect(fx.runtime.dispatcher.claimsArePaused).toBe(false);
+    expect(fx.runtime.isResetting()).toBe(false);
+  });
+
+  it('a failing cleanup is rolled back and reported; later steps are skipped; the lock and ingress are restored', async () => {
+    fx = await bootFixture(minimalBundle());
+    await publishSome(fx, 2);
+    const before = await runScoped(fx);
+    const result = await coordinator(fx, {
+      beforeStep: (step) => {
+        if (step === 'cleanup') throw new Error('disk full');
+      },
+    }).run({ dryRun: false });
+    expect(result).toMatchObject({ ok: false, partial_failure: true, status: 'partial_failure' });
+    expect(result.errors).toEqual([{ scope: 'cleanup', message: expect.stringContaining('disk full') }]);
+    expect(result.containers).toMatchObject({ skipped: true });
+    // Quiescence cancelled the pending work, but no row was deleted.
+    expect(await runScoped(fx)).toEqual(before);
+    expect(result.quiescence).toMatchObject({ ingress_after: 'open' });
+    expect(fx.runtime.isResetting()).toBe(false);
+    expect(fx.runtime.dispatcher.claimsArePaused).toBe(false);
+    expect(await fx.store.db.selectFrom('runtime_state').select('key').where('key', '=', RESET_LOCK_KEY).executeTakeFirst()).toBeUndefined();
+    const audit = await fx.store.db.selectFrom('resets').selectAll().executeTakeFirstOrThrow();
+    expect(audit.status).toBe('partial_failure');
+  });
+
+  it('a container manager that throws, or a record from another implementation, is a reported failure naming the container', async () => {
+    fx = await bootFixture(minimalBundle());
+    const throwing: ContainerManager = {
+      implementation: 'local',
+      start: () => Promise.reject(new Error('unused')),
+      stop: (): Promise<StopOutcome> => Promise.reject(new Error('socket closed')),
+      inspect: () => Promise.reject(new Error('unused')),
+      listStoppable: () => Promise.resolve([]),
+      close: () => Promise.resolve(),
+    };
+    const now = new Date().toISOString();
+    await fx.store.db
+      .insertInto('containers')
+      .values([
+        { container_id: 'ctr_local1', entity_id: 'e1', implementation: 'local', status: 'running', pid: null, started_at: now, stopped_at: null, last_error: null },
+        { container_id: 'ctr_docker1', entity_id: 'e2', implementation: 'docker', status: 'running', pid: null, started_at: now, stopped_at: null, last_error: null },
+      ])
+      .execute();
+    const result = await coordinator(fx, {}, throwing).run({ dryRun: false });
+    expect(result.status).toBe('partial_failure');
+    const messages = (result.errors ?? []).map((e) => `${e.scope}: ${e.message}`).sort();
+    expect(messages).toEqual([
+      expect.stringMatching(/^containers: container ctr_docker1 was started by the docker container manager/),
+      expect.stringMatching(/^containers: stopping container ctr_local1 failed: socket closed/),
+    ]);
+  });
+
+  it('PLAN_STALE leaves no trace: no audit record, no lock, nothing paused', async () => {
+    fx = await bootFixture(minimalBundle());
+    const preview = await fx.runtime.reset({ dryRun: true });
+    await publishSome(fx, 1);
+    const err = await fx.runtime.reset({ dryRun: false, expectedPlanHash: preview.plan.plan_hash as string }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcError);
+    expect((err as RpcError).code).toBe('PLAN_STALE');
+    expect(await count(fx.store, 'runs')).toBe(1);
+    expect(await fx.store.db.selectFrom('resets').selectAll().execute()).toEqual([]);
+    expect(fx.runtime.isResetting()).toBe(false);
+    expect(await fx.runtime.ingressState()).toBe('open');
+  });
+
+  it('marks audit records left in progress by a process that died mid-reset as interrupted', async () => {
+    fx = await bootFixture(minimalBundle());
+    await fx.store.db
+      .insertInto('resets')
+      .values({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', finished_at: null, status: 'in_progress', reason: null, actor_token_id: null, plan_hash: null, result: null })
+      .execute();
+    await fx.runtime.reset({ dryRun: false });
+    expect(await fx.store.db.selectFrom('resets').select('status').where('reset_id', '=', 'reset_dead').executeTakeFirstOrThrow()).toEqual({ status: 'interrupted' });
+  });
+});
+
+describe('reset lock', () => {
+  it('admits one holder; a second acquire in this process or another gets RESET_IN_PROGRESS', async () => {
+    fx = await bootFixture(minimalBundle());
+    const a = new ResetLock(fx.store, systemClock);
+    const b = new ResetLock(fx.store, systemClock); // stands for another server process on the same database
+    const [first, second] = await Promise.allSettled([a.acquire('reset_a'), a.acquire('reset_a2')]);
+    expect(first.status).toBe('fulfilled');
+    expect(second.status === 'rejected' && (second.reason as RpcError).code).toBe('RESET_IN_PROGRESS');
+    await expect(b.acquire('reset_b')).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS', details: { reset_id: 'reset_a' } });
+    expect(await b.isHeldAnywhere()).toBe(true);
+    expect(b.isHeld()).toBe(false);
+    await a.release();
+    await b.acquire('reset_b');
+    expect(b.isHeld()).toBe(true);
+    await b.release();
+    expect(await a.isHeldAnywhere()).toBe(false);
+  });
+
+  it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
+    fx = await bootFixture(minimalBundle());
+    await fx.store.db
+      .insertInto('runtime_state')
+      .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
+      .execute();
+    const lock = new ResetLock(fx.store, systemClock);
+    await lock.acquire('reset_new');
+    const row = await fx.store.db.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.value).reset_id).toBe('reset_new');
+    await lock.release();
+  });
+});
