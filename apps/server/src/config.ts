@@ -34,7 +34,7 @@ const schema = z.object({
   SWITCHBOARD_DOCKER_IMAGE: z.string().min(1).default('busybox:1.36'),
   SWITCHBOARD_CONTAINER_COMMAND: z.string().min(1).optional(),
   SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS: positiveInt.min(100).default(5000),
-  SWITCHBOARD_CONTAINERS_MAX: positiveInt.default(32),
+  SWITCHBOARD_CONTAINERS_MAX: positiveInt.default(128),
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

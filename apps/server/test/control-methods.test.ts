@@ -275,6 +275,14 @@ describe('mailbox.approve', () => {
     expect(approved.status).toBe('approved');
   });
 
+  it('INVALID_PARAMS when the decision payload does not fit the emitted event; the item stays pending', async () => {
+    const item = await openOrderItem(server, 'A5');
+    const error = await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id, decision_payload: { amount: 'lots' } }, 'INVALID_PARAMS');
+    expect(error.data.details.issues[0].path).toMatch(/^decision_payload/);
+    expect((await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id })).item.status).toBe('pending');
+    await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id, expected_entity_revision: 1.5 }, 'INVALID_PARAMS');
+  });
+
   it('MAILBOX_NOT_PENDING after a decision, NOT_FOUND for an unknown item', async () => {
     const item = await openOrderItem(server, 'A3');
     await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no' });

@@ -183,8 +183,12 @@ describe('while a reset holds the lock', () => {
     await containerFor(server, item.entity_id);
     await waitForQuiet(server);
 
-    const running = server.rpc('runtime.nuke', { reason: 'long one' });
+    const runningKey = newKey();
+    const running = server.rpc('runtime.nuke', { reason: 'long one', idempotency_key: runningKey });
     await waitFor(async () => (await readyz(server)) === 503, 5_000, '/readyz to report the reset');
+    // The same key while the first call runs: in progress, retryable.
+    const inProgress = await fails(server, 'runtime.nuke', { reason: 'long one', idempotency_key: runningKey }, 'IDEMPOTENCY_IN_PROGRESS');
+    expect(inProgress.data.retryable).toBe(true);
     const second = await fails(server, 'runtime.nuke', {}, 'RESET_IN_PROGRESS');
     expect(second.data.retryable).toBe(true);
     expect(second.data.details.reset_id).toMatch(/^reset_/);
@@ -202,6 +206,7 @@ describe('while a reset holds the lock', () => {
 
     const first = await running;
     expect(first.result.status).toBe('partial_failure');
+    expect(await ok(server, 'runtime.nuke', { reason: 'long one', idempotency_key: runningKey })).toEqual(first.result);
     expect(await readyz(server)).toBe(200);
     expect(await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 9 }, idempotency_key: key })).toMatchObject({ status: 'running' });
   });

@@ -16,6 +16,10 @@ export const screens: ScreenRoute[] = [
   { path: 'incidents', nav: 'Incidents', load: () => import('./screens/incidents/IncidentsScreen') },
   { path: 'events', nav: 'Events', load: () => import('./screens/events/EventsScreen') },
   { path: 'dead-letters', nav: 'Dead letters', load: () => import('./screens/events/DeadLettersScreen') },
+  { path: 'mailbox/*', nav: 'Mailbox', load: () => import('./screens/mailbox/MailboxScreen') },
+  { path: 'agents/*', nav: 'Agents', load: () => import('./screens/agents/AgentsScreen') },
+  { path: 'conversations/*', nav: 'Conversations', load: () => import('./screens/conversations/ConversationsScreen') },
+  { path: 'runtime', nav: 'Runtime', load: () => import('./screens/runtime/RuntimeScreen') },
 ];
 
 /** Where "/" goes. */

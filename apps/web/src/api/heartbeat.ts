@@ -29,6 +29,8 @@ const DEFAULT_INTERVAL_MS = 5000;
 /** Heartbeats missed before the indicator turns stale, and before the socket is recycled. */
 const STALE_AFTER_INTERVALS = 2;
 const RECYCLE_AFTER_INTERVALS = 4;
+/** Never recycle sooner than this: a busy server may pause heartbeats for a few seconds. */
+const RECYCLE_MIN_MS = 10_000;
 
 export function heartbeatIndicator(s: Pick<HeartbeatSnapshot, 'connection' | 'last' | 'stale'>): IndicatorState {
   if (s.connection === 'reconnecting') return 'reconnecting';
@@ -142,7 +144,7 @@ class HeartbeatStore {
     const nowStale = silentFor > STALE_AFTER_INTERVALS * intervalMs;
     if (nowStale !== stale) this.update({ stale: nowStale });
     // A socket that stays open but carries nothing is dead in practice (half-open TCP): start over.
-    if (silentFor > RECYCLE_AFTER_INTERVALS * intervalMs) this.client?.reconnectNow();
+    if (silentFor > Math.max(RECYCLE_MIN_MS, RECYCLE_AFTER_INTERVALS * intervalMs)) this.client?.reconnectNow();
   }
 
   private update(patch: Partial<HeartbeatSnapshot>): void {

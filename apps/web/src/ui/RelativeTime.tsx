@@ -27,8 +27,16 @@ export function formatExact(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : `${exactFormat.format(d)} (${d.toISOString()})`;
 }
 
+/** Relative time that follows the shared clock. */
 export function RelativeTime({ iso }: { iso: string }) {
-  const now = useNow(15_000);
+  const now = useNow(RELATIVE_TIME_PERIOD_MS);
+  return <RelativeTimeAt iso={iso} now={now} />;
+}
+
+export const RELATIVE_TIME_PERIOD_MS = 15_000;
+
+/** For long lists: the parent reads the clock once and passes `now`, so rows need no subscription each. */
+export function RelativeTimeAt({ iso, now }: { iso: string; now: number }) {
   return (
     <time dateTime={iso} title={formatExact(iso)}>
       {formatRelative(iso, now)}

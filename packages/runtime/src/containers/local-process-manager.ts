@@ -71,7 +71,7 @@ export class LocalProcessManager implements ContainerManager {
     this.stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
     this.restartLimit = options.restartLimit ?? 3;
     this.restartBackoffMs = options.restartBackoffMs ?? 250;
-    this.maxContainers = options.maxContainers ?? 32;
+    this.maxContainers = options.maxContainers ?? 128;
     this.listener = options.onEvent;
   }
 

@@ -49,6 +49,11 @@ export async function stopContainers(ctx: ResetContext): Promise<ContainerStopOu
   const records = await listContainersToStop(ctx.store);
   const outcome: ContainerStopOutcome = { implementation: ctx.containers.implementation, stopped: [], already_stopped: [], failed: [] };
   const stopOne = async (record: ContainerRecord): Promise<StopOutcome> => {
+    if (record.status === 'failed') {
+      // Never started, or gave up restarting: no process or engine container is left to stop.
+      await ctx.store.db.deleteFrom('containers').where('container_id', '=', record.container_id).execute();
+      return { ok: true, containerId: record.container_id, entityId: record.entity_id, alreadyStopped: true };
+    }
     if (record.implementation !== ctx.containers.implementation) {
       return {
         ok: false,

@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
-import { systemClock } from '@switchboard/store';
+import { Store, systemClock } from '@switchboard/store';
 import type { ContainerManager, StopOutcome } from '../containers/container-manager';
-import { bootFixture, count, minimalBundle, type Fixture } from '../testing/runtime-fixture';
+import { DockerEngineManager } from '../containers/docker-engine-manager';
+import { Runtime } from '../runtime';
+import { bootFixture, count, minimalBundle, tempDir, writeBundle, type Fixture } from '../testing/runtime-fixture';
 import { ResetCoordinator, type ResetCoordinatorOptions } from './reset-coordinator';
 import type { ResetContext } from './reset-context';
 import { RESET_LOCK_KEY, ResetLock } from './reset-lock';
@@ -92,6 +95,30 @@ describe('reset coordinator', () => {
       expect.stringMatching(/^containers: container ctr_docker1 was started by the docker container manager/),
       expect.stringMatching(/^containers: stopping container ctr_local1 failed: socket closed/),
     ]);
+  });
+
+  it('a container that could not be started is recorded as failed and logged; a reset clears it without an engine call', async () => {
+    const bundle = minimalBundle();
+    (bundle.entity_types as any).order.managed_container = true;
+    const dir = tempDir();
+    const store = await Store.open({ dataDir: path.join(dir, 'data') });
+    const containers = new DockerEngineManager({ store, clock: systemClock, socketPath: path.join(dir, 'no-engine.sock'), image: 'busybox:1.36' });
+    const runtime = await Runtime.boot({ store, bundlePath: writeBundle(dir, bundle), autoStart: false, containers });
+    fx = { dir, store, runtime, close: async () => (await runtime.stop(), await store.close()) };
+    await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'c1' } });
+    await runtime.dispatcher.runUntilIdle();
+    let record: any;
+    for (let i = 0; i < 200 && record?.status !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      record = await store.db.selectFrom('containers').selectAll().executeTakeFirst();
+    }
+    expect(record).toMatchObject({ entity_id: 'order-c1', implementation: 'docker', status: 'failed' });
+    expect(record.last_error).toMatch(/docker create failed: .*unreachable/);
+    const log = await store.db.selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirstOrThrow();
+    expect(log).toMatchObject({ level: 'warn', component: 'containers', entity_id: 'order-c1' });
+    const result = await runtime.reset({ dryRun: false });
+    expect(result).toMatchObject({ status: 'completed', containers: { already_stopped: [record.container_id], failed: [] } });
+    expect(await store.db.selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
   it('PLAN_STALE leaves no trace: no audit record, no lock, nothing paused', async () => {

@@ -81,14 +81,6 @@ export class EventRepository {
     return rows.length > limit && last ? { events, next: { created_at: last.created_at, seq: Number(last.seq) } } : { events };
   }
 
-  /** Events by id with their deliveries and dead letters, in the order asked. */
-  async byIds(eventIds: string[]): Promise<EventWithRecords[]> {
-    if (eventIds.length === 0) return [];
-    const rows = await this.db.selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
-    const byId = new Map(rows.map((r) => [r.event_id, r]));
-    return this.nest(eventIds.flatMap((id) => byId.get(id) ?? []));
-  }
-
   /**
    * The page's events, walking the most selective ordered index: reason-code and subscriber filters
    * walk the denormalised (…, event_created_at, event_seq) indexes of deliveries and dead letters in

@@ -128,13 +128,7 @@ export class IncidentRepository {
     const width = (Date.parse(q.windowEnd) - start) / buckets;
     // Bucket boundaries as ISO text, so the bucket is a portable CASE over the ts column.
     const bounds = Array.from({ length: buckets - 1 }, (_, i) => new Date(Math.floor(start + width * (i + 1))).toISOString());
-    const bucket: RawBuilder<number> =
-      bounds.length === 0
-        ? sql<number>`0`
-        : sql<number>`case ${sql.join(
-            bounds.map((b, i) => sql`when ${sql.ref('ts')} < ${b} then ${sql.lit(i)}`),
-            sql` `,
-          )} else ${sql.lit(buckets - 1)} end`;
+    const bucket = bucketExpression(bounds, 0);
     // Bucketed in a derived table, so the GROUP BY names a column rather than repeating the CASE.
     const bucketed = this.db
       .selectFrom('logs')
@@ -204,6 +198,18 @@ export class IncidentRepository {
     }
     return out;
   }
+}
+
+/**
+ * The bucket index of `ts` among sorted boundaries, as nested CASEs that halve the range at each
+ * level: about log2(buckets) comparisons per record instead of one per boundary.
+ */
+function bucketExpression(bounds: string[], offset: number): RawBuilder<number> {
+  if (bounds.length === 0) return sql<number>`${sql.lit(offset)}`;
+  const mid = Math.floor(bounds.length / 2);
+  const below = bucketExpression(bounds.slice(0, mid), offset);
+  const above = bucketExpression(bounds.slice(mid + 1), offset + mid + 1);
+  return sql<number>`case when ${sql.ref('ts')} < ${bounds[mid]!} then ${below} else ${above} end`;
 }
 
 function compareText(a: string, b: string): number {

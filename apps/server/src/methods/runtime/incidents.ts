@@ -27,8 +27,8 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
     component: params.component,
     mcp_only: params.mcp_only ?? false,
     sort: params.sort ?? 'last_seen',
-    histogram_buckets: params.histogram_buckets ?? DEFAULT_HISTOGRAM_BUCKETS,
   };
+  const histogramBuckets = params.histogram_buckets ?? DEFAULT_HISTOGRAM_BUCKETS;
   const cursor = params.cursor ? await decodeCursor(ctx.store, 'runtime.incidents', binding, params.cursor, position) : undefined;
   const now = ctx.store.clock.now().getTime();
   // The end is exclusive; +1 ms keeps records written in this very millisecond.
@@ -41,7 +41,7 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
     mcpOnly: binding.mcp_only,
     sort: binding.sort,
     limit: params.limit ?? DEFAULT_PAGE_LIMIT,
-    histogramBuckets: binding.histogram_buckets,
+    histogramBuckets,
     after: cursor,
   });
   const next = page.next

@@ -1,16 +1,16 @@
 /**
  * The events table, virtualised: only the rows in view (plus a margin) are in the DOM, so thousands
- * of loaded rows scroll smoothly. Scrolling near the end loads the next page. Arrow keys move
- * between rows; Enter opens one.
+ * of loaded rows scroll smoothly. Rows are memoised and read the clock from the table, so a scroll
+ * frame renders only the rows that came into view. Clicks are handled once, on the body.
+ * Scrolling near the end loads the next page. Arrow keys move between rows; Enter opens one.
  */
-import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
+import { memo, useEffect, useImperativeHandle, useMemo, useRef, type MouseEvent, type Ref } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { StoredEvent } from '@switchboard/contract';
-import { Link } from 'react-router';
 import { ErrorState } from '../../ui/ErrorState';
-import { RelativeTime } from '../../ui/RelativeTime';
+import { RELATIVE_TIME_PERIOD_MS, RelativeTimeAt } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { withParams } from '../../url-state';
+import { useNow } from '../../ui/use-now';
 import type { Mode } from './event-query';
 
 export interface EventTableHandle {
@@ -45,13 +45,24 @@ export function EventTable({
   nextPageError: unknown;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const now = useNow(RELATIVE_TIME_PERIOD_MS);
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    overscan: 8,
+    // Render on the next frame instead of synchronously inside each scroll event.
+    useFlushSync: false,
   });
   useImperativeHandle(ref, () => ({ scrollToTop: () => virtualizer.scrollToOffset(0) }), [virtualizer]);
+
+  // Row links keep the filters and swap the selection; the base is the same for every row.
+  const baseSearch = useMemo(() => {
+    const p = new URLSearchParams(params);
+    p.delete('selected');
+    p.delete('dead_letter');
+    return p.toString();
+  }, [params]);
 
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.at(-1)?.index ?? 0;
@@ -59,10 +70,7 @@ export function EventTable({
     if (hasNextPage && !isFetchingNextPage && !nextPageError && lastIndex >= rows.length - PREFETCH_ROWS) fetchNextPage();
   }, [lastIndex, rows.length, hasNextPage, isFetchingNextPage, nextPageError, fetchNextPage]);
 
-  const paddingTop = items[0]?.start ?? 0;
-  const paddingBottom = virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0);
   const deadMode = mode === 'dead-letters';
-  const columns = deadMode ? 7 : 8;
 
   const focusRow = (index: number) => {
     if (index < 0 || index >= rows.length) return;
@@ -70,6 +78,16 @@ export function EventTable({
     requestAnimationFrame(() => {
       scrollRef.current?.querySelector<HTMLElement>(`tr[data-index="${index}"] a`)?.focus({ preventScroll: true });
     });
+  };
+
+  const onBodyClick = (e: MouseEvent<HTMLTableSectionElement>) => {
+    const target = e.target as HTMLElement;
+    const row = target.closest<HTMLTableRowElement>('tr[data-id]');
+    if (!row) return;
+    // Let the browser open the row link in a new tab or window when asked to.
+    if (target.closest('a') && (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0)) return;
+    e.preventDefault();
+    onSelect(row.dataset.id!);
   };
 
   return (
@@ -91,126 +109,65 @@ export function EventTable({
           }
         }}
       >
-        <table className="data" aria-label={deadMode ? 'Events with dead letters' : 'Events'} aria-rowcount={rows.length + 1}>
-          <colgroup>
-            <col style={{ width: 104 }} />
-            <col />
-            <col className="hide-narrow" style={{ width: '17%' }} />
-            {deadMode ? (
-              <>
-                <col style={{ width: 150 }} />
-                <col className="hide-narrow" style={{ width: '15%' }} />
-                <col className="hide-narrow" style={{ width: 70 }} />
-              </>
-            ) : (
-              <>
-                <col className="hide-narrow" style={{ width: '11%' }} />
-                <col className="hide-narrow" style={{ width: '14%' }} />
-                <col className="hide-narrow" style={{ width: '14%' }} />
-                <col className="hide-narrow" style={{ width: 150 }} />
-              </>
-            )}
-            <col style={{ width: 64 }} />
-          </colgroup>
-          <thead>
-            <tr aria-rowindex={1}>
-              <th scope="col">Time</th>
-              <th scope="col">Event</th>
-              <th scope="col" className="hide-narrow">
+        {/* Grid layout instead of table layout: each row is positioned on its own, so a scroll
+            frame lays out only the rows that came into view. Roles keep the table semantics. */}
+        <table className={`data vtable${deadMode ? ' vtable-dead' : ''}`} role="table" aria-label={deadMode ? 'Events with dead letters' : 'Events'} aria-rowcount={rows.length + 1}>
+          <thead role="rowgroup">
+            <tr role="row" aria-rowindex={1}>
+              <th role="columnheader" scope="col" className="c-time">Time</th>
+              <th role="columnheader" scope="col" className="c-name">Event</th>
+              <th role="columnheader" scope="col" className="c-id hide-narrow">
                 Event id
               </th>
               {deadMode ? (
                 <>
-                  <th scope="col">Failure</th>
-                  <th scope="col" className="hide-narrow">
+                  <th role="columnheader" scope="col" className="c-failure">Failure</th>
+                  <th role="columnheader" scope="col" className="c-handler hide-narrow">
                     Handler
                   </th>
-                  <th scope="col" className="hide-narrow num">
+                  <th role="columnheader" scope="col" className="c-retries hide-narrow num">
                     Retries
                   </th>
                 </>
               ) : (
                 <>
-                  <th scope="col" className="hide-narrow">
+                  <th role="columnheader" scope="col" className="c-source hide-narrow">
                     Source
                   </th>
-                  <th scope="col" className="hide-narrow">
+                  <th role="columnheader" scope="col" className="c-run hide-narrow">
                     Run
                   </th>
-                  <th scope="col" className="hide-narrow">
+                  <th role="columnheader" scope="col" className="c-entity hide-narrow">
                     Entity
                   </th>
-                  <th scope="col" className="hide-narrow">
+                  <th role="columnheader" scope="col" className="c-deliveries hide-narrow">
                     Deliveries
                   </th>
                 </>
               )}
-              <th scope="col" className="num" title="Dead letters">
+              <th role="columnheader" scope="col" className="c-dl num" title="Dead letters">
                 <span aria-hidden="true">DL</span>
                 <span className="visually-hidden">Dead letters</span>
               </th>
             </tr>
           </thead>
-          <tbody>
-            {paddingTop > 0 && (
-              <tr className="spacer" aria-hidden="true">
-                <td colSpan={columns} style={{ height: paddingTop }} />
-              </tr>
-            )}
+          <tbody role="rowgroup" onClick={onBodyClick} style={{ height: virtualizer.getTotalSize() }}>
             {items.map((item) => {
-              const e = rows[item.index]!;
-              const dl = e.dead_letters[0];
+              const event = rows[item.index];
+              if (!event) return null;
               return (
-                <tr
-                  key={e.event_id}
-                  data-index={item.index}
-                  aria-rowindex={item.index + 2}
-                  aria-selected={e.event_id === selectedId}
-                  onClick={() => onSelect(e.event_id)}
-                  data-testid="event-row"
-                >
-                  <td>
-                    <RelativeTime iso={e.created_at} />
-                  </td>
-                  <td title={e.event_name}>
-                    <Link className="row-link" to={withParams(params, { selected: e.event_id, dead_letter: null })} onClick={(ev) => ev.stopPropagation()}>
-                      {e.event_name}
-                    </Link>
-                  </td>
-                  <td className="hide-narrow mono" title={e.event_id}>
-                    {e.event_id}
-                  </td>
-                  {deadMode ? (
-                    <>
-                      <td>{dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'}</td>
-                      <td className="hide-narrow mono" title={dl?.handler_node}>
-                        {dl?.handler_node ?? '—'}
-                      </td>
-                      <td className="hide-narrow num">{dl?.retry_count ?? '—'}</td>
-                    </>
-                  ) : (
-                    <>
-                      <td className="hide-narrow" title={e.source}>
-                        {e.source}
-                      </td>
-                      <td className="hide-narrow mono" title={e.run_id}>
-                        {e.run_id ?? '—'}
-                      </td>
-                      <td className="hide-narrow mono" title={e.entity_id}>
-                        {e.entity_id ?? '—'}
-                      </td>
-                      <td className="hide-narrow">{deliverySummary(e)}</td>
-                    </>
-                  )}
-                  <td className={`num${e.dead_letters.length ? ' bad' : ''}`}>{e.dead_letters.length || ''}</td>
-                </tr>
+                <EventRow
+                  key={event.event_id}
+                  event={event}
+                  index={item.index}
+                  start={item.start}
+                  selected={event.event_id === selectedId}
+                  now={now}
+                  deadMode={deadMode}
+                  baseSearch={baseSearch}
+                />
               );
             })}
-            {paddingBottom > 0 && (
-              <tr className="spacer" aria-hidden="true">
-                <td colSpan={columns} style={{ height: paddingBottom }} />
-              </tr>
-            )}
           </tbody>
         </table>
       </div>
@@ -228,6 +185,73 @@ export function EventTable({
     </>
   );
 }
+
+const EventRow = memo(function EventRow({
+  event: e,
+  index,
+  start,
+  selected,
+  now,
+  deadMode,
+  baseSearch,
+}: {
+  event: StoredEvent;
+  index: number;
+  start: number;
+  selected: boolean;
+  now: number;
+  deadMode: boolean;
+  baseSearch: string;
+}) {
+  const dl = e.dead_letters[0];
+  const href = `?${baseSearch ? `${baseSearch}&` : ''}selected=${encodeURIComponent(e.event_id)}`;
+  return (
+    <tr
+      role="row"
+      data-index={index}
+      data-id={e.event_id}
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      data-testid="event-row"
+      style={{ transform: `translateY(${start}px)` }}
+    >
+      <td role="cell" className="c-time">
+        <RelativeTimeAt iso={e.created_at} now={now} />
+      </td>
+      <td role="cell" className="c-name" title={e.event_name}>
+        <a className="row-link" href={href}>
+          {e.event_name}
+        </a>
+      </td>
+      <td role="cell" className="c-id hide-narrow mono" title={e.event_id}>
+        {e.event_id}
+      </td>
+      {deadMode ? (
+        <>
+          <td role="cell" className="c-failure">{dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'}</td>
+          <td role="cell" className="c-handler hide-narrow mono" title={dl?.handler_node}>
+            {dl?.handler_node ?? '—'}
+          </td>
+          <td role="cell" className="c-retries hide-narrow num">{dl?.retry_count ?? '—'}</td>
+        </>
+      ) : (
+        <>
+          <td role="cell" className="c-source hide-narrow" title={e.source}>
+            {e.source}
+          </td>
+          <td role="cell" className="c-run hide-narrow mono" title={e.run_id}>
+            {e.run_id ?? '—'}
+          </td>
+          <td role="cell" className="c-entity hide-narrow mono" title={e.entity_id}>
+            {e.entity_id ?? '—'}
+          </td>
+          <td role="cell" className="c-deliveries hide-narrow">{deliverySummary(e)}</td>
+        </>
+      )}
+      <td role="cell" className={`c-dl num${e.dead_letters.length ? ' bad' : ''}`}>{e.dead_letters.length || ''}</td>
+    </tr>
+  );
+});
 
 function deliverySummary(e: StoredEvent): string {
   if (e.deliveries.length === 0) return 'no subscribers';

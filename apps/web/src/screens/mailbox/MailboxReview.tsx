@@ -124,7 +124,6 @@ function ReviewBody({
                 <RelativeTime iso={item.decided_at} />
               </>
             )}
-            .
           </p>
           {decisionEntry?.reason && <p className="timeline-reason">“{decisionEntry.reason}”</p>}
           <p className="muted small">This item is closed and cannot be decided again.</p>

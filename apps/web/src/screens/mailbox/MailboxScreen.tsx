@@ -88,6 +88,7 @@ export default function MailboxScreen() {
     return () => window.removeEventListener('keydown', onKey);
   }, [step, decide, dialog]);
 
+  const nextPageError = list.isFetchNextPageError ? list.error : null;
   const pendingLoaded = items.filter((i) => i.status === 'pending').length;
 
   return (
@@ -130,7 +131,7 @@ export default function MailboxScreen() {
               hasNextPage={Boolean(list.hasNextPage)}
               isFetchingNextPage={list.isFetchingNextPage}
               fetchNextPage={() => void list.fetchNextPage()}
-              nextPageError={list.isFetchNextPageError ? list.error : null}
+              nextPageError={nextPageError}
             />
           )}
         </div>

@@ -1,0 +1,299 @@
+/**
+ * The reset dialog, in three steps: (1) a dry run shows what each owner would do; (2) typing the
+ * runtime's name or a fingerprint prefix arms the next step; (3) a stated reason applies the reset
+ * with the dialog's idempotency key and the dry run's plan hash. A PLAN_STALE refusal shows what
+ * changed and offers the fresh preview; the outcome never looks like success unless it was one.
+ */
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { ApiError } from '../../api/client';
+import { useNukeApply, useNukeDryRun, type NukeResult, type RuntimeStatus } from '../../api/runtime';
+import { ErrorState } from '../../ui/ErrorState';
+import { LoadingState } from '../../ui/LoadingState';
+import { Modal, useDialogKey } from '../../ui/Modal';
+import { NukeOutcome } from './NukeOutcome';
+import { NukePreview } from './NukePreview';
+import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges, type PreviewChange } from './nuke-format';
+
+type Step = 'preview' | 'arm' | 'apply' | 'done';
+const STEPS: { step: Step; label: string }[] = [
+  { step: 'preview', label: 'Preview' },
+  { step: 'arm', label: 'Confirm' },
+  { step: 'apply', label: 'Apply' },
+];
+
+export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOpenChange: (open: boolean) => void; status: RuntimeStatus }) {
+  const { key, renew } = useDialogKey(open);
+  const dryRun = useNukeDryRun();
+  const apply = useNukeApply();
+  const [step, setStep] = useState<Step>('preview');
+  const [preview, setPreview] = useState<NukeResult | undefined>();
+  const [typed, setTyped] = useState('');
+  const [reason, setReason] = useState('');
+  const [reasonError, setReasonError] = useState<string | null>(null);
+  const [stale, setStale] = useState<{ fresh: NukeResult; changes: PreviewChange[] } | null>(null);
+  const [outcome, setOutcome] = useState<NukeResult | undefined>();
+  const ids = { typed: useId(), typedHint: useId(), reason: useId(), reasonError: useId() };
+  const runtime = { name: status.name, fingerprint: status.bundle.fingerprint };
+  const armed = armsReset(typed, runtime);
+  const hash = planHash(preview);
+
+  const runDryRun = () => dryRun.mutate(undefined, { onSuccess: (r) => setPreview(r) });
+
+  // Each opening starts from a fresh dry run and a clean slate.
+  useEffect(() => {
+    if (!open) return;
+    setStep('preview');
+    setPreview(undefined);
+    setTyped('');
+    setReason('');
+    setReasonError(null);
+    setStale(null);
+    setOutcome(undefined);
+    apply.reset();
+    runDryRun();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+
+  const submitApply = (e: FormEvent) => {
+    e.preventDefault();
+    if (apply.isPending || !hash || !armed) return;
+    if (!reason.trim()) {
+      setReasonError('Say why you are resetting the runtime: it is recorded in the reset audit record.');
+      return;
+    }
+    apply.mutate(
+      { idempotency_key: key, expected_plan_hash: hash, reason: reason.trim() },
+      {
+        onSuccess: (r) => {
+          setOutcome(r);
+          setStep('done');
+        },
+        onError: (err) => {
+          if (err instanceof ApiError && err.code === 'PLAN_STALE' && preview) {
+            // Show what moved: a fresh, side-effect-free preview compared with the reviewed one.
+            dryRun.mutate(undefined, { onSuccess: (fresh) => setStale({ fresh, changes: previewChanges(preview, fresh) }) });
+          }
+        },
+      },
+    );
+  };
+
+  const takeFreshPreview = () => {
+    if (!stale) return;
+    setPreview(stale.fresh);
+    setStale(null);
+    setTyped('');
+    apply.reset();
+    // The old key's stored answer is the refusal; the new plan is a new decision.
+    renew();
+    setStep('preview');
+  };
+
+  const applyError = apply.error;
+  const planStale = applyError instanceof ApiError && applyError.code === 'PLAN_STALE';
+
+  return (
+    <Modal
+      open={open}
+      onOpenChange={(o) => {
+        if (!o && apply.isPending) return;
+        onOpenChange(o);
+      }}
+      title="Reset the runtime"
+      description={
+        <>
+          Removes every run-scoped record of <strong>{status.name}</strong> and stops its managed containers. Tokens, the bundle and the audit trail
+          are kept. This cannot be undone.
+        </>
+      }
+      tone="danger"
+      wide
+      testId="nuke-dialog"
+    >
+      {step !== 'done' && (
+        <ol className="stepper" aria-label="Steps">
+          {STEPS.map((s, i) => (
+            <li key={s.step} aria-current={s.step === step ? 'step' : undefined} className={s.step === step ? 'is-current' : undefined}>
+              <span className="stepper-n">{i + 1}</span> {s.label}
+            </li>
+          ))}
+        </ol>
+      )}
+
+      {step === 'preview' && (
+        <div className="nuke-step">
+          <h3>Step 1 · What the reset would do (dry run, nothing changed)</h3>
+          {dryRun.isPending && !preview ? (
+            <LoadingState label="Running the dry run" />
+          ) : dryRun.isError && !preview ? (
+            <ErrorState compact error={dryRun.error} onRetry={runDryRun} />
+          ) : preview ? (
+            <NukePreview result={preview} />
+          ) : null}
+          <div className="modal-actions">
+            <button type="button" className="btn" onClick={() => onOpenChange(false)}>
+              Cancel
+            </button>
+            <button type="button" className="btn" onClick={runDryRun} disabled={dryRun.isPending}>
+              {dryRun.isPending ? 'Previewing…' : 'Preview again'}
+            </button>
+            <button type="button" className="btn btn-danger-outline" onClick={() => setStep('arm')} disabled={!preview || dryRun.isPending}>
+              Continue
+            </button>
+          </div>
+        </div>
+      )}
+
+      {step === 'arm' && (
+        <form
+          className="nuke-step"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (armed) setStep('apply');
+          }}
+        >
+          <h3>Step 2 · Confirm which runtime</h3>
+          <div className="field field-wide">
+            <label htmlFor={ids.typed}>
+              Type <code>{status.name}</code> or the first {FINGERPRINT_PREFIX_MIN}+ characters of the fingerprint
+            </label>
+            <p id={ids.typedHint} className="muted small">
+              Fingerprint <code className="wrap">{status.bundle.fingerprint}</code>
+            </p>
+            <input
+              id={ids.typed}
+              type="text"
+              autoComplete="off"
+              spellCheck={false}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              aria-describedby={ids.typedHint}
+              data-testid="nuke-confirm-input"
+            />
+            <p className={`small ${armed ? 'bad' : 'muted'}`} aria-live="polite">
+              {armed ? 'Armed: the next step resets this runtime.' : 'Not armed.'}
+            </p>
+          </div>
+          <div className="modal-actions">
+            <button type="button" className="btn" onClick={() => setStep('preview')}>
+              Back
+            </button>
+            <button type="submit" className="btn btn-danger" disabled={!armed} data-testid="nuke-arm">
+              Continue to apply
+            </button>
+          </div>
+        </form>
+      )}
+
+      {step === 'apply' && (
+        <form className="nuke-step" onSubmit={submitApply} noValidate>
+          <h3>Step 3 · Reason and apply</h3>
+          <div className="field field-wide">
+            <label htmlFor={ids.reason}>Reason (recorded in the reset audit record)</label>
+            <textarea
+              id={ids.reason}
+              rows={3}
+              value={reason}
+              maxLength={2000}
+              // Locked once sent: a retry must repeat the same request under the dialog's key.
+              disabled={apply.isPending || Boolean(applyError && !planStale)}
+              onChange={(e) => {
+                setReason(e.target.value);
+                setReasonError(null);
+              }}
+              aria-invalid={reasonError ? true : undefined}
+              aria-describedby={reasonError ? ids.reasonError : undefined}
+              data-testid="nuke-reason"
+            />
+            {reasonError && (
+              <p id={ids.reasonError} className="field-error" role="alert">
+                {reasonError}
+              </p>
+            )}
+          </div>
+          {planStale ? (
+            <StaleNotice stale={stale} loading={dryRun.isPending} error={dryRun.isError ? dryRun.error : null} onFresh={takeFreshPreview} />
+          ) : applyError ? (
+            <ErrorState compact error={applyError} />
+          ) : null}
+          <div className="modal-actions">
+            <button type="button" className="btn" onClick={() => setStep('arm')} disabled={apply.isPending}>
+              Back
+            </button>
+            {!planStale && (
+              <button type="submit" className="btn btn-danger" disabled={apply.isPending || !armed || !hash} data-testid="nuke-apply">
+                {apply.isPending ? 'Resetting…' : applyError ? 'Try again' : `Reset ${status.name} now`}
+              </button>
+            )}
+          </div>
+        </form>
+      )}
+
+      {step === 'done' && outcome && (
+        <div className="nuke-step">
+          <NukeOutcome result={outcome} />
+          <div className="modal-actions">
+            <button type="button" className="btn" onClick={() => onOpenChange(false)}>
+              Close
+            </button>
+          </div>
+        </div>
+      )}
+    </Modal>
+  );
+}
+
+function StaleNotice({
+  stale,
+  loading,
+  error,
+  onFresh,
+}: {
+  stale: { fresh: NukeResult; changes: PreviewChange[] } | null;
+  loading: boolean;
+  error: unknown;
+  onFresh: () => void;
+}) {
+  return (
+    <div className="callout callout-bad" role="alert" data-testid="plan-stale">
+      <p>
+        <strong>Nothing was reset: the runtime changed since the preview.</strong> Review the fresh preview before resetting.
+      </p>
+      {loading && <LoadingState label="Running a fresh dry run" />}
+      {error ? <ErrorState compact error={error} /> : null}
+      {stale && (
+        <>
+          {stale.changes.length > 0 ? (
+            <table className="values" aria-label="What changed">
+              <thead>
+                <tr>
+                  <th scope="col">What</th>
+                  <th scope="col" className="num">
+                    Previewed
+                  </th>
+                  <th scope="col" className="num">
+                    Now
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {stale.changes.map((c) => (
+                  <tr key={c.what}>
+                    <th scope="row">{c.what}</th>
+                    <td className="num">{c.before.toLocaleString()}</td>
+                    <td className="num">{c.after.toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p className="small">The counts are the same, but the records behind them changed (for example, different containers or items).</p>
+          )}
+          <button type="button" className="btn" onClick={onFresh}>
+            Review the fresh preview
+          </button>
+        </>
+      )}
+    </div>
+  );
+}

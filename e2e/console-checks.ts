@@ -1,0 +1,32 @@
+/** Shared checks of the console specs: axe (serious and critical only) and screenshots at both widths. */
+import fs from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { repoRoot } from './server-process';
+
+export async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+}
+
+const screenshotDir = process.env.E2E_SCREENSHOT_DIR ?? path.join(repoRoot, 'scratch', 'screens');
+
+export const WIDTHS = [
+  { name: '1280', width: 1280, height: 800 },
+  { name: '390', width: 390, height: 844 },
+] as const;
+
+/** Saves the page as `<name>-<width>.png` at each width, then restores the original viewport. */
+export async function shotAtBothWidths(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  const original = page.viewportSize();
+  for (const w of WIDTHS) {
+    await page.setViewportSize({ width: w.width, height: w.height });
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: path.join(screenshotDir, `${name}-${w.name}.png`) });
+  }
+  if (original) await page.setViewportSize(original);
+}

@@ -1,0 +1,134 @@
+import { eventually, expect, test } from '../fixtures';
+import { seriousViolations, shotAtBothWidths } from '../console-checks';
+
+interface AgentRow {
+  agent_id: string;
+  current_session_ref?: { session_id: string };
+  last_turn_ref?: { turn_id: string; parse_ok: boolean };
+}
+interface ConversationView {
+  turns: { turn_id: string; parse_ok: boolean; error?: string; tool_calls?: unknown[] }[];
+}
+
+/** The demo's triage agent: a global session with tool calls and transcripts that fail to parse. */
+async function triageSession(server: { rpc<T>(m: string, p?: Record<string, unknown>): Promise<T> }) {
+  return eventually('the triage agent to have a session with tool calls and a failed parse', async () => {
+    const { agents } = await server.rpc<{ agents: AgentRow[] }>('agent.list', {});
+    const triage = agents.find((a) => a.agent_id === 'triage-agent');
+    if (!triage?.current_session_ref) return undefined;
+    const conv = await server.rpc<ConversationView>('conversation.get', { session_id: triage.current_session_ref.session_id });
+    const ok = conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0) && conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable'));
+    return ok ? { sessionId: triage.current_session_ref.session_id, conv } : undefined;
+  }, 90_000);
+}
+
+test.describe('agents and conversations', () => {
+  test.describe.configure({ timeout: 120_000 });
+
+  test('open an agent, follow its current session to the transcript: turns with tool calls, and a failed parse shown as such', async ({ signedIn: page, server }) => {
+    const { sessionId, conv } = await triageSession(server);
+    const agentCalls: string[] = [];
+    page.on('request', (r) => {
+      const body = r.postData();
+      if (r.url().includes('/v1/rpc') && body) agentCalls.push(JSON.parse(body).method);
+    });
+
+    await page.goto('/agents');
+    const row = page.getByTestId('agent-row').filter({ hasText: 'triage-agent' });
+    await expect(row).toBeVisible();
+    await expect(row).toContainText('classifier');
+    await expect(row).toContainText('small');
+    await row.getByRole('link', { name: 'triage-agent' }).click();
+
+    await expect(page).toHaveURL(/\/agents\/triage-agent$/);
+    await expect(page.getByRole('heading', { name: 'triage-agent', level: 1 })).toBeVisible();
+    await expect(page.getByText('Reads new tickets, looks up the order')).toBeVisible();
+    const sessionLink = page.getByTestId('current-session-link');
+    await expect(sessionLink).toHaveText(sessionId);
+    await sessionLink.click();
+
+    await expect(page).toHaveURL(new RegExp(`/conversations/${sessionId}$`));
+    await expect(page.getByRole('heading', { name: 'Conversation', level: 1 })).toBeVisible();
+    await expect(page.getByRole('group', { name: 'Session' }).or(page.getByLabel('Session'))).toContainText('triage-agent');
+    const turns = page.getByTestId('turn');
+    await expect(turns.first()).toBeVisible();
+    await expect(turns.first()).toContainText('Turn 0');
+    // Tool calls with their arguments and results.
+    const call = page.getByTestId('tool-call').first();
+    await expect(call).toBeVisible();
+    await expect(call).toContainText('lookup_order');
+    await expect(call).toContainText('Arguments');
+    await expect(call).toContainText('order_id');
+    await expect(call).toContainText('Result');
+    // Trigger events link to the event browser.
+    await expect(turns.first().getByTestId('trigger-event-link')).toHaveAttribute('href', /\/events\?/);
+    await expect(page.getByTestId('latency-strip')).toContainText(`${conv.turns.length} turns`);
+
+    // Failed parses: the filter keeps only them, each marked and with its error.
+    await page.getByLabel(/Only failed turns/).check();
+    await expect(page).toHaveURL(/failed=1/);
+    const failed = turns.filter({ hasText: 'unparseable model output' }).first();
+    await expect(failed).toBeVisible();
+    await expect(failed).toHaveAttribute('data-parse-ok', 'false');
+    await expect(failed).toContainText('parse failed');
+    await expect(failed.getByTestId('turn-error')).toContainText('unparseable model output');
+    for (const flag of await turns.evaluateAll((els) => els.map((e) => e.getAttribute('data-parse-ok')))) expect(flag).toBe('false');
+
+    // Payloads are collapsed until asked for.
+    await page.getByLabel(/Only failed turns/).uncheck();
+    const first = turns.first();
+    await expect(first.getByTestId('json-tree')).toHaveCount(0);
+    await first.getByRole('button', { name: 'Request payload' }).click();
+    await expect(first.getByTestId('json-tree')).toBeVisible();
+
+    // Transcripts come from conversation.get; agent.* only gave references.
+    expect(agentCalls).toContain('conversation.get');
+    expect(agentCalls.filter((m) => m.startsWith('agent.'))).not.toHaveLength(0);
+  });
+
+  test('the last turn link opens the transcript at that turn', async ({ signedIn: page, server }) => {
+    await triageSession(server);
+    const agent = await server.rpc<{ last_turn_ref?: { turn_id: string } }>('agent.get', { agent_id: 'triage-agent' });
+    await page.goto('/agents/triage-agent');
+    await page.getByTestId('last-turn-link').click();
+    await expect(page).toHaveURL(new RegExp(`turn=${agent.last_turn_ref!.turn_id}`));
+    await expect(page.locator('.turn.is-highlighted')).toContainText(agent.last_turn_ref!.turn_id);
+  });
+
+  test('an unknown agent and an unknown session say so', async ({ signedIn: page }) => {
+    await page.goto('/agents/no-such-agent');
+    await expect(page.getByText('No agent “no-such-agent”')).toBeVisible();
+    await page.goto('/conversations/ses_missing');
+    await expect(page.getByText('No conversation with this id')).toBeVisible();
+  });
+
+  test('axe: agents, agent page, conversations and a transcript; screenshots', async ({ signedIn: page, server }) => {
+    const { sessionId } = await triageSession(server);
+    await page.goto('/agents');
+    await expect(page.getByTestId('agent-row').first()).toBeVisible();
+    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '30-agents');
+
+    await page.goto('/agents/triage-agent');
+    await expect(page.getByTestId('current-session-link')).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Sessions' })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '31-agent');
+
+    await page.goto('/conversations');
+    await expect(page.getByTestId('conversation-row').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '32-conversations');
+
+    await page.goto(`/conversations/${sessionId}`);
+    await expect(page.getByTestId('tool-call').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '33-transcript');
+    await page.getByLabel(/Only failed turns/).check();
+    await expect(page.getByTestId('turn-error').first()).toBeVisible();
+    await page.getByTestId('turn').first().getByRole('button', { name: 'Response payload' }).click();
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '34-transcript-failed-turns');
+  });
+});
