@@ -49,7 +49,8 @@ interface ChildRun {
 
 function runChildUntil(dataDir: string, bundlePath: string, mode: 'dispatch' | 'resume', n: number, killWhen: (line: string, acked: number) => number | undefined): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', CHILD, dataDir, bundlePath, mode, String(n)], { cwd: path.resolve(here, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+    // Run node itself (not the tsx CLI, whose grandchild a SIGKILL would not reach) so the kill is real.
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, bundlePath, mode, String(n)], { cwd: path.resolve(here, '..'), stdio: ['ignore', 'pipe', 'pipe'] });
     const acked: string[] = [];
     let buffer = '';
     let stderr = '';
