@@ -59,7 +59,8 @@ export class ServerProcess {
 
   async startProcess(): Promise<void> {
     if (this.child) throw new Error('server already running');
-    const child = spawn(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), [path.join(repoRoot, 'apps', 'server', 'src', 'main.ts')], {
+    // node itself with the tsx loader (not the tsx CLI), so a SIGKILL reaches the server and leaves no orphan.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'apps', 'server', 'src', 'main.ts')], {
       cwd: repoRoot,
       env: {
         ...process.env,

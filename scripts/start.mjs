@@ -25,7 +25,7 @@ if (stale) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const server = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'apps', 'server', 'src', 'main.ts')], {
+const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps', 'server', 'src', 'main.ts')], {
   cwd: root,
   stdio: 'inherit',
 });
