@@ -127,7 +127,7 @@ test.describe('agents and conversations', () => {
     await shotAtBothWidths(page, '33-transcript');
     await page.getByLabel(/Only failed turns/).check();
     await expect(page.getByTestId('turn-error').first()).toBeVisible();
-    await page.getByTestId('turn').first().getByRole('button', { name: 'Response payload' }).click();
+    await page.getByTestId('turn').first().getByRole('button', { name: 'Request payload' }).click();
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '34-transcript-failed-turns');
   });

@@ -268,27 +268,40 @@ function nest(raw: BetterSqlite3.Database, rows: { event_id: string }[]) {
   return { rows, deliveries: s.d.all(...ids), deadLetters: s.l.all(...ids) };
 }
 
+/** Raw SQL twin of IncidentRepository.page: one grouped bucket query, then one UNION ALL of per-group samples. */
 function rawIncidents(raw: BetterSqlite3.Database, mcpOnly: boolean) {
   const where = `level_rank >= 2 and ts >= ? and ts < ?${mcpOnly ? ' and is_mcp = 1' : ''}`;
-  const groups = raw.prepare(
-    `select component, error_code, count(*) n, min(ts) first_seen, max(ts) last_seen, max(level_rank) level_rank from logs where ${where} group by component, error_code order by max(ts) desc, component, coalesce(error_code, '') limit ?`,
-  );
-  const samples = raw.prepare(
-    `select l.component, l.error_code, l.log_id, l.message, r.rn from (select seq, row_number() over (partition by component, error_code order by ts desc, seq desc) rn from logs where ${where}) r join logs l on l.seq = r.seq where r.rn <= 5 order by r.rn`,
-  );
+  const sampleStatements = new Map<number, BetterSqlite3.Statement>();
   return (start: string, end: string) => {
-    const g = groups.all(start, end, PAGE + 1);
-    const s = samples.all(start, end);
-    // 24 buckets, as the repository computes them.
     const t0 = Date.parse(start);
     const width = (Date.parse(end) - t0) / 24;
     const bounds = Array.from({ length: 23 }, (_, i) => new Date(Math.floor(t0 + width * (i + 1))).toISOString());
-    const h = raw
+    const nested = (bs: string[], off: number): string => {
+      if (bs.length === 0) return String(off);
+      const m = Math.floor(bs.length / 2);
+      return `case when ts < '${bs[m]}' then ${nested(bs.slice(0, m), off)} else ${nested(bs.slice(m + 1), off + m + 1)} end`;
+    };
+    const rows = raw
       .prepare(
-        `select component, error_code, bucket, count(*) n from (select component, error_code, case ${bounds.map((_, i) => `when ts < ? then ${i}`).join(' ')} else 23 end bucket from logs where ${where}) group by component, error_code, bucket`,
+        `select component, error_code, bucket, count(*) n, min(ts) first_seen, max(ts) last_seen, max(level_rank) level_rank from (select component, error_code, ts, level_rank, ${nested(bounds, 0)} bucket from logs where ${where}) group by component, error_code, bucket`,
       )
-      .all(...bounds, start, end);
-    return { g, s, h };
+      .all(start, end) as { component: string; error_code: string | null; last_seen: string }[];
+    const groups = new Map<string, { component: string; error_code: string | null; last_seen: string }>();
+    for (const r of rows) {
+      const k = `${r.component}|${r.error_code}`;
+      const g = groups.get(k);
+      if (!g || r.last_seen > g.last_seen) groups.set(k, r);
+    }
+    const page = [...groups.values()].sort((a, b) => (a.last_seen < b.last_seen ? 1 : -1)).slice(0, PAGE);
+    if (page.length === 0) return { rows };
+    let st = sampleStatements.get(page.length);
+    if (!st) {
+      const branch = `select * from (select component, error_code, log_id, message, ts, seq from logs where ${where} and component = ? and error_code is ? order by ts desc, seq desc limit 5)`;
+      st = raw.prepare(page.map(() => branch).join(' union all '));
+      sampleStatements.set(page.length, st);
+    }
+    const samples = st.all(...page.flatMap((g) => [start, end, g.component, g.error_code]));
+    return { rows, samples };
   };
 }
 

@@ -40,12 +40,12 @@ export function AgentList() {
           <div className="table-scroll">
             <table className="data" aria-label="Agents">
               <colgroup>
-                <col style={{ width: '18%' }} />
+                <col />
                 <col className="hide-narrow" style={{ width: '11%' }} />
-                <col className="hide-narrow" />
+                <col className="hide-narrow" style={{ width: '38%' }} />
                 <col className="hide-narrow" style={{ width: 96 }} />
-                <col style={{ width: 84 }} />
-                <col style={{ width: '24%' }} />
+                <col style={{ width: 72 }} />
+                <col style={{ width: 190 }} />
               </colgroup>
               <thead>
                 <tr>

@@ -23,9 +23,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
         <Link to="/agents">Agents</Link> <span aria-hidden="true">/</span> <span className="mono">{agentId}</span>
       </nav>
       <div className="screen-header">
-        <h1 id="agent-title" className="mono">
-          {agentId}
-        </h1>
+        <h1 id="agent-title">{agentId}</h1>
         {query.data && <StatusBadge value={query.data.agent.status} tone={AGENT_STATUS_TONE[query.data.agent.status]} />}
         <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
           {query.isFetching ? 'Refreshing…' : 'Refresh'}
