@@ -3,6 +3,7 @@
  * and a page that is already signed in (through the same login route the sign-in screen uses).
  */
 import { test as base, expect, type Page } from '@playwright/test';
+import { acquireExclusive, acquireShared } from './cpu-lock';
 
 export interface SharedServer {
   url: string;
@@ -11,7 +12,7 @@ export interface SharedServer {
   rpcBatch(calls: { method: string; params: Record<string, unknown> }[]): Promise<unknown[]>;
 }
 
-function sharedServer(): SharedServer {
+export function sharedServer(): SharedServer {
   const url = process.env.E2E_BASE_URL;
   const token = process.env.E2E_TOKEN;
   if (!url || !token) throw new Error('E2E_BASE_URL/E2E_TOKEN missing: run through e2e/playwright.config.ts (global setup starts the server)');
@@ -46,7 +47,20 @@ export async function signInContext(page: Page, server: { url: string; token: st
   expect(r.status(), await r.text()).toBe(200);
 }
 
-export const test = base.extend<{ server: SharedServer; signedIn: Page }>({
+export const test = base.extend<{ server: SharedServer; signedIn: Page; exclusiveCpu: boolean; cpuLock: void }>({
+  /** Set with `test.use({ exclusiveCpu: true })` in a timing test: no other test runs meanwhile. */
+  exclusiveCpu: [false, { option: true }],
+  cpuLock: [
+    async ({ exclusiveCpu }, use, testInfo) => {
+      const release = exclusiveCpu ? await acquireExclusive(150_000) : await acquireShared(testInfo.testId);
+      try {
+        await use();
+      } finally {
+        release();
+      }
+    },
+    { auto: true },
+  ],
   server: async ({}, use) => use(sharedServer()),
   baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
   signedIn: async ({ page, server }, use) => {

@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ServerProcess, repoRoot } from './server-process';
 
@@ -30,7 +31,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const server = await ServerProcess.start();
   process.env.E2E_BASE_URL = server.url;
   process.env.E2E_TOKEN = server.token;
+  const lockDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-e2e-locks-'));
+  process.env.E2E_LOCK_DIR = lockDir;
   return async () => {
+    fs.rmSync(lockDir, { recursive: true, force: true });
     await server.dispose();
   };
 }

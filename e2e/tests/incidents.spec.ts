@@ -6,7 +6,11 @@ interface Incident {
 }
 interface LogRecord {
   event_id?: string;
+  delivery_id?: string;
   dead_letter_id?: string;
+}
+interface StoredEvent {
+  dead_letters: { dead_letter_id: string; delivery_id?: string }[];
 }
 
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
@@ -16,8 +20,14 @@ test('an MCP incident is found by filtering on its component, and its detail lin
     const { incidents } = await server.rpc<{ incidents: Incident[] }>('runtime.incidents', { mcp_only: true, since_hours: 24, limit: 50 });
     for (const incident of incidents) {
       const { logs } = await server.rpc<{ logs: LogRecord[] }>('runtime.incident_logs', { incident_id: incident.incident_id, since_hours: 24 });
-      const log = logs.find((l) => l.dead_letter_id && l.event_id);
-      if (log) return { incident, log };
+      // A record names its dead letter, or its delivery that dead-lettered.
+      for (const log of logs) {
+        if (!log.event_id) continue;
+        if (log.dead_letter_id) return { incident, log };
+        const { events } = await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { event_id: log.event_id }, limit: 1 });
+        const dl = events[0]?.dead_letters.find((d) => d.delivery_id && d.delivery_id === log.delivery_id);
+        if (dl) return { incident, log: { ...log, dead_letter_id: dl.dead_letter_id } };
+      }
     }
     return undefined;
   }, 90_000);

@@ -221,14 +221,18 @@ test.describe('mailbox', () => {
     const rows = page.getByTestId('mailbox-row');
     await expect(rows.first()).toBeVisible();
     for (const status of await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status')))) expect(status).toBe('pending');
-    const hrefs = await rows.locator('a').evaluateAll((els) => els.map((e) => e.getAttribute('href')!));
-    expect(hrefs.length).toBeGreaterThanOrEqual(2);
+    expect(await rows.count()).toBeGreaterThanOrEqual(2);
+    // Each key press selects the neighbouring row: its link is marked current and its item opens.
+    const current = (i: number) => rows.nth(i).locator('a');
     await page.keyboard.press('j');
-    await expect(page).toHaveURL((u) => `${u.pathname}${u.search}` === hrefs[0]);
+    await expect(current(0)).toHaveAttribute('aria-current', 'true');
     await page.keyboard.press('j');
-    await expect(page).toHaveURL((u) => `${u.pathname}${u.search}` === hrefs[1]);
+    await expect(current(1)).toHaveAttribute('aria-current', 'true');
+    const second = await current(1).getAttribute('href');
+    await expect(page).toHaveURL((u) => `${u.pathname}${u.search}` === second);
     await page.keyboard.press('k');
-    await expect(page).toHaveURL((u) => `${u.pathname}${u.search}` === hrefs[0]);
+    await expect(current(0)).toHaveAttribute('aria-current', 'true');
+    await expect(page).toHaveURL(/status=pending&type=refund_approval/);
     await expect(page.getByTestId('mailbox-review')).toBeVisible();
   });
 

@@ -54,7 +54,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
   const selected = rows.find((r) => r.event_id === selectedId);
   const hasFilters = Boolean(query.filter && Object.keys(query.filter).some((k) => !(mode === 'dead-letters' && k === 'has_dead_letter'))) || Boolean(query.since || query.until);
   const title = mode === 'dead-letters' ? 'Dead letters' : 'Events';
-  const noun = mode === 'dead-letters' ? 'event with dead letters' : 'event';
+  const [one, many] = mode === 'dead-letters' ? ['event with dead letters', 'events with dead letters'] : ['event', 'events'];
 
   return (
     <section className="screen" aria-labelledby="events-title">
@@ -62,8 +62,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         <h1 id="events-title">{title}</h1>
         {events.isSuccess && (
           <span className="count" aria-live="polite" data-testid="loaded-count">
-            {rows.length.toLocaleString()} {noun}
-            {rows.length === 1 ? '' : 's'} loaded{events.hasNextPage ? ', more available' : ''}
+            {rows.length.toLocaleString()} {rows.length === 1 ? one : many} loaded{events.hasNextPage ? ', more available' : ''}
           </span>
         )}
         <div className="field-inline">
@@ -85,7 +84,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
       <EventFilters mode={mode} params={params} update={update} />
       {query.filter?.run_id && <RunSummary runId={query.filter.run_id} />}
       <StaleNotice />
-      <div className="split">
+      <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
           {live && fresh.data && fresh.data.count > 0 && (
             <div className="new-events-bar" role="status">
@@ -100,7 +99,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
           ) : events.isError ? (
             <ErrorState error={events.error} onRetry={() => void events.refetch()} />
           ) : rows.length === 0 ? (
-            <EmptyState title={hasFilters ? `No ${noun}s match these filters` : mode === 'dead-letters' ? 'No dead letters' : 'No events yet'}>
+            <EmptyState title={hasFilters ? `No ${many} match these filters` : mode === 'dead-letters' ? 'No dead letters' : 'No events yet'}>
               {hasFilters ? (
                 <Link className="btn" to={mode === 'dead-letters' ? '/dead-letters' : '/events'}>
                   Clear filters

@@ -122,25 +122,25 @@ export function EventTable({
               {deadMode ? (
                 <>
                   <th role="columnheader" scope="col" className="c-failure">Failure</th>
-                  <th role="columnheader" scope="col" className="c-handler hide-narrow">
+                  <th role="columnheader" scope="col" className="c-handler hide-narrow hide-with-detail">
                     Handler
                   </th>
-                  <th role="columnheader" scope="col" className="c-retries hide-narrow num">
+                  <th role="columnheader" scope="col" className="c-retries hide-narrow hide-with-detail num">
                     Retries
                   </th>
                 </>
               ) : (
                 <>
-                  <th role="columnheader" scope="col" className="c-source hide-narrow">
+                  <th role="columnheader" scope="col" className="c-source hide-narrow hide-with-detail">
                     Source
                   </th>
-                  <th role="columnheader" scope="col" className="c-run hide-narrow">
+                  <th role="columnheader" scope="col" className="c-run hide-narrow hide-with-detail">
                     Run
                   </th>
-                  <th role="columnheader" scope="col" className="c-entity hide-narrow">
+                  <th role="columnheader" scope="col" className="c-entity hide-narrow hide-with-detail">
                     Entity
                   </th>
-                  <th role="columnheader" scope="col" className="c-deliveries hide-narrow">
+                  <th role="columnheader" scope="col" className="c-deliveries hide-narrow hide-with-detail">
                     Deliveries
                   </th>
                 </>
@@ -229,23 +229,23 @@ const EventRow = memo(function EventRow({
       {deadMode ? (
         <>
           <td role="cell" className="c-failure">{dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'}</td>
-          <td role="cell" className="c-handler hide-narrow mono" title={dl?.handler_node}>
+          <td role="cell" className="c-handler hide-narrow hide-with-detail mono" title={dl?.handler_node}>
             {dl?.handler_node ?? '—'}
           </td>
-          <td role="cell" className="c-retries hide-narrow num">{dl?.retry_count ?? '—'}</td>
+          <td role="cell" className="c-retries hide-narrow hide-with-detail num">{dl?.retry_count ?? '—'}</td>
         </>
       ) : (
         <>
-          <td role="cell" className="c-source hide-narrow" title={e.source}>
+          <td role="cell" className="c-source hide-narrow hide-with-detail" title={e.source}>
             {e.source}
           </td>
-          <td role="cell" className="c-run hide-narrow mono" title={e.run_id}>
+          <td role="cell" className="c-run hide-narrow hide-with-detail mono" title={e.run_id}>
             {e.run_id ?? '—'}
           </td>
-          <td role="cell" className="c-entity hide-narrow mono" title={e.entity_id}>
+          <td role="cell" className="c-entity hide-narrow hide-with-detail mono" title={e.entity_id}>
             {e.entity_id ?? '—'}
           </td>
-          <td role="cell" className="c-deliveries hide-narrow">{deliverySummary(e)}</td>
+          <td role="cell" className="c-deliveries hide-narrow hide-with-detail">{deliverySummary(e)}</td>
         </>
       )}
       <td role="cell" className={`c-dl num${e.dead_letters.length ? ' bad' : ''}`}>{e.dead_letters.length || ''}</td>

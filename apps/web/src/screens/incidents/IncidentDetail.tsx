@@ -1,6 +1,7 @@
 /** One incident: its summary and sample log records, each linking to the event, run and dead letter it names. */
 import type { Incident, LogRecord } from '@switchboard/contract';
 import { Link } from 'react-router';
+import { useEvent } from '../../api/events';
 import { useIncidentLogs } from '../../api/incidents';
 import { paths } from '../../paths';
 import { DetailPanel } from '../../ui/DetailPanel';
@@ -112,20 +113,7 @@ function LogCard({ log }: { log: LogRecord }) {
             </dd>
           </>
         )}
-        {log.dead_letter_id && (
-          <>
-            <dt>Dead letter</dt>
-            <dd>
-              {log.event_id ? (
-                <Link to={paths.deadLetter(log.event_id, log.dead_letter_id)} className="mono" data-testid="dead-letter-link">
-                  {log.dead_letter_id}
-                </Link>
-              ) : (
-                <span className="mono">{log.dead_letter_id}</span>
-              )}
-            </dd>
-          </>
-        )}
+        <DeadLetterLink log={log} />
         {log.entity_id && (
           <>
             <dt>Entity</dt>
@@ -154,5 +142,30 @@ function LogCard({ log }: { log: LogRecord }) {
         )}
       </dl>
     </li>
+  );
+}
+
+/**
+ * The dead letter a log record points at: named on the record, or found through its delivery (a
+ * tool failure is logged before its delivery dead-letters, so the record itself cannot name it).
+ */
+function DeadLetterLink({ log }: { log: LogRecord }) {
+  const lookUp = !log.dead_letter_id && Boolean(log.event_id && log.delivery_id);
+  const event = useEvent(lookUp ? log.event_id : undefined);
+  const deadLetterId = log.dead_letter_id ?? event.data?.dead_letters.find((d) => d.delivery_id === log.delivery_id)?.dead_letter_id;
+  if (!deadLetterId) return null;
+  return (
+    <>
+      <dt>Dead letter</dt>
+      <dd>
+        {log.event_id ? (
+          <Link to={paths.deadLetter(log.event_id, deadLetterId)} className="mono" data-testid="dead-letter-link">
+            {deadLetterId}
+          </Link>
+        ) : (
+          <span className="mono">{deadLetterId}</span>
+        )}
+      </dd>
+    </>
   );
 }

@@ -37,14 +37,14 @@ export function IncidentTable({
     <div className="table-scroll">
       <table className="data" aria-label="Incidents">
         <colgroup>
-          <col style={{ width: 80 }} />
-          <col style={{ width: '18%' }} />
-          <col className="hide-narrow" style={{ width: '16%' }} />
-          <col style={{ width: 72 }} />
-          <col style={{ width: 110 }} />
-          <col className="hide-narrow" style={{ width: 110 }} />
-          <col className="hide-narrow" style={{ width: 116 }} />
-          <col className="hide-narrow" />
+          <col className="c-level" />
+          <col className="c-component" />
+          <col className="c-code hide-narrow" />
+          <col className="c-count" />
+          <col className="c-last" />
+          <col className="c-first hide-narrow hide-with-detail" />
+          <col className="c-spark hide-narrow" />
+          <col className="c-sample hide-narrow hide-with-detail" />
         </colgroup>
         <thead>
           <tr>
@@ -55,13 +55,13 @@ export function IncidentTable({
             </th>
             {sortHeader('count', 'Count', 'num')}
             {sortHeader('last_seen', 'Last seen')}
-            <th scope="col" className="hide-narrow">
+            <th scope="col" className="hide-narrow hide-with-detail">
               First seen
             </th>
             <th scope="col" className="hide-narrow">
               Occurrences
             </th>
-            <th scope="col" className="hide-narrow">
+            <th scope="col" className="hide-narrow hide-with-detail">
               Sample message
             </th>
           </tr>
@@ -84,13 +84,13 @@ export function IncidentTable({
               <td>
                 <RelativeTime iso={i.last_seen} />
               </td>
-              <td className="hide-narrow">
+              <td className="hide-narrow hide-with-detail">
                 <RelativeTime iso={i.first_seen} />
               </td>
               <td className="hide-narrow">
                 {i.histogram ? <Sparkline values={i.histogram} label={sparklineLabel(i.histogram, windowHours)} /> : <span className="muted">—</span>}
               </td>
-              <td className="hide-narrow sample" title={i.sample_message}>
+              <td className="hide-narrow hide-with-detail sample" title={i.sample_message}>
                 {i.sample_message}
               </td>
             </tr>

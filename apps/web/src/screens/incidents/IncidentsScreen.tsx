@@ -49,7 +49,7 @@ export default function IncidentsScreen() {
       </div>
       <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} update={update} />
       <StaleNotice />
-      <div className="split">
+      <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
           {query.isPending ? (
             <LoadingState label="Loading incidents" />

@@ -34,7 +34,7 @@ export function NukePreview({ result }: { result: NukeResult }) {
         )}
       </ul>
       <p className="muted small">
-        Plan hash <code data-testid="plan-hash">{String(result.plan.plan_hash ?? '—')}</code>: applying refuses if the runtime changes before you confirm.
+        Plan hash <code className="wrap" data-testid="plan-hash">{String(result.plan.plan_hash ?? '—')}</code>: applying refuses if the runtime changes before you confirm.
       </p>
       <div className="owners">
         <OwnerSection title="Plan" section={result.plan} testId="owner-plan" />

@@ -40,11 +40,19 @@ function SectionValue({ value }: { value: Record<string, unknown> }) {
   );
 }
 
+/** Structured values (counts, lists of records, nested sections) sit under their label, full width. */
+function isBlock(value: unknown): boolean {
+  if (!value || typeof value !== 'object') return false;
+  if (!Array.isArray(value)) return true;
+  return value.some((v) => v && typeof v === 'object');
+}
+
 function Entry({ name, value }: { name: string; value: unknown }) {
+  const block = isBlock(value);
   return (
     <>
-      <dt>{label(name)}</dt>
-      <dd>
+      <dt className={block ? 'kv-block' : undefined}>{label(name)}</dt>
+      <dd className={block ? 'kv-block' : undefined}>
         <Value value={value} />
       </dd>
     </>
