@@ -15,7 +15,9 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 
 export function formatRelative(iso: string, now: number): string {
   const seconds = Math.round((Date.parse(iso) - now) / 1000);
-  if (Math.abs(seconds) < 5) return 'just now';
+  // The shared clock ticks every 15 s and server clocks drift, so a fresh record can look up to a
+  // tick "in the future"; that is "just now", not "in 9 sec.".
+  if (seconds > -5 && seconds <= RELATIVE_TIME_PERIOD_MS / 1000 + 5) return 'just now';
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size || unit === 'second') return rtf.format(Math.trunc(seconds / size), unit);
   }
