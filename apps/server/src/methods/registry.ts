@@ -2,7 +2,7 @@
  * Every RPC method's handler, keyed by the contract's method name. A method is callable only if
  * it is in the contract (which carries its schema) and has a handler here.
  */
-import type { HandlerRegistry } from '../rpc/handler';
+import type { CompleteHandlerRegistry } from '../rpc/handler';
 import { healthCheck } from './health/check';
 import { healthPing } from './health/ping';
 import { healthSubscribe } from './health/subscribe';
@@ -51,4 +51,4 @@ export const handlers = {
   'runtime.nuke': runtimeNuke,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
-} satisfies HandlerRegistry;
+} satisfies CompleteHandlerRegistry;

@@ -32,7 +32,10 @@ export interface SocketSubscriptions {
 
 export type Handler<M extends MethodName> = (params: Params<M>, ctx: HandlerContext) => Promise<Result<M>>;
 
+/** Handlers keyed by method name; partial so tests can add or override a few. */
 export type HandlerRegistry = { [M in MethodName]?: Handler<M> };
+/** The server's full registry: a contract method without a handler is a compile error. */
+export type CompleteHandlerRegistry = { [M in MethodName]: Handler<M> };
 
 /**
  * A method that is not part of the published contract but carries its own definition (tests use
