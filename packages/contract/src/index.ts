@@ -1,3 +1,4 @@
+export * from './canonical-json';
 export * from './errors';
 export * from './method';
 export * from './methods/index';

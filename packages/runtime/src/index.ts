@@ -1,4 +1,4 @@
-export { BundleError, canonicalJson, fingerprintOf, loadBundle, type LoadedBundle } from './bundle/load';
+export { BundleError, fingerprintOf, loadBundle, type LoadedBundle } from './bundle/load';
 export type { AgentDefinition, BundleDefinition, EntityTypeDefinition, NodeDefinition, ScriptRule, ToolServerDefinition } from './bundle/schema';
 export { DEFAULT_BUNDLE_PATH, Runtime, type IngressState, type RuntimeOptions, type RuntimeStatus } from './runtime';
 export { Dispatcher, backoffFor, type DispatcherOptions } from './dispatcher';

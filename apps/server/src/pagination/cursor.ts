@@ -8,11 +8,11 @@
  * store (runtime_state `cursor_secret`), so cursors survive restarts and every server process on
  * one database accepts the others' cursors.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { RpcError, type MethodName } from '@switchboard/contract';
-import { canonicalJson } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { z } from 'zod';
+import { canonicalHash } from '../rpc/canonical-hash';
 
 const SECRET_KEY = 'cursor_secret';
 const CURSOR_VERSION = 1;
@@ -41,7 +41,8 @@ function secretFor(store: Store): Promise<Buffer> {
 
 /** The filter a cursor is bound to: everything that decides membership and order, defaults applied. */
 export function filterHash(filter: unknown): string {
-  return createHash('sha256').update(canonicalJson(filter ?? {})).digest('base64url').slice(0, 22);
+  // 128 bits of the hash keeps cursors short; collisions across filters are not a practical risk.
+  return canonicalHash(filter).slice(0, 32);
 }
 
 function sign(secret: Buffer, body: string): string {

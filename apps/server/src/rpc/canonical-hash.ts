@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@switchboard/runtime';
+import { canonicalJson } from '@switchboard/contract';
 
 /** Hash of params with key order ignored, for comparing idempotent replays. */
 export function canonicalHash(value: unknown): string {

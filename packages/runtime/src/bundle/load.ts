@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { canonicalJson } from '@switchboard/contract';
 import { parse as parseYaml } from 'yaml';
 import { parseCondition } from '../conditions';
 import { checkPayloadSchema } from '../payload-schema';
@@ -22,16 +23,6 @@ export interface LoadedBundle {
   definition: BundleDefinition;
   fingerprint: string;
   loadedAt: string;
-}
-
-/** Sorted keys, no insignificant whitespace: the same content always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 export function fingerprintOf(content: unknown): string {

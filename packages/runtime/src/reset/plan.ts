@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { RpcError } from '@switchboard/contract';
-import { canonicalJson } from '../bundle/load';
+import { canonicalJson } from '@switchboard/contract';
 import { listContainersToStop } from './container-stop';
 import type { ResetContext } from './reset-context';
 import type { ResetLock } from './reset-lock';

@@ -5,7 +5,7 @@
  * test can predict them.
  */
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../bundle/load';
+import { canonicalJson } from '@switchboard/contract';
 import type { ToolServerDefinition } from '../bundle/schema';
 
 export interface McpCallRequest {

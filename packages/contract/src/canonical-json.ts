@@ -1,0 +1,13 @@
+/**
+ * Canonical JSON: sorted keys, no insignificant whitespace, undefined members dropped. The same
+ * content always gives the same text, so it can be hashed: bundle fingerprints, idempotent-replay
+ * body comparison and cursor filter binding all rest on it.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
