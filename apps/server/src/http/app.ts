@@ -3,16 +3,15 @@
  * files. Routes only parse, authenticate and dispatch; methods do the work.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { RpcError, buildOpenRpcDocument, errorRegistry, methods, type ErrorCode } from '@switchboard/contract';
+import { RpcError, errorRegistry, type ErrorCode } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
+import { openRpcDocument } from '../openrpc-document';
 import type { Logger } from '../logger';
 import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { Dispatcher } from '../rpc/dispatcher';
@@ -49,13 +48,6 @@ type Env = {
 const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
 const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
 
-export function openRpcDocument(): Record<string, unknown> {
-  return buildOpenRpcDocument(methods, {
-    title: 'Switchboard Runtime Control API',
-    version: '1.0.0',
-    description: 'JSON-RPC 2.0 control and inspection API of an event-driven agent runtime.',
-  });
-}
 
 type Next = () => Promise<void>;
 
@@ -292,8 +284,4 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   serveConsole(app, config.webDist);
   return app;
-}
-
-export function webDistExists(dir: string): boolean {
-  return fs.existsSync(path.join(dir, 'index.html'));
 }

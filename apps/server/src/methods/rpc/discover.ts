@@ -1,4 +1,4 @@
-import { openRpcDocument } from '../../http/app';
+import { openRpcDocument } from '../../openrpc-document';
 import type { Handler } from '../../rpc/handler';
 
 export const rpcDiscover: Handler<'rpc.discover'> = async () => openRpcDocument();

@@ -1,0 +1,16 @@
+/**
+ * The published API reference. Built once: it derives only from the contract's static method
+ * definitions, so every request after the first gets the same object.
+ */
+import { buildOpenRpcDocument, methods } from '@switchboard/contract';
+
+let document: Record<string, unknown> | undefined;
+
+export function openRpcDocument(): Record<string, unknown> {
+  document ??= buildOpenRpcDocument(methods, {
+    title: 'Switchboard Runtime Control API',
+    version: '1.0.0',
+    description: 'JSON-RPC 2.0 control and inspection API of an event-driven agent runtime.',
+  });
+  return document;
+}
