@@ -9,6 +9,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { AGENT_STATUS_TONE } from './agent-format';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 export function AgentList() {
   const query = useAgents();
@@ -22,9 +23,7 @@ export function AgentList() {
             {agents.length} agent{agents.length === 1 ? '' : 's'}
           </span>
         )}
-        <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
-          {query.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={query} />
       </div>
       <StaleNotice />
       <div className="split-main">

@@ -14,6 +14,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { AGENT_STATUS_TONE } from './agent-format';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 export function AgentPage({ agentId }: { agentId: string }) {
   const query = useAgent(agentId);
@@ -25,9 +26,7 @@ export function AgentPage({ agentId }: { agentId: string }) {
       <div className="screen-header">
         <h1 id="agent-title">{agentId}</h1>
         {query.data && <StatusBadge value={query.data.agent.status} tone={AGENT_STATUS_TONE[query.data.agent.status]} />}
-        <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
-          {query.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={query} />
       </div>
       <StaleNotice />
       {query.isPending ? (

@@ -12,6 +12,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 const STATUSES: Conversation['status'][] = ['active', 'ended', 'failed'];
 export const SESSION_TONE: Record<Conversation['status'], 'info' | 'neutral' | 'bad'> = { active: 'info', ended: 'neutral', failed: 'bad' };
@@ -39,9 +40,7 @@ export function ConversationList() {
             {query.hasNextPage ? '+' : ''} session{rows.length === 1 ? '' : 's'}
           </span>
         )}
-        <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
-          {query.isFetching && !query.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={query} />
       </div>
       <form className="filters" role="search" aria-label="Conversation filters" onSubmit={(e) => e.preventDefault()}>
         <div className="field">

@@ -21,6 +21,7 @@ import { useUrlState } from '../../url-state';
 import { SESSION_TONE } from './ConversationList';
 import { LatencyStrip } from './LatencyStrip';
 import { TurnCard } from './TurnCard';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 export function Transcript({ sessionId }: { sessionId: string }) {
   const query = useConversation(sessionId);
@@ -41,9 +42,7 @@ export function Transcript({ sessionId }: { sessionId: string }) {
         <h1 id="transcript-title">Conversation</h1>
         <span className="mono muted">{sessionId}</span>
         {c && <StatusBadge value={c.status} tone={SESSION_TONE[c.status]} />}
-        <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
-          {query.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={query} />
       </div>
       <StaleNotice />
       {query.isPending ? (

@@ -11,6 +11,7 @@ import { useUrlState } from '../../url-state';
 import { IncidentDetail } from './IncidentDetail';
 import { IncidentFilters, WINDOW_CHOICES } from './IncidentFilters';
 import { IncidentTable } from './IncidentTable';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 export const HISTOGRAM_BUCKETS = 24;
 
@@ -43,9 +44,7 @@ export default function IncidentsScreen() {
             {query.hasNextPage ? '+' : ''} incident{incidents.length === 1 ? '' : 's'} in the last {windowHours} h
           </span>
         )}
-        <button type="button" className="btn btn-small" onClick={() => void query.refetch()} disabled={query.isFetching}>
-          {query.isFetching && !query.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={query} />
       </div>
       <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} update={update} />
       <StaleNotice />

@@ -17,6 +17,7 @@ import { MailboxFilters } from './MailboxFilters';
 import { MailboxQueue } from './MailboxQueue';
 import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
   const filter: MailboxFilter = {};
@@ -101,9 +102,7 @@ export default function MailboxScreen() {
             {list.hasNextPage ? '+' : ''} item{items.length === 1 ? '' : 's'}, {pendingLoaded} pending
           </span>
         )}
-        <button type="button" className="btn btn-small" onClick={() => void list.refetch()} disabled={list.isFetching}>
-          {list.isFetching && !list.isFetchingNextPage ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={list} />
       </div>
       <MailboxFilters params={params} update={update} />
       <StaleNotice />

@@ -12,6 +12,7 @@ import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
 import { NukeDialog } from './NukeDialog';
+import { RefreshButton } from '../../ui/RefreshButton';
 
 export default function RuntimeScreen() {
   const status = useRuntimeStatus();
@@ -25,9 +26,7 @@ export default function RuntimeScreen() {
       <div className="screen-header">
         <h1 id="runtime-title">Runtime</h1>
         {s && <span className="mono muted">{s.name}</span>}
-        <button type="button" className="btn btn-small" onClick={() => void status.refetch()} disabled={status.isFetching}>
-          {status.isFetching ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <RefreshButton query={status} />
       </div>
       <StaleNotice />
       {status.isPending ? (
