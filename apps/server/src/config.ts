@@ -38,6 +38,10 @@ const schema = z.object({
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  SWITCHBOARD_TEST_FAILPOINT: z
+    .string()
+    .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
+    .optional(),
 });
 
 export type Env = z.output<typeof schema>;
@@ -68,6 +72,8 @@ export interface Config {
   resetDrainTimeoutMs: number;
   webDist: string;
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
+  /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
+  killAfterEffect?: number;
 }
 
 export class ConfigError extends Error {}
@@ -113,5 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
 }

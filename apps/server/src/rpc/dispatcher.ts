@@ -107,6 +107,6 @@ export class Dispatcher {
     };
     if (!def.mutating) return invoke();
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, invoke);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, invoke, ctx.config.killAfterEffect);
   }
 }

@@ -11,11 +11,15 @@ interface StoredOutcome {
   error?: { code: string; message: string; details: Record<string, unknown> };
 }
 
+/** Crash tests only (SWITCHBOARD_TEST_FAILPOINT): how many keyed effects this process has run. */
+let keyedEffects = 0;
+
 export async function withIdempotency<T>(
   repo: IdempotencyRepository,
   ref: { method: string; tokenId: string; key: string | undefined },
   rawParams: unknown,
   run: () => Promise<T>,
+  killAfterEffect?: number,
 ): Promise<T> {
   if (!ref.key) return run();
   const keyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
@@ -37,6 +41,7 @@ export async function withIdempotency<T>(
   }
   try {
     const result = await run();
+    if (killAfterEffect !== undefined && ++keyedEffects === killAfterEffect) process.kill(process.pid, 'SIGKILL');
     await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome));
     return result;
   } catch (err) {
