@@ -26,3 +26,4 @@ export { createContainerManager, type ContainerManagerConfig } from './container
 export { LocalProcessManager, DEFAULT_LOCAL_CONTAINER_COMMAND, type LocalProcessManagerOptions } from './containers/local-process-manager';
 export { DockerEngineManager, type DockerEngineManagerOptions } from './containers/docker-engine-manager';
 export type { ResetRequest, ResetResult } from './reset/reset-coordinator';
+export type { OnEffectCommit } from './effect-commit';

@@ -8,6 +8,7 @@
 import { RpcError } from '@switchboard/contract';
 import type { Clock, Database, Kysely, Transaction } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
+import type { OnEffectCommit } from './effect-commit';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
@@ -80,7 +81,7 @@ export class Ingress {
   }
 
   /** Durable before it returns: the run, event and deliveries (or the queue entry) are committed. */
-  async publish(input: PublishInput): Promise<PublishResult> {
+  async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
     const payload = this.validate(input);
     const source = input.source ?? 'api';
     const result = await this.db.transaction().execute(async (trx) => {
@@ -118,7 +119,9 @@ export class Ingress {
             released_at: null,
           })
           .execute();
-        return { run_id, event_id, status: 'queued' as const };
+        const queued = { run_id, event_id, status: 'queued' as const };
+        await onCommit?.(trx, queued);
+        return queued;
       }
       const written = await insertEventWithDeliveries(trx, this.bundle, now, {
         event_id,
@@ -131,13 +134,15 @@ export class Ingress {
         parent_event_id: null,
       });
       if (written.delivery_ids.length === 0) await settleRunIfDone(trx, run_id, now);
-      return { run_id, event_id, status: 'running' as const };
+      const running = { run_id, event_id, status: 'running' as const };
+      await onCommit?.(trx, running);
+      return running;
     });
     if (result.status === 'running') this.onEventWritten();
     return result;
   }
 
-  async pause(reason?: string, actor = 'runtime'): Promise<IngressState> {
+  async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {
     const before = await this.state();
     await this.db.transaction().execute(async (trx) => {
       await setState(trx, INGRESS_KEY, 'paused');
@@ -145,12 +150,13 @@ export class Ingress {
       if (before !== 'paused') {
         await this.log.write({ level: 'info', component: 'ingress', message: `ingress paused by ${actor}${reason ? `: ${reason}` : ''}; publishes are queued until resume` }, trx);
       }
+      await onCommit?.(trx, 'paused');
     });
     return 'paused';
   }
 
   /** Opens ingress, then releases every queued item. Returns how many this call released. */
-  async resume(actor = 'runtime'): Promise<number> {
+  async resume(actor = 'runtime', onCommit?: OnEffectCommit<number>): Promise<number> {
     const before = await this.state();
     await this.db.transaction().execute(async (trx) => {
       await setState(trx, INGRESS_KEY, 'open');
@@ -158,7 +164,11 @@ export class Ingress {
       if (before !== 'open') await this.log.write({ level: 'info', component: 'ingress', message: `ingress resumed by ${actor}` }, trx);
     });
     const released = await this.releaseQueued();
-    if (released > 0) await this.log.write({ level: 'info', component: 'ingress', message: `released ${released} queued publish(es) to dispatch` });
+    // The answer commits with the last write of the resume; items released before a crash stay released once.
+    await this.db.transaction().execute(async (trx) => {
+      if (released > 0) await this.log.write({ level: 'info', component: 'ingress', message: `released ${released} queued publish(es) to dispatch` }, trx);
+      await onCommit?.(trx, released);
+    });
     return released;
   }
 

@@ -8,6 +8,7 @@ import type { Database, Kysely, Transaction } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { evaluateGates, getEntity, toEntityRecord } from './entities';
 import { insertEventWithDeliveries, reopenRun } from './event-store';
+import type { OnEffectCommit } from './effect-commit';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
@@ -105,7 +106,7 @@ export class MailboxService {
     }
   }
 
-  async reject(input: RejectInput): Promise<DecisionOutcome> {
+  async reject(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     const reason = input.reason.trim();
     const outcome = await this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
@@ -120,12 +121,14 @@ export class MailboxService {
         { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.actorTokenId}: ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
         trx,
       );
-      return { ok: true as const, mailbox_decision_id, status: 'rejected' as const };
+      const rejected: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'rejected' };
+      await onCommit?.(trx, rejected);
+      return rejected;
     });
     return outcome;
   }
 
-  async approve(input: ApproveInput): Promise<DecisionOutcome> {
+  async approve(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     const outcome = await this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
@@ -200,6 +203,7 @@ export class MailboxService {
         },
         trx,
       );
+      await onCommit?.(trx, result);
       return result;
     });
     if (outcome.downstream_event_id) this.onEventWritten();

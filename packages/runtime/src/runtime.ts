@@ -10,6 +10,7 @@ import { systemClock } from '@switchboard/store';
 import { AgentHandler } from './agents/agent-handler';
 import { loadBundle, type LoadedBundle } from './bundle/load';
 import { Dispatcher, subscriberKey, type DispatcherOptions } from './dispatcher';
+import type { OnEffectCommit } from './effect-commit';
 import type { RuntimeServices, SubscriberHandler } from './handler';
 import { Ingress, type IngressState, type PublishInput, type PublishResult } from './ingress';
 import { MailboxService, type ApproveInput, type DecisionOutcome, type RejectInput } from './mailbox';
@@ -170,23 +171,25 @@ export class Runtime {
     if (this.isResetting()) throw new RpcError('RESET_IN_PROGRESS', 'A runtime reset is in progress; retry when it has finished');
   }
 
-  async publish(input: PublishInput): Promise<PublishResult> {
+  async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
     this.refuseDuringReset();
-    return this.ingress.publish(input);
+    return this.ingress.publish(input, onCommit);
   }
 
   ingressState(): Promise<IngressState> {
     return this.ingress.state();
   }
 
-  async pause(reason?: string, actor?: string): Promise<{ ok: true; ingress: IngressState }> {
+  async pause(reason?: string, actor?: string, onCommit?: OnEffectCommit<{ ok: true; ingress: IngressState }>): Promise<{ ok: true; ingress: IngressState }> {
     this.refuseDuringReset();
-    return { ok: true, ingress: await this.ingress.pause(reason, actor) };
+    const ingress = await this.ingress.pause(reason, actor, onCommit && ((trx, state) => onCommit(trx, { ok: true, ingress: state })));
+    return { ok: true, ingress };
   }
 
-  async resume(actor?: string): Promise<{ ok: true; released: number }> {
+  async resume(actor?: string, onCommit?: OnEffectCommit<{ ok: true; released: number }>): Promise<{ ok: true; released: number }> {
     this.refuseDuringReset();
-    return { ok: true, released: await this.ingress.resume(actor) };
+    const released = await this.ingress.resume(actor, onCommit && ((trx, count) => onCommit(trx, { ok: true, released: count })));
+    return { ok: true, released };
   }
 
   async status(): Promise<RuntimeStatus> {
@@ -241,14 +244,14 @@ export class Runtime {
     };
   }
 
-  async approveMailboxItem(input: ApproveInput): Promise<DecisionOutcome> {
+  async approveMailboxItem(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     this.refuseDuringReset();
-    return this.mailbox.approve(input);
+    return this.mailbox.approve(input, onCommit);
   }
 
-  async rejectMailboxItem(input: RejectInput): Promise<DecisionOutcome> {
+  async rejectMailboxItem(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     this.refuseDuringReset();
-    return this.mailbox.reject(input);
+    return this.mailbox.reject(input, onCommit);
   }
 
   decisionSheet(mailboxId: string) {
@@ -269,7 +272,7 @@ export class Runtime {
    * runtime.nuke: a dry run previews, an apply resets through the reset owners (plan and lock,
    * quiescence, cleanup, managed-container stop). Throws RESET_IN_PROGRESS or PLAN_STALE.
    */
-  reset(request: ResetRequest): Promise<ResetResult> {
+  reset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const coordinator = new ResetCoordinator(
       {
         store: this.store,
@@ -284,7 +287,7 @@ export class Runtime {
       this.resetLock,
       { drainTimeoutMs: this.resetDrainTimeoutMs },
     );
-    return coordinator.run(request);
+    return coordinator.run(request, onCommit);
   }
 
   /** Set by the reset owners while they hold the reset lock. */

@@ -5,7 +5,7 @@
  */
 import { RpcError, methods, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
-import { withIdempotency } from './idempotency';
+import { withIdempotency, type KeyedCall } from './idempotency';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import type { RpcRequest } from './envelope';
 
@@ -92,8 +92,8 @@ export class Dispatcher {
       throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: issuesOf(parsed.error) });
     }
     const params = parsed.data as Record<string, unknown>;
-    const invoke = async () => {
-      const result = await handler(params, ctx);
+    const invoke = async (keyedCall?: KeyedCall) => {
+      const result = await handler(params, keyedCall ? { ...ctx, keyedCall } : ctx);
       const checked = def.result.safeParse(result);
       if (!checked.success) {
         ctx.logger.error('result does not match the contract', {
@@ -107,6 +107,6 @@ export class Dispatcher {
     };
     if (!def.mutating) return invoke();
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, invoke, ctx.config.killAfterEffect);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, def.result, invoke, ctx.config.killAfterEffect);
   }
 }

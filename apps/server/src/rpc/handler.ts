@@ -4,6 +4,7 @@ import type { Store, TokenRecord } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import type { KeyedCall } from './idempotency';
 
 /** Who is calling: the token a request authenticated with (never its secret). */
 export interface Principal {
@@ -21,6 +22,8 @@ export interface HandlerContext {
   principal: Principal;
   correlationId: string;
   transport: 'http' | 'ws';
+  /** Present on a mutating call that carries an idempotency_key: hand `answerWith` to the runtime operation. */
+  keyedCall?: KeyedCall;
   /** Present on the WebSocket transport: subscription bookkeeping for this socket. */
   socket?: SocketSubscriptions;
 }

@@ -1,14 +1,30 @@
 /**
  * The idempotency layer every mutating method opts into by declaring `mutating: true` in the
  * contract. Stores results and non-retryable errors for 24 hours, keyed by (method, token id, key).
+ *
+ * A keyed call's result commits in the same transaction as its effect (the handler hands the
+ * runtime `KeyedCall.answerWith`), so after a crash a retry either finds the stored answer or finds
+ * that nothing was committed; an in-progress claim left by a crash is dropped at boot.
  */
 import { RpcError, isErrorCode } from '@switchboard/contract';
-import type { IdempotencyRepository } from '@switchboard/store';
+import type { OnEffectCommit } from '@switchboard/runtime';
+import type { IdempotencyKeyRef, IdempotencyRepository } from '@switchboard/store';
+import type { z } from 'zod';
 import { canonicalHash } from './canonical-hash';
 
 interface StoredOutcome {
   result?: unknown;
   error?: { code: string; message: string; details: Record<string, unknown> };
+}
+
+/** The keyed call in progress, as handlers see it. */
+export interface KeyedCall {
+  /**
+   * A commit hook for the runtime operation that is this call's effect: it stores the answer the
+   * handler will return (`toResult` of the operation's outcome, as the contract shapes it) in the
+   * effect's own transaction.
+   */
+  answerWith<O>(toResult: (outcome: O) => unknown): OnEffectCommit<O>;
 }
 
 /** Crash tests only (SWITCHBOARD_TEST_FAILPOINT): how many keyed effects this process has run. */
@@ -18,11 +34,12 @@ export async function withIdempotency<T>(
   repo: IdempotencyRepository,
   ref: { method: string; tokenId: string; key: string | undefined },
   rawParams: unknown,
-  run: () => Promise<T>,
+  resultSchema: z.ZodType,
+  run: (call: KeyedCall | undefined) => Promise<T>,
   killAfterEffect?: number,
 ): Promise<T> {
-  if (!ref.key) return run();
-  const keyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
+  if (!ref.key) return run(undefined);
+  const keyRef: IdempotencyKeyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
   const { idempotency_key: _ignored, ...body } = (rawParams ?? {}) as Record<string, unknown>;
   const claim = await repo.claim(keyRef, canonicalHash(body));
   switch (claim.kind) {
@@ -39,12 +56,22 @@ export async function withIdempotency<T>(
     case 'claimed':
       break;
   }
+  let answeredWithEffect = false;
+  const call: KeyedCall = {
+    answerWith: (toResult) => async (trx, outcome) => {
+      const result = resultSchema.parse(toResult(outcome));
+      await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome), trx);
+      answeredWithEffect = true;
+    },
+  };
   try {
-    const result = await run();
+    const result = await run(call);
     if (killAfterEffect !== undefined && ++keyedEffects === killAfterEffect) process.kill(process.pid, 'SIGKILL');
-    await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome));
+    // Calls whose handler has no effect transaction (a dry run) store their answer now.
+    if (!answeredWithEffect) await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome));
     return result;
   } catch (err) {
+    if (answeredWithEffect) throw err;
     if (err instanceof RpcError && !err.retryable) {
       await repo.complete(keyRef, JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } } satisfies StoredOutcome));
     } else {

@@ -7,6 +7,7 @@
  * applied reset leaves an audit record in `resets`.
  */
 import type { Result } from '@switchboard/contract';
+import type { OnEffectCommit } from '../effect-commit';
 import { newId } from '../ids';
 import { cleanup, previewCleanup, type CleanupOutcome } from './cleanup';
 import { previewContainerStop, stopContainers } from './container-stop';
@@ -43,8 +44,8 @@ export class ResetCoordinator {
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   }
 
-  run(request: ResetRequest): Promise<ResetResult> {
-    return request.dryRun ? this.dryRun() : this.apply(request);
+  run(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+    return request.dryRun ? this.dryRun() : this.apply(request, onCommit);
   }
 
   /** Previews only: no lock, no audit record, no write of any kind. */
@@ -67,7 +68,7 @@ export class ResetCoordinator {
     };
   }
 
-  private async apply(request: ResetRequest): Promise<ResetResult> {
+  private async apply(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const { store, clock } = this.ctx;
     const resetId = newId('reset', clock.now());
     // Throws RESET_IN_PROGRESS or PLAN_STALE before anything is written; the lock is then not held.
@@ -174,18 +175,22 @@ export class ResetCoordinator {
       ...(partial ? { errors } : {}),
       reset_id: resetId,
     };
-    await this.finishAudit(resetId, result);
+    await this.finishAudit(resetId, result, onCommit);
     return result;
   }
 
-  private async finishAudit(resetId: string, result: ResetResult): Promise<void> {
+  /** The audit record's outcome and a keyed caller's stored answer commit together. */
+  private async finishAudit(resetId: string, result: ResetResult, onCommit?: OnEffectCommit<ResetResult>): Promise<void> {
     const { store, clock, log } = this.ctx;
     try {
-      await store.db
-        .updateTable('resets')
-        .set({ finished_at: clock.now().toISOString(), status: result.status, result: JSON.stringify(result) })
-        .where('reset_id', '=', resetId)
-        .execute();
+      await store.transaction(async (trx) => {
+        await trx
+          .updateTable('resets')
+          .set({ finished_at: clock.now().toISOString(), status: result.status, result: JSON.stringify(result) })
+          .where('reset_id', '=', resetId)
+          .execute();
+        await onCommit?.(trx, result);
+      });
       await log.write({
         level: result.ok ? 'info' : 'error',
         component: 'reset',

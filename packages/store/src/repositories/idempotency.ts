@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../schema';
 
@@ -68,8 +68,9 @@ export class IdempotencyRepository {
     });
   }
 
-  async complete(ref: IdempotencyKeyRef, response: string): Promise<void> {
-    await this.db
+  /** Stores the outcome; given the effect's transaction, the outcome commits (or not) with the effect. */
+  async complete(ref: IdempotencyKeyRef, response: string, trx?: Transaction<Database>): Promise<void> {
+    await (trx ?? this.db)
       .updateTable('idempotency')
       .set({ state: 'done', response })
       .where('method', '=', ref.method)

@@ -5,15 +5,14 @@
  * during a reset (RESET_IN_PROGRESS), and queues the publish while ingress is paused.
  */
 import type { Params, Result } from '@switchboard/contract';
+import type { PublishResult } from '@switchboard/runtime';
 import type { HandlerContext } from '../../rpc/handler';
 
 export async function publishEvent(params: Params<'event.publish'>, ctx: HandlerContext): Promise<Result<'event.publish'>> {
-  const published = await ctx.runtime.publish({
-    event_name: params.event_name,
-    payload: params.payload,
-    entity_id: params.entity_id,
-    bundle_ref: params.bundle_ref,
-    source: 'api',
-  });
-  return { run_id: published.run_id, status: published.status, event_id: published.event_id };
+  const toResult = (published: PublishResult): Result<'event.publish'> => ({ run_id: published.run_id, status: published.status, event_id: published.event_id });
+  const published = await ctx.runtime.publish(
+    { event_name: params.event_name, payload: params.payload, entity_id: params.entity_id, bundle_ref: params.bundle_ref, source: 'api' },
+    ctx.keyedCall?.answerWith(toResult),
+  );
+  return toResult(published);
 }

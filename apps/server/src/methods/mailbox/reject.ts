@@ -1,7 +1,9 @@
 /** Rejects a pending item with a reason: no downstream event; the decision and its history entry commit together. */
+import type { DecisionOutcome } from '@switchboard/runtime';
 import type { Handler } from '../../rpc/handler';
 
 export const mailboxReject: Handler<'mailbox.reject'> = async (params, ctx) => {
-  const outcome = await ctx.runtime.rejectMailboxItem({ mailbox_id: params.mailbox_id, reason: params.reason, actorTokenId: ctx.principal.tokenId });
-  return { ...outcome, idempotency_replayed: false };
+  const toResult = (outcome: DecisionOutcome) => ({ ...outcome, idempotency_replayed: false });
+  const outcome = await ctx.runtime.rejectMailboxItem({ mailbox_id: params.mailbox_id, reason: params.reason, actorTokenId: ctx.principal.tokenId }, ctx.keyedCall?.answerWith(toResult));
+  return toResult(outcome);
 };
