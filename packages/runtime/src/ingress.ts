@@ -1,9 +1,10 @@
 /**
  * Runtime ingress: publishing events, pausing and resuming. While paused, a publish is accepted
  * and written durably (a `queued` run and an ingress_queue row) before it is acknowledged.
- * Resume releases each queued item in its own transaction whose first statement is a conditional
- * UPDATE (queued → released): two concurrent resumes, in one process or several, or a resume
- * repeated after a crash, release every item exactly once.
+ * Resume releases queued items in bounded batches, one transaction per batch, yielding to the event
+ * loop between batches so the process keeps answering while a large queue drains. Each item's
+ * first statement is a conditional UPDATE (queued → released): two concurrent resumes, in one
+ * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
 import type { Clock, Database, Kysely, Transaction } from '@switchboard/store';
@@ -32,6 +33,8 @@ export interface PublishResult {
 }
 
 const INGRESS_KEY = 'ingress';
+/** Items released per transaction by resume; bounds how long one batch holds the event loop. */
+const RELEASE_BATCH_SIZE = 100;
 
 async function setState(db: Kysely<Database>, key: string, value: string): Promise<void> {
   await db
@@ -177,46 +180,55 @@ export class Ingress {
     return Number(r.n);
   }
 
-  /** Releases queued items while ingress is open; safe to run concurrently and to re-run after a crash. */
-  async releaseQueued(batchSize = 200): Promise<number> {
+  /**
+   * Releases queued items while ingress is open; safe to run concurrently and to re-run after a
+   * crash. A batch is one transaction (one fsync) and short enough (RELEASE_BATCH_SIZE items, tens
+   * of milliseconds) that requests waiting behind it are answered between batches.
+   */
+  async releaseQueued(batchSize = RELEASE_BATCH_SIZE): Promise<number> {
     let released = 0;
     for (;;) {
       if ((await this.state()) === 'paused') return released;
       const batch = await this.db.selectFrom('ingress_queue').selectAll().where('status', '=', 'queued').orderBy('seq').limit(batchSize).execute();
       if (batch.length === 0) return released;
-      for (const item of batch) {
-        if (await this.releaseOne(item)) released++;
-      }
+      released += await this.db.transaction().execute(async (trx) => {
+        let n = 0;
+        for (const item of batch) if (await this.releaseOne(trx, item)) n++;
+        return n;
+      });
       this.onEventWritten();
+      // better-sqlite3 is synchronous and Kysely's awaits are microtasks: only a macrotask turn lets I/O in.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private async releaseOne(item: { queue_id: string; event_id: string; run_id: string; event_name: string; payload: string; entity_id: string | null; source: string }): Promise<boolean> {
-    return this.db.transaction().execute(async (trx: Transaction<Database>) => {
-      const now = this.clock.now();
-      const flipped = await trx
-        .updateTable('ingress_queue')
-        .set({ status: 'released', released_at: now.toISOString() })
-        .where('queue_id', '=', item.queue_id)
-        .where('status', '=', 'queued')
-        .executeTakeFirst();
-      if (Number(flipped.numUpdatedRows) !== 1) return false;
-      const run = await trx.updateTable('runs').set({ status: 'running' }).where('run_id', '=', item.run_id).where('status', '=', 'queued').executeTakeFirst();
-      // A run cancelled while queued (reset quiescence) is released without dispatching anything.
-      if (Number(run.numUpdatedRows) !== 1) return true;
-      const written = await insertEventWithDeliveries(trx, this.bundle, now, {
-        event_id: item.event_id,
-        event_name: item.event_name,
-        payload: JSON.parse(item.payload) as Record<string, unknown>,
-        entity_id: item.entity_id,
-        run_id: item.run_id,
-        source: item.source,
-        chain_depth: 0,
-        parent_event_id: null,
-      });
-      if (written.delivery_ids.length === 0) await settleRunIfDone(trx, item.run_id, now);
-      return true;
+  private async releaseOne(
+    trx: Transaction<Database>,
+    item: { queue_id: string; event_id: string; run_id: string; event_name: string; payload: string; entity_id: string | null; source: string },
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    const flipped = await trx
+      .updateTable('ingress_queue')
+      .set({ status: 'released', released_at: now.toISOString() })
+      .where('queue_id', '=', item.queue_id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    if (Number(flipped.numUpdatedRows) !== 1) return false;
+    const run = await trx.updateTable('runs').set({ status: 'running' }).where('run_id', '=', item.run_id).where('status', '=', 'queued').executeTakeFirst();
+    // A run cancelled while queued (reset quiescence) is released without dispatching anything.
+    if (Number(run.numUpdatedRows) !== 1) return true;
+    const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+      event_id: item.event_id,
+      event_name: item.event_name,
+      payload: JSON.parse(item.payload) as Record<string, unknown>,
+      entity_id: item.entity_id,
+      run_id: item.run_id,
+      source: item.source,
+      chain_depth: 0,
+      parent_event_id: null,
     });
+    if (written.delivery_ids.length === 0) await settleRunIfDone(trx, item.run_id, now);
+    return true;
   }
 
   /** Cancels queued publishes (their runs become cancelled); for reset quiescence. */
