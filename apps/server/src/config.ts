@@ -38,6 +38,10 @@ const schema = z.object({
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100).default(10_000),
+  SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100).default(30_000),
+  SWITCHBOARD_HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.min(100).default(5_000),
+  SWITCHBOARD_HTTP_MAX_CONNECTIONS: positiveInt.default(4096),
   SWITCHBOARD_TEST_FAILPOINT: z
     .string()
     .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
@@ -72,6 +76,16 @@ export interface Config {
   resetDrainTimeoutMs: number;
   webDist: string;
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
+  http: {
+    /** Time to receive a request's headers. */
+    headersTimeoutMs: number;
+    /** Time to receive a whole request, headers and body. */
+    requestTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Open connections (HTTP and WebSocket); further ones are refused. */
+    maxConnections: number;
+  };
   /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
   killAfterEffect?: number;
 }
@@ -119,6 +133,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    http: {
+      headersTimeoutMs: Math.min(e.SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS, e.SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS),
+      requestTimeoutMs: e.SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.SWITCHBOARD_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.SWITCHBOARD_HTTP_MAX_CONNECTIONS,
+    },
     killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
 }

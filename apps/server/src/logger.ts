@@ -3,6 +3,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const rank: Record<LogLevel | 'silent', number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 9 };
 
 export interface Logger {
+  /** Whether a line at this level would be written (lets callers skip building it). */
+  enabled(level: LogLevel): boolean;
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
@@ -19,6 +21,7 @@ export function createLogger(
     write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }));
   };
   return {
+    enabled: (level) => rank[level] >= rank[minLevel],
     log,
     info: (m, f) => log('info', m, f),
     warn: (m, f) => log('warn', m, f),

@@ -97,7 +97,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     dispatcher = new Dispatcher({ ...handlers, ...options.extraHandlers }, options.extraMethods);
     const app = createApp({ config, store, runtime, logger, dispatcher, limiter, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
+      const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+      const serverOptions = {
+        headersTimeout: headersTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        keepAliveTimeout: keepAliveTimeoutMs,
+        // Node checks the two timeouts above on this interval (30 s by default, which would let a stalled body outlive its timeout).
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+      };
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s as Server));
+      (s as Server).maxConnections = config.http.maxConnections;
       (s as Server).once('error', reject);
     });
   } catch (err) {

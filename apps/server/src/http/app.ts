@@ -2,12 +2,9 @@
  * The Hono application: probes, browser sign-in, the JSON-RPC routes and the console's static
  * files. Routes only parse, authenticate and dispatch; methods do the work.
  */
-import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { RpcError, errorRegistry, type ErrorCode } from '@switchboard/contract';
+import { RpcError } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
@@ -15,8 +12,16 @@ import { openRpcDocument } from '../openrpc-document';
 import type { Logger } from '../logger';
 import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { Dispatcher } from '../rpc/dispatcher';
-import type { HandlerContext, Principal } from '../rpc/handler';
-import { SESSION_COOKIE, SESSION_TTL_MS, authenticate, isSameOrigin } from './authenticate';
+import type { HandlerContext } from '../rpc/handler';
+import { errorJson, type AppEnv } from './app-env';
+import { SESSION_COOKIE, SESSION_TTL_MS, isSameOrigin } from './authenticate';
+import { accessLog } from './middleware/access-log';
+import { bodyLimit } from './middleware/body-limit';
+import { correlationId } from './middleware/correlation-id';
+import { jsonOnly } from './middleware/json-only';
+import { rateLimit } from './middleware/rate-limit';
+import { protocolOf, requireAuth } from './middleware/require-auth';
+import { securityHeaders } from './middleware/security-headers';
 import type { RateLimiter } from './rate-limiter';
 import { serveConsole } from './console-static';
 
@@ -32,66 +37,17 @@ export interface AppDeps {
   limiter: RateLimiter;
 }
 
-type Env = {
-  Variables: {
-    correlationId: string;
-    principal: Principal;
-    /** For the request's log line: the RPC method name(s) called, when known. */
-    rpcMethod?: string | string[];
-    /** For the request's log line: `ok`, or the error code(s) answered. */
-    outcome?: string;
-    /** For the request's log line: why authentication failed. */
-    authFailure?: string;
-  };
-};
+type Env = AppEnv;
 
-const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
 const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
-
-
-type Next = () => Promise<void>;
 
 export function createApp(deps: AppDeps): Hono<Env> {
   const { config, store, logger, dispatcher } = deps;
   const app = new Hono<Env>();
-  const { limiter } = deps;
 
-  /** A JSON-RPC error body outside any request (auth, limits, routing), with the registry's HTTP status unless overridden. */
-  const errorJson = (c: Context<Env>, code: ErrorCode, message?: string, details: Record<string, unknown> = {}, status?: number) => {
-    const httpStatus = (status ?? errorRegistry[code].httpStatus) as ContentfulStatusCode;
-    const body = errorResponse(null, new RpcError(code, message, details), c.get('correlationId'));
-    if (httpStatus === 401) c.header('WWW-Authenticate', 'Bearer');
-    c.set('outcome', code);
-    return c.json(body, httpStatus);
-  };
-
-  app.use('*', async function correlationId(c, next) {
-    const incoming = c.req.header('x-correlation-id');
-    const id = incoming && CORRELATION_RE.test(incoming) ? incoming : randomUUID();
-    c.set('correlationId', id);
-    c.header('x-correlation-id', id);
-    await next();
-    c.res.headers.set('x-correlation-id', id);
-  });
-
-  // Exactly one line per request, written when the response is known; probes and console files only at debug level.
-  app.use('*', async function accessLog(c, next) {
-    const started = performance.now();
-    await next();
-    const status = c.res.status;
-    const api = c.req.path.startsWith('/v1/');
-    logger.log(api ? 'info' : 'debug', 'request', {
-      correlation_id: c.get('correlationId'),
-      http_method: c.req.method,
-      path: c.req.path,
-      status,
-      ...(c.get('rpcMethod') !== undefined ? { method: c.get('rpcMethod') } : {}),
-      token_id: c.get('principal')?.tokenId ?? null,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      outcome: c.get('outcome') ?? (status < 400 ? 'ok' : `http_${status}`),
-      ...(c.get('authFailure') ? { detail: c.get('authFailure') } : {}),
-    });
-  });
+  app.use('*', correlationId());
+  app.use('*', securityHeaders());
+  app.use('*', accessLog(logger));
 
   app.onError((err, c) => {
     logger.error('unhandled route error', { correlation_id: c.get('correlationId'), error: err.message, stack: err.stack });
@@ -105,41 +61,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ ready, ...(ready ? {} : { reason: resetting ? 'reset in progress' : 'starting' }) }, ready ? 200 : 503);
   });
 
-  const protocolOf = (c: Context<Env>) => (c.req.header('x-forwarded-proto') === 'https' ? 'https' : new URL(c.req.url).protocol.replace(':', ''));
-
-  const requireAuth = async (c: Context<Env>, next: Next) => {
-    const outcome = await authenticate(store, {
-      authorization: c.req.header('authorization'),
-      cookie: c.req.header('cookie'),
-      origin: c.req.header('origin'),
-      host: c.req.header('host'),
-      protocol: protocolOf(c),
-      safeMethod: c.req.method === 'GET' || c.req.method === 'HEAD',
-      fetchSite: c.req.header('sec-fetch-site'),
-    });
-    if (!outcome.ok) {
-      c.set('authFailure', outcome.reason);
-      return errorJson(c, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`);
-    }
-    c.set('principal', outcome.principal);
-    await next();
-  };
-
-  const jsonOnly = async (c: Context<Env>, next: Next) => {
-    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') {
-      return errorJson(c, 'INVALID_REQUEST', 'Content-Type must be application/json', { content_type: type || null }, 415);
-    }
-    await next();
-  };
-
-  const limitBody = bodyLimit({
-    maxSize: config.bodyLimitBytes,
-    onError: (c) => errorJson(c as Context<Env>, 'PAYLOAD_TOO_LARGE', `Request body is over the ${config.bodyLimitBytes}-byte limit`, { limit_bytes: config.bodyLimitBytes }),
-  });
+  const authenticated = requireAuth(store);
+  const limitBody = bodyLimit(config.bodyLimitBytes);
 
   // Browser sign-in: trade a pasted token for an httpOnly session cookie (WebSockets cannot carry headers from a browser).
-  app.post('/v1/auth/login', jsonOnly, limitBody, async (c) => {
+  app.post('/v1/auth/login', jsonOnly(), limitBody, async (c) => {
     if (!isSameOrigin({ origin: c.req.header('origin'), host: c.req.header('host'), protocol: protocolOf(c) })) {
       c.set('authFailure', 'sign-in from another origin');
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: sign-in must come from this origin', { reason: 'origin_mismatch' });
@@ -172,27 +98,23 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.post('/v1/auth/logout', async (c) => {
+    // A cross-site form could otherwise end the operator's session.
+    if (!isSameOrigin({ origin: c.req.header('origin'), host: c.req.header('host'), protocol: protocolOf(c) })) {
+      c.set('authFailure', 'sign-out from another origin');
+      return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: sign-out must come from this origin', { reason: 'origin_mismatch' });
+    }
     const secret = getCookie(c, SESSION_COOKIE);
     if (secret) await store.webSessions.destroy(secret);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.json({ ok: true });
   });
 
-  app.get('/v1/auth/session', requireAuth, (c) => {
+  app.get('/v1/auth/session', authenticated, (c) => {
     const p = c.get('principal');
     return c.json({ token: { id: p.tokenId, name: p.tokenName }, via: p.via });
   });
 
-  app.get('/v1/openrpc.json', requireAuth, (c) => c.json(openRpcDocument()));
-
-  const rateLimit = async (c: Context<Env>, next: Next) => {
-    const wait = limiter.take(c.get('principal').tokenId);
-    if (wait > 0) {
-      c.header('Retry-After', String(Math.ceil(wait / 1000)));
-      return errorJson(c, 'RATE_LIMITED', 'Rate limited; retry after details.retry_after_ms', { retry_after_ms: wait });
-    }
-    await next();
-  };
+  app.get('/v1/openrpc.json', authenticated, (c) => c.json(openRpcDocument()));
 
   const handleRpc = async (c: Context<Env>, pathMethod?: string) => {
     const correlationId = c.get('correlationId');
@@ -269,7 +191,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json(body, 200);
   };
 
-  const rpcGuards = [requireAuth, rateLimit, jsonOnly, limitBody] as const;
+  const rpcGuards = [authenticated, rateLimit(deps.limiter), jsonOnly(), limitBody] as const;
   app.post('/v1/rpc', ...rpcGuards, (c) => handleRpc(c));
   app.post('/v1/rpc/:method', ...rpcGuards, (c) => handleRpc(c, c.req.param('method')));
   const postOnly = (c: Context<Env>) => {

@@ -25,7 +25,12 @@ export function serveConsole(app: Hono<any>, distDir: string): void {
     if (!fs.existsSync(indexFile)) {
       return c.text('The console is not built. Run `npm run build` (npm start does this for you).', 404);
     }
-    const rel = decodeURIComponent(new URL(c.req.url).pathname);
+    let rel: string;
+    try {
+      rel = decodeURIComponent(new URL(c.req.url).pathname);
+    } catch {
+      return c.text('Bad request: the path is not valid percent-encoding', 400);
+    }
     const file = path.resolve(root, '.' + rel);
     if (file.startsWith(root + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
       const body = await fs.promises.readFile(file);
@@ -40,7 +45,7 @@ export function serveConsole(app: Hono<any>, distDir: string): void {
       'Content-Type': TYPES['.html']!,
       'Cache-Control': 'no-cache',
       'Content-Security-Policy':
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'same-origin',
     });

@@ -1,0 +1,128 @@
+/**
+ * The HTTP transport under hostile or clumsy clients: an over-limit body on a keep-alive
+ * connection, malformed percent-encodings, slow bodies, cross-origin logout, and the security
+ * headers of every kind of response.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness';
+
+const BODY_LIMIT = 2048;
+const REQUEST_TIMEOUT_MS = 1500;
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { SWITCHBOARD_BODY_LIMIT_BYTES: String(BODY_LIMIT), SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: '1000' },
+  });
+});
+afterAll(() => server.close());
+
+/** Opens a raw connection and collects everything the server sends until it closes the socket. */
+function rawConnection(): { socket: net.Socket; received: () => string; closed: Promise<number> } {
+  const { port } = new URL(server.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  let data = '';
+  socket.on('data', (d) => (data += d.toString()));
+  const openedAt = Date.now();
+  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - openedAt)));
+  socket.on('error', () => undefined);
+  return { socket, received: () => data, closed };
+}
+
+const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'health.ping' });
+
+describe('a body over the limit on a keep-alive connection', () => {
+  it('is answered 413 with Connection: close, and the socket is closed after the answer', async () => {
+    const conn = rawConnection();
+    conn.socket.write(
+      `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${BODY_LIMIT + 1}\r\n\r\n`,
+    );
+    await conn.closed;
+    const head = conn.received().split('\r\n\r\n')[0]!.toLowerCase();
+    expect(head).toMatch(/^http\/1\.1 413/);
+    expect(head).toContain('connection: close');
+    expect(conn.received()).toContain('PAYLOAD_TOO_LARGE');
+  });
+
+  it('does not break a keep-alive client: the request after a 413 gets its answer', async () => {
+    const pingRequest = `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`;
+    const body = 'x'.repeat(BODY_LIMIT + 1);
+    let conn = rawConnection();
+    conn.socket.write(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
+    // A keep-alive client reuses the socket unless the answer said Connection: close.
+    if (/\r\nconnection: close\r\n/i.test(conn.received())) {
+      await conn.closed;
+      conn = rawConnection();
+    }
+    const before = conn.received().length;
+    conn.socket.write(pingRequest);
+    await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
+    conn.socket.end();
+  });
+
+  it('keeps a connection whose over-limit chunked body was read usable', async () => {
+    const conn = rawConnection();
+    const chunk = 'x'.repeat(BODY_LIMIT + 10);
+    conn.socket.write(
+      `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+    );
+    await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
+    conn.socket.end();
+    await conn.closed;
+  });
+});
+
+describe('malformed percent-encodings', () => {
+  for (const pathname of ['/%', '/%zz', '/assets/%E0%A4%A', '/events/%', '/v1/rpc/%']) {
+    it(`GET ${pathname} is a 4xx, never an internal error`, async () => {
+      const res = await fetch(server.url + pathname, { headers: { authorization: `Bearer ${server.token}` } });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(await res.text()).not.toMatch(/INTERNAL|Internal error/);
+    });
+  }
+});
+
+describe('server timeouts', () => {
+  it('closes a connection whose body stalls, at the configured request timeout', async () => {
+    const conn = rawConnection();
+    conn.socket.write(
+      `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
+    );
+    const lifetime = await conn.closed;
+    expect(lifetime).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+    expect(lifetime).toBeLessThan(REQUEST_TIMEOUT_MS + 5_000);
+  });
+});
+
+describe('browser session routes', () => {
+  it('refuses a cross-origin logout and keeps the session', async () => {
+    const login = await fetch(server.url + '/v1/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: server.url },
+      body: JSON.stringify({ token: server.token }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const crossOrigin = await fetch(server.url + '/v1/auth/logout', { method: 'POST', headers: { cookie, origin: 'https://evil.example' } });
+    expect(crossOrigin.status).toBe(401);
+    const session = await fetch(server.url + '/v1/auth/session', { headers: { cookie } });
+    expect(session.status).toBe(200);
+    const sameOrigin = await fetch(server.url + '/v1/auth/logout', { method: 'POST', headers: { cookie, origin: server.url } });
+    expect(sameOrigin.status).toBe(200);
+    expect((await fetch(server.url + '/v1/auth/session', { headers: { cookie } })).status).toBe(401);
+  });
+});
+
+describe('security headers', () => {
+  it('marks JSON answers nosniff', async () => {
+    const rpc = await server.post('/v1/rpc', ping);
+    expect(rpc.headers.get('x-content-type-options')).toBe('nosniff');
+    const probe = await fetch(server.url + '/healthz');
+    expect(probe.headers.get('x-content-type-options')).toBe('nosniff');
+    const unauthenticated = await fetch(server.url + '/v1/rpc', { method: 'POST', body: ping, headers: { 'content-type': 'application/json' } });
+    expect(unauthenticated.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
