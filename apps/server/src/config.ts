@@ -23,6 +23,7 @@ const schema = z.object({
   SWITCHBOARD_RATE_LIMIT_PER_S: z.coerce.number().min(0).default(200),
   SWITCHBOARD_MAX_SUBSCRIPTIONS_PER_SOCKET: positiveInt.default(16),
   SWITCHBOARD_WS_PING_INTERVAL_MS: positiveInt.min(100).default(15000),
+  SWITCHBOARD_WS_MAX_BUFFERED_BYTES: positiveInt.min(1024).default(1024 * 1024),
   SWITCHBOARD_DEMO: z.enum(['auto', 'off', 'steady']).default('auto'),
   SWITCHBOARD_DEMO_RATE_PER_MIN: z.coerce.number().min(0).default(6),
   SWITCHBOARD_MODEL_PROVIDER: z.enum(['scripted', 'openai']).default('scripted'),
@@ -61,6 +62,8 @@ export interface Config {
   rateLimitPerSecond: number;
   maxSubscriptionsPerSocket: number;
   wsPingIntervalMs: number;
+  /** Unsent bytes per WebSocket past which its requests are no longer read (and heartbeats skipped). */
+  wsMaxBufferedBytes: number;
   demo: 'auto' | 'off' | 'steady';
   demoRatePerMinute: number;
   modelProvider: 'scripted' | 'openai';
@@ -120,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: e.SWITCHBOARD_RATE_LIMIT_PER_S,
     maxSubscriptionsPerSocket: e.SWITCHBOARD_MAX_SUBSCRIPTIONS_PER_SOCKET,
     wsPingIntervalMs: e.SWITCHBOARD_WS_PING_INTERVAL_MS,
+    wsMaxBufferedBytes: e.SWITCHBOARD_WS_MAX_BUFFERED_BYTES,
     demo: e.SWITCHBOARD_DEMO,
     demoRatePerMinute: e.SWITCHBOARD_DEMO_RATE_PER_MIN,
     modelProvider: e.SWITCHBOARD_MODEL_PROVIDER,

@@ -32,7 +32,7 @@ export interface RunningServer {
   store: Store;
   runtime: Runtime;
   /** Open WebSocket connections and heartbeat subscriptions. */
-  sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount'>;
+  sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount' | 'bufferedBytes'>;
   /** Set only when this start created the first token. */
   bootstrapToken?: string;
   close(): Promise<void>;
@@ -129,7 +129,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     port,
     store,
     runtime,
-    sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount() },
+    sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount(), bufferedBytes: () => sockets.bufferedBytes() },
     bootstrapToken,
     close() {
       closing ??= (async () => {

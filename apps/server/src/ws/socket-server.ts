@@ -2,6 +2,11 @@
  * GET /v1/ws: JSON-RPC over WebSocket, mainly for heartbeat subscriptions. Auth runs before the
  * upgrade (a failed check gets a plain HTTP 401, never a 101); the token is not re-checked for the
  * life of the connection, as the spec says. Dead peers are found with ping/pong and dropped.
+ *
+ * A client that does not read its answers cannot make the server buffer without bound: past
+ * `wsMaxBufferedBytes` of unsent data the server stops reading that socket's requests (and skips
+ * its heartbeats) until it has caught up, and past four times that it closes the socket with
+ * 1008 "client not reading". So a socket holds at most 4x the limit plus one answer.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -34,7 +39,13 @@ export interface SocketServer {
   connectionCount(): number;
   /** Live heartbeat subscriptions across all sockets. */
   subscriptionCount(): number;
+  /** Answers written but not yet sent, over all sockets. */
+  bufferedBytes(): number;
 }
+
+/** Close code for a socket whose unsent answers passed the hard bound. */
+export const CLOSE_NOT_READING = 1008;
+const RESUME_POLL_MS = 50;
 
 const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
 
@@ -108,10 +119,33 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     alive.set(ws, true);
     logger.info('ws connected', { connection_id: connectionId, token_id: principal.tokenId });
 
+    const maxBuffered = config.wsMaxBufferedBytes;
+    let resumePoll: NodeJS.Timeout | undefined;
+    const resumeWhenCaughtUp = () => {
+      if (ws.readyState !== ws.OPEN || ws.bufferedAmount > maxBuffered / 2) return;
+      clearInterval(resumePoll);
+      resumePoll = undefined;
+      ws.resume();
+    };
     const send = (frame: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > maxBuffered * 4) {
+        logger.warn('ws closed: client not reading', { connection_id: connectionId, buffered_bytes: ws.bufferedAmount });
+        ws.close(CLOSE_NOT_READING, 'client not reading: too many unsent answers');
+        ws.terminate();
+        return;
+      }
+      ws.send(JSON.stringify(frame));
+      if (ws.bufferedAmount > maxBuffered && !ws.isPaused) {
+        ws.pause();
+        logger.info('ws reading paused', { connection_id: connectionId, buffered_bytes: ws.bufferedAmount });
+        resumePoll = setInterval(resumeWhenCaughtUp, RESUME_POLL_MS);
+        resumePoll.unref();
+      }
     };
     const beat = async (subscriptionId: string) => {
+      // A socket that is behind skips this heartbeat rather than queueing it.
+      if (ws.bufferedAmount > maxBuffered) return;
       try {
         const result = await computeHealth(store, runtime);
         // The subscription may have ended while the check ran; an unsubscribe is final.
@@ -145,6 +179,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
       },
     };
     const cleanup = () => {
+      clearInterval(resumePoll);
       for (const timer of subscriptions.values()) clearInterval(timer);
       subscriptions.clear();
     };
@@ -229,6 +264,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
   return {
     connectionCount: () => wss.clients.size,
     subscriptionCount: () => [...subscriptionsBySocket].reduce((n, subs) => n + subs.size, 0),
+    bufferedBytes: () => [...wss.clients].reduce((n, ws) => n + ws.bufferedAmount, 0),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(pinger);
