@@ -64,5 +64,5 @@ export function toErrorObject(err: RpcError, correlationId: string): RpcErrorObj
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && value in errorRegistry;
+  return typeof value === 'string' && Object.hasOwn(errorRegistry, value);
 }

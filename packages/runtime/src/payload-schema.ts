@@ -44,14 +44,16 @@ export function validatePayload(schema: Schema, value: unknown, path = 'payload'
   if (typeOf(value) === 'object') {
     const obj = value as Record<string, unknown>;
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    // Own members only: a payload without "constructor" does not inherit one from Object.prototype.
+    const member = (key: string) => (Object.hasOwn(obj, key) ? obj[key] : undefined);
     for (const key of (schema.required ?? []) as string[]) {
-      if (obj[key] === undefined) issues.push({ path: `${path}.${key}`, message: 'is required' });
+      if (member(key) === undefined) issues.push({ path: `${path}.${key}`, message: 'is required' });
     }
     for (const [key, sub] of Object.entries(properties)) {
-      if (obj[key] !== undefined) issues.push(...validatePayload(sub, obj[key], `${path}.${key}`));
+      if (member(key) !== undefined) issues.push(...validatePayload(sub, obj[key], `${path}.${key}`));
     }
     if (schema.additionalProperties === false) {
-      for (const key of Object.keys(obj)) if (!(key in properties)) issues.push({ path: `${path}.${key}`, message: 'is not allowed' });
+      for (const key of Object.keys(obj)) if (!Object.hasOwn(properties, key)) issues.push({ path: `${path}.${key}`, message: 'is not allowed' });
     }
   }
   if (Array.isArray(value) && schema.items && typeof schema.items === 'object') {

@@ -11,7 +11,8 @@ export function readPath(value: unknown, dotted: string | undefined): unknown {
   if (!dotted) return value;
   let current: unknown = value;
   for (const part of dotted.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
+    // Own members only: "$.constructor" reads the payload's member, never Object.prototype's.
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;
@@ -21,8 +22,8 @@ export function renderTemplate(template: unknown, roots: TemplateRoots): unknown
   if (typeof template === 'string') {
     const m = REF.exec(template);
     if (!m) return template;
+    if (m[1] && !Object.hasOwn(roots, m[1])) return template;
     const root = m[1] ? roots[m[1]] : roots.payload;
-    if (m[1] && !(m[1] in roots)) return template;
     return readPath(root, m[2]);
   }
   if (Array.isArray(template)) return template.map((t) => renderTemplate(t, roots));

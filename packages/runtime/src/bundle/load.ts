@@ -54,9 +54,34 @@ export function loadBundle(file: string, now: Date = new Date()): LoadedBundle {
     const issue = parsed.error.issues[0]!;
     throw new BundleError(abs, formatPath(issue.path), issue.message);
   }
-  const definition = parsed.data;
+  const definition = withLookupTables(parsed.data);
   checkReferences(abs, definition);
   return { file: abs, definition, fingerprint: fingerprintOf(raw), loadedAt: now.toISOString() };
+}
+
+/**
+ * The bundle's named maps are looked up with names that arrive from API callers (event names,
+ * mailbox types) and from the bundle's own references. Without a prototype, "constructor",
+ * "toString" or "__proto__" are simply absent instead of resolving to Object.prototype members.
+ */
+function lookupTable<T>(record: Record<string, T>): Record<string, T> {
+  const table = Object.create(null) as Record<string, T>;
+  for (const [key, value] of Object.entries(record)) table[key] = value;
+  return table;
+}
+
+function withLookupTables(b: BundleDefinition): BundleDefinition {
+  const entityTypes = Object.fromEntries(
+    Object.entries(b.entity_types).map(([name, et]) => [name, { ...et, transitions: lookupTable(et.transitions), fields: lookupTable(et.fields), gates: lookupTable(et.gates) }]),
+  );
+  return {
+    ...b,
+    events: lookupTable(b.events),
+    nodes: lookupTable(b.nodes),
+    entity_types: lookupTable(entityTypes),
+    tool_servers: lookupTable(b.tool_servers),
+    approval_routes: lookupTable(b.approval_routes),
+  };
 }
 
 /** Cross-references the schema cannot express: every name used must be declared. */
