@@ -2,7 +2,7 @@
  * The published API reference. Built once: it derives only from the contract's static method
  * definitions, so every request after the first gets the same object.
  */
-import { buildOpenRpcDocument, methods } from '@switchboard/contract';
+import { MAX_PARAMS_DEPTH, buildOpenRpcDocument, methods } from '@switchboard/contract';
 
 let document: Record<string, unknown> | undefined;
 
@@ -10,7 +10,7 @@ export function openRpcDocument(): Record<string, unknown> {
   document ??= buildOpenRpcDocument(methods, {
     title: 'Switchboard Runtime Control API',
     version: '1.0.0',
-    description: 'JSON-RPC 2.0 control and inspection API of an event-driven agent runtime.',
+    description: `JSON-RPC 2.0 control and inspection API of an event-driven agent runtime. Params (payloads included) may nest at most ${MAX_PARAMS_DEPTH} levels of objects and arrays; deeper params are INVALID_PARAMS. Timestamps may carry any UTC offset and are compared as instants.`,
   });
   return document;
 }

@@ -4,3 +4,4 @@ export * from './method';
 export * from './methods/index';
 export * from './openrpc';
 export * from './records';
+export * from './json-depth';

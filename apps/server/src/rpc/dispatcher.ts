@@ -3,7 +3,7 @@
  * idempotency layer for mutating methods, the handler, and result validation. Transport-agnostic:
  * HTTP and WebSocket both call it.
  */
-import { RpcError, methods, type MethodDefinition } from '@switchboard/contract';
+import { MAX_PARAMS_DEPTH, RpcError, methods, nestsDeeperThan, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
@@ -85,6 +85,12 @@ export class Dispatcher {
     if (Array.isArray(request.params)) {
       throw new RpcError('INVALID_PARAMS', 'params must be an object (by-name); positional params are not supported', {
         issues: [{ path: '', message: 'expected an object (params by name), received an array' }],
+      });
+    }
+    if (nestsDeeperThan(request.params, MAX_PARAMS_DEPTH)) {
+      throw new RpcError('INVALID_PARAMS', `params nest deeper than ${MAX_PARAMS_DEPTH} levels`, {
+        max_depth: MAX_PARAMS_DEPTH,
+        issues: [{ path: '', message: `nests deeper than ${MAX_PARAMS_DEPTH} levels (objects and arrays)` }],
       });
     }
     const parsed = def.params.safeParse(request.params ?? {});
