@@ -5,6 +5,11 @@
 import { z } from 'zod';
 
 export const timestamp = z.iso.datetime({ offset: true }).describe('ISO 8601 date-time');
+/**
+ * A timestamp a caller sends: any UTC offset, normalised to the stored form (UTC, milliseconds,
+ * `Z`) so that comparisons in the store, which are textual, compare instants.
+ */
+export const timestampParam = timestamp.transform((value) => new Date(value).toISOString()).describe('ISO 8601 date-time; any UTC offset');
 const json = z.record(z.string(), z.unknown());
 
 export const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'fatal']);

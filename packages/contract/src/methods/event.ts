@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
-import { runStatus, storedEvent, timestamp } from '../records';
+import { runStatus, storedEvent, timestampParam } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
 export const eventList = defineMethod({
@@ -20,8 +20,8 @@ export const eventList = defineMethod({
         event_id: z.string().min(1).optional().describe('additive: one event by id'),
       })
       .optional(),
-    since: timestamp.optional().describe('inclusive lower bound on created_at'),
-    until: timestamp.optional().describe('exclusive upper bound on created_at'),
+    since: timestampParam.optional().describe('inclusive lower bound on created_at'),
+    until: timestampParam.optional().describe('exclusive upper bound on created_at'),
     limit: pageLimit,
     cursor: pageCursor,
   }),
