@@ -82,7 +82,7 @@ describe('with local child-process containers', () => {
     const tokensBefore = await server.store.tokens.list();
     const idempotencyBefore = await count(server, 'idempotency');
 
-    const result = await ok(server, 'runtime.nuke', { reason: 'fresh start for the demo' });
+    const result = await ok(server, 'runtime.nuke', { dry_run: false, reason: 'fresh start for the demo' });
     expect(result).toMatchObject({ dry_run: false, ok: true, partial_failure: false, status: 'completed', reset_id: expect.stringMatching(/^reset_/) });
     expect(result).not.toHaveProperty('errors');
     expect(result.plan.lock).toBe('held');
@@ -117,7 +117,7 @@ describe('with local child-process containers', () => {
     await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 3 } });
     await waitForQuiet(server);
     const before = await storeSnapshot(server);
-    const error = await fails(server, 'runtime.nuke', { expected_plan_hash: preview.plan.plan_hash }, 'PLAN_STALE');
+    const error = await fails(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash }, 'PLAN_STALE');
     expect(error.data.details).toEqual({ expected: preview.plan.plan_hash, actual: expect.stringMatching(/^sha256:/) });
     expect(error.data.details.actual).not.toBe(preview.plan.plan_hash);
     expect(error.data.retryable).toBe(false);
@@ -126,7 +126,7 @@ describe('with local child-process containers', () => {
 
     // With a fresh preview the apply goes through.
     const fresh = await ok(server, 'runtime.nuke', { dry_run: true });
-    const applied = await ok(server, 'runtime.nuke', { expected_plan_hash: fresh.plan.plan_hash });
+    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: fresh.plan.plan_hash });
     expect(applied).toMatchObject({ status: 'completed', ok: true });
     expect(applied.plan.plan_hash).toBe(fresh.plan.plan_hash);
   });
@@ -139,9 +139,9 @@ describe('with local child-process containers', () => {
     expect(await ok(server, 'runtime.nuke', { dry_run: true, idempotency_key: dryKey })).toEqual(dry);
 
     const key = newKey();
-    const first = await ok(server, 'runtime.nuke', { reason: 'r', idempotency_key: key });
+    const first = await ok(server, 'runtime.nuke', { dry_run: false, reason: 'r', idempotency_key: key });
     const resets = await count(server, 'resets');
-    const replay = await ok(server, 'runtime.nuke', { reason: 'r', idempotency_key: key });
+    const replay = await ok(server, 'runtime.nuke', { dry_run: false, reason: 'r', idempotency_key: key });
     expect(replay).toEqual(first);
     expect(await count(server, 'resets')).toBe(resets);
     const conflict = await fails(server, 'runtime.nuke', { reason: 'r', dry_run: true, idempotency_key: key }, 'IDEMPOTENCY_CONFLICT');
@@ -150,14 +150,14 @@ describe('with local child-process containers', () => {
 
   it('validates params', async () => {
     await fails(server, 'runtime.nuke', { dry_run: 'yes' }, 'INVALID_PARAMS');
-    await fails(server, 'runtime.nuke', { everything: true }, 'INVALID_PARAMS');
-    await fails(server, 'runtime.nuke', { reason: 'x'.repeat(2001) }, 'INVALID_PARAMS');
+    await fails(server, 'runtime.nuke', { dry_run: false, everything: true }, 'INVALID_PARAMS');
+    await fails(server, 'runtime.nuke', { dry_run: false, reason: 'x'.repeat(2001) }, 'INVALID_PARAMS');
   });
 
   it('nuke during active dispatch waits for the running handler, then removes everything', async () => {
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
     await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
-    const result = await ok(server, 'runtime.nuke', {});
+    const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result.status).toBe('completed');
     expect(result.quiescence).toMatchObject({ drained: true, still_in_flight: 0 });
     expect(result.quiescence.in_flight_at_start).toBeGreaterThan(0);
@@ -184,12 +184,12 @@ describe('while a reset holds the lock', () => {
     await waitForQuiet(server);
 
     const runningKey = newKey();
-    const running = server.rpc('runtime.nuke', { reason: 'long one', idempotency_key: runningKey });
+    const running = server.rpc('runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey });
     await waitFor(async () => (await readyz(server)) === 503, 5_000, '/readyz to report the reset');
     // The same key while the first call runs: in progress, retryable.
-    const inProgress = await fails(server, 'runtime.nuke', { reason: 'long one', idempotency_key: runningKey }, 'IDEMPOTENCY_IN_PROGRESS');
+    const inProgress = await fails(server, 'runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey }, 'IDEMPOTENCY_IN_PROGRESS');
     expect(inProgress.data.retryable).toBe(true);
-    const second = await fails(server, 'runtime.nuke', {}, 'RESET_IN_PROGRESS');
+    const second = await fails(server, 'runtime.nuke', { dry_run: false }, 'RESET_IN_PROGRESS');
     expect(second.data.retryable).toBe(true);
     expect(second.data.details.reset_id).toMatch(/^reset_/);
     await fails(server, 'runtime.nuke', { dry_run: true }, 'RESET_IN_PROGRESS');
@@ -206,7 +206,7 @@ describe('while a reset holds the lock', () => {
 
     const first = await running;
     expect(first.result.status).toBe('partial_failure');
-    expect(await ok(server, 'runtime.nuke', { reason: 'long one', idempotency_key: runningKey })).toEqual(first.result);
+    expect(await ok(server, 'runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey })).toEqual(first.result);
     expect(await readyz(server)).toBe(200);
     expect(await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 9 }, idempotency_key: key })).toMatchObject({ status: 'running' });
   });
@@ -227,7 +227,7 @@ describe('partial failures', () => {
     await waitForQuiet(server);
 
     const key = newKey();
-    const result = await ok(server, 'runtime.nuke', { idempotency_key: key });
+    const result = await ok(server, 'runtime.nuke', { dry_run: false, idempotency_key: key });
     expect(result).toMatchObject({ dry_run: false, ok: false, partial_failure: true, status: 'partial_failure' });
     expect(result.errors).toEqual([{ scope: 'containers', message: expect.stringContaining(container.container_id) }]);
     expect(result.containers.failed).toEqual([expect.objectContaining({ container_id: container.container_id, entity_id: item.entity_id })]);
@@ -240,10 +240,10 @@ describe('partial failures', () => {
     const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id).executeTakeFirstOrThrow();
     expect(audit.status).toBe('partial_failure');
     // The final response is what a replay returns.
-    expect(await ok(server, 'runtime.nuke', { idempotency_key: key })).toEqual(result);
+    expect(await ok(server, 'runtime.nuke', { dry_run: false, idempotency_key: key })).toEqual(result);
     // Lock released: the runtime is ready and a new reset runs (and reports the same container again).
     expect(await readyz(server)).toBe(200);
-    const again = await ok(server, 'runtime.nuke', {});
+    const again = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(again.status).toBe('partial_failure');
     expect(again.errors[0].message).toContain(container.container_id);
   });
@@ -256,7 +256,7 @@ describe('partial failures', () => {
     await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
     const before = await runScopedCounts(server);
 
-    const result = await ok(server, 'runtime.nuke', {});
+    const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result).toMatchObject({ ok: false, partial_failure: true, status: 'partial_failure' });
     expect(result.errors).toEqual([{ scope: 'quiescence', message: expect.stringMatching(/still running after 200 ms/) }]);
     expect(result.quiescence).toMatchObject({ drained: false, ingress_after: 'open' });
@@ -296,7 +296,7 @@ describe('with the Docker Engine API (fake engine on a Unix socket)', () => {
     expect(dry.containers).toMatchObject({ implementation: 'docker', count: 1 });
     expect(engine.containers.get(container.container_id)!.running).toBe(true);
 
-    const result = await ok(server, 'runtime.nuke', {});
+    const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result).toMatchObject({ status: 'completed', containers: { implementation: 'docker', stopped: [container.container_id] } });
     expect(engine.containers.get(container.container_id)).toMatchObject({ running: false, removed: true });
   });
@@ -306,12 +306,12 @@ describe('with the Docker Engine API (fake engine on a Unix socket)', () => {
     const container = await containerFor(server, item.entity_id);
     await waitForQuiet(server);
     engine.refuseStopFor.add(item.entity_id);
-    const result = await ok(server, 'runtime.nuke', {});
+    const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result).toMatchObject({ ok: false, partial_failure: true, status: 'partial_failure' });
     expect(result.errors).toEqual([{ scope: 'containers', message: expect.stringContaining(container.container_id) }]);
     expect(result.errors[0].message).toMatch(/HTTP 500/);
     engine.refuseStopFor.clear();
-    const retry = await ok(server, 'runtime.nuke', {});
+    const retry = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(retry).toMatchObject({ status: 'completed', containers: { stopped: [container.container_id] } });
   });
 });

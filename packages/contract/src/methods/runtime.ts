@@ -77,9 +77,11 @@ export const runtimeNuke = defineMethod({
   name: 'runtime.nuke',
   summary: 'Destructive runtime reset, delegated to the reset owners: plan, quiescence, cleanup, managed-container stop.',
   description:
-    'dry_run returns side-effect-free previews from each owner; plan.plan_hash identifies what would be done. Apply with expected_plan_hash refuses with PLAN_STALE when the state changed since the preview.',
+    'dry_run is required: true returns side-effect-free previews from each owner, and plan.plan_hash identifies what would be done; false applies the reset. An apply should carry the preview\'s plan_hash as expected_plan_hash: it is then refused with PLAN_STALE when the state changed since the preview (an apply without it resets whatever is there).',
   params: z.strictObject({
-    dry_run: z.boolean().optional().describe('default false'),
+    dry_run: z
+      .boolean({ error: 'dry_run is required: true to preview the reset, false to apply it' })
+      .describe('required: true previews, false applies (an empty call never destroys anything)'),
     idempotency_key: idempotencyKey,
     expected_plan_hash: z.string().min(1).optional(),
     reason: z.string().max(2000).optional().describe('recorded in the reset audit record'),
