@@ -1,5 +1,6 @@
 /** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
 import { BundleError } from '@switchboard/runtime';
+import { DataDirInUseError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { startServer } from './server';
@@ -22,6 +23,10 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof BundleError) {
       process.stderr.write(`switchboard: bad bundle: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (err instanceof DataDirInUseError) {
+      process.stderr.write(`switchboard: ${err.message}\n`);
       process.exit(2);
     }
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
-import { Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
+import { lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
@@ -58,7 +58,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   let ready = false;
-  const store = await Store.open({ dataDir: config.dataDir, clock });
+  // Before anything touches the folder: a second server on it is refused, naming the holder.
+  const folderLock = lockDataDir(config.dataDir);
+  let store: Store;
+  try {
+    store = await Store.open({ dataDir: config.dataDir, clock });
+  } catch (err) {
+    folderLock.release();
+    throw err;
+  }
   let runtime: Runtime;
   try {
     runtime = await Runtime.boot({
@@ -84,6 +92,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     });
   } catch (err) {
     await store.close();
+    folderLock.release();
     throw err;
   }
   const limiter = new RateLimiter(config.rateLimitPerSecond);
@@ -113,6 +122,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // Release what booted (the runtime's timers, the database file) so the process can exit with the error.
     await runtime.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
+    folderLock.release();
     throw err;
   }
   const sockets = attachSocketServer(server, { config, store, runtime, logger, dispatcher, limiter });
@@ -143,6 +153,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         });
         await runtime.stop();
         await store.close();
+        folderLock.release();
       })();
       return closing;
     },

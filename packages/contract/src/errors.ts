@@ -21,6 +21,7 @@ export const errorRegistry = {
   PLAN_STALE: { rpcCode: -32041, retryable: false, httpStatus: 200, message: 'Runtime state changed since the reset plan was previewed' },
   RATE_LIMITED: { rpcCode: -32029, retryable: true, httpStatus: 429, message: 'Rate limited' },
   PAYLOAD_TOO_LARGE: { rpcCode: -32013, retryable: false, httpStatus: 413, message: 'Request body is over the size limit' },
+  STORE_BUSY: { rpcCode: -32050, retryable: true, httpStatus: 200, message: 'The store is busy with another writer; retry shortly' },
 } as const satisfies Record<string, { rpcCode: number; retryable: boolean; httpStatus: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorRegistry;

@@ -37,6 +37,7 @@ export const transportErrorCodes: readonly ErrorCode[] = [
   'METHOD_NOT_FOUND',
   'INVALID_PARAMS',
   'INTERNAL',
+  'STORE_BUSY',
   'UNAUTHENTICATED',
   'RATE_LIMITED',
   'PAYLOAD_TOO_LARGE',

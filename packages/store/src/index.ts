@@ -13,3 +13,4 @@ export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export { sql } from 'kysely';
 export type { Kysely, Transaction, Selectable, Insertable, Updateable } from 'kysely';
+export * from './data-dir-lock';

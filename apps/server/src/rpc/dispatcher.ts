@@ -6,6 +6,7 @@
 import { MAX_PARAMS_DEPTH, RpcError, methods, nestsDeeperThan, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
+import { storeBusyError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import type { RpcRequest } from './envelope';
 
@@ -62,6 +63,11 @@ export class Dispatcher {
       return { result: await this.run(request, ctx) };
     } catch (err) {
       if (err instanceof RpcError) return { error: err };
+      const busy = storeBusyError(err);
+      if (busy) {
+        ctx.logger.warn('store busy', { correlation_id: ctx.correlationId, method: request.method.slice(0, 100) });
+        return { error: busy };
+      }
       ctx.logger.error('handler fault', {
         correlation_id: ctx.correlationId,
         method: request.method.slice(0, 100),

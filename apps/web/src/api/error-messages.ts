@@ -29,6 +29,7 @@ const serverCodes = {
   PLAN_STALE: { title: 'The runtime changed since the reset preview', hint: 'Run the dry run again and review the new plan.' },
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },
   PAYLOAD_TOO_LARGE: { title: 'The request is too large', hint: 'Send less data in one request.' },
+  STORE_BUSY: { title: 'The store is busy', hint: 'Another writer is holding the database for a moment; try again.' },
 } as const satisfies Record<ErrorCode, ErrorExplanation>;
 
 const consoleCodes: Record<string, ErrorExplanation> = {
