@@ -137,6 +137,9 @@ export class Dispatcher {
       }
       if (claimed > 0) {
         idleDelay = this.pollMs;
+        // The store answers synchronously and its awaits are microtasks: without a macrotask turn
+        // here, a busy dispatcher would keep HTTP requests waiting until the backlog is gone.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.inFlight.size < this.concurrency) continue;
         await this.sleep(this.pollMs);
         continue;

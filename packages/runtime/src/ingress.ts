@@ -34,7 +34,7 @@ export interface PublishResult {
 
 const INGRESS_KEY = 'ingress';
 /** Items released per transaction by resume; bounds how long one batch holds the event loop. */
-const RELEASE_BATCH_SIZE = 100;
+const RELEASE_BATCH_SIZE = 25;
 
 async function setState(db: Kysely<Database>, key: string, value: string): Promise<void> {
   await db

@@ -9,7 +9,10 @@
  * and log records not tied to a run-scoped record, the bundle (a file), and container records,
  * which the managed-container stop owns.
  */
-import type { Database, Kysely, Transaction } from '@switchboard/store';
+import { sql, type Database, type Kysely, type Transaction } from '@switchboard/store';
+
+/** Rows one cleanup statement deletes before the event loop gets a turn. */
+const DELETE_CHUNK_ROWS = 2000;
 
 export const REMOVED_TABLES = [
   'runs',
@@ -109,11 +112,20 @@ export async function deleteRunScoped(trx: Transaction<Database>): Promise<Remov
   const deleted = {} as RemovalCounts;
   // Children before parents, so a foreign key added later would not break the order.
   const order: RemovedTable[] = ['turns', 'conversations', 'mailbox_history', 'mailbox_items', 'dead_letters', 'deliveries', 'ingress_queue', 'logs', 'events', 'entities', 'runs'];
+  const db = trx as Kysely<any>;
   for (const table of order) {
-    let q = (trx as Kysely<any>).deleteFrom(table);
-    if (table === 'logs') q = scopeLogs(q);
-    const res = await q.executeTakeFirst();
-    deleted[table] = Number((res as { numDeletedRows: bigint }).numDeletedRows);
+    deleted[table] = 0;
+    // In chunks, yielding between them: one DELETE of a million rows would hold the event loop for
+    // seconds. Still one transaction: all of it or, on any failure, none.
+    for (;;) {
+      let chunk = db.selectFrom(table).select(sql`rowid`.as('r')).limit(DELETE_CHUNK_ROWS);
+      if (table === 'logs') chunk = scopeLogs(chunk);
+      const res = await db.deleteFrom(table).where(sql`rowid`, 'in', chunk).executeTakeFirst();
+      const n = Number((res as { numDeletedRows: bigint }).numDeletedRows);
+      deleted[table] += n;
+      if (n < DELETE_CHUNK_ROWS) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
   return Object.fromEntries(REMOVED_TABLES.map((t) => [t, deleted[t]])) as RemovalCounts;
 }
