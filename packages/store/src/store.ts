@@ -40,8 +40,9 @@ export class Store {
     readonly clock: Clock,
     readonly location: string,
     private readonly onClose: () => void,
+    changeCounter: () => number,
   ) {
-    this.tokens = new TokenRepository(db, clock);
+    this.tokens = new TokenRepository(db, clock, changeCounter);
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db);
@@ -54,7 +55,9 @@ export class Store {
 
   static async open(options: StoreOptions): Promise<Store> {
     const { db, raw, file } = openSqlite(options.dataDir);
-    const store = new Store(db, 'sqlite', options.clock ?? systemClock, file, () => raw.close());
+    // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.
+    const dataVersion = raw.prepare('PRAGMA data_version').pluck();
+    const store = new Store(db, 'sqlite', options.clock ?? systemClock, file, () => raw.close(), () => dataVersion.get() as number);
     await store.migrate();
     return store;
   }

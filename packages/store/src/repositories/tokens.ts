@@ -18,11 +18,21 @@ function newId(prefix: string): string {
 /**
  * Access tokens, stored only as SHA-256 hashes. Lookup is by hash (an index seek), then the hash
  * is compared in constant time so the final check does not leak how much of it matched.
+ *
+ * Verified tokens are remembered by hash so that a request does not pay a SQL round trip. A revoke
+ * in this process drops its entry at once; a change committed by another process (the token CLI)
+ * is seen through `changeCounter`, which moves whenever another connection commits to the store,
+ * and empties the memory before the next verification.
  */
 export class TokenRepository {
+  private readonly verified = new Map<string, TokenRecord>();
+  private verifiedAt: number | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    /** A number that changes when another connection (another process) commits to the store. */
+    private readonly changeCounter: () => number,
   ) {}
 
   async create(name: string, secret?: string): Promise<{ token: TokenRecord; secret: string }> {
@@ -44,12 +54,20 @@ export class TokenRepository {
   /** Returns the active token for a presented secret, or undefined. */
   async verify(secret: string): Promise<TokenRecord | undefined> {
     const hash = hashSecret(secret);
+    const version = this.changeCounter();
+    if (version !== this.verifiedAt) {
+      this.verified.clear();
+      this.verifiedAt = version;
+    }
+    const known = this.verified.get(hash);
+    if (known) return known;
     const row = await this.db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
     if (!row || row.revoked_at) return undefined;
     const a = Buffer.from(row.hash, 'hex');
     const b = Buffer.from(hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
     const { hash: _hash, ...token } = row;
+    this.verified.set(hash, token);
     return token;
   }
 
@@ -72,7 +90,9 @@ export class TokenRepository {
   }
 
   async touch(id: string): Promise<void> {
-    await this.db.updateTable('tokens').set({ last_used_at: this.clock.now().toISOString() }).where('id', '=', id).execute();
+    const last_used_at = this.clock.now().toISOString();
+    await this.db.updateTable('tokens').set({ last_used_at }).where('id', '=', id).execute();
+    for (const token of this.verified.values()) if (token.id === id) token.last_used_at = last_used_at;
   }
 
   async list(): Promise<TokenRecord[]> {
@@ -96,6 +116,7 @@ export class TokenRepository {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+    for (const [hash, token] of this.verified) if (token.id === id) this.verified.delete(hash);
     return Number(res.numUpdatedRows) > 0;
   }
 }

@@ -1,0 +1,44 @@
+/**
+ * Bearer tokens are verified from memory after the first request, yet a revoke takes effect on the
+ * very next request: made in this process, or committed by another process (the token CLI).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './harness';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+const ping = (token: string) => server.rpc('health.ping', {}, { token });
+
+it('a token revoked in this process is refused on the next request', async () => {
+  const { token, secret } = await server.store.tokens.create('memory-test');
+  expect((await ping(secret)).result).toBeTruthy();
+  expect((await ping(secret)).result).toBeTruthy();
+  expect(await server.store.tokens.revoke(token.id)).toBe(true);
+  expect((await ping(secret)).error.data.code).toBe('UNAUTHENTICATED');
+});
+
+it('a token revoked by another process is refused on the next request', async () => {
+  const { token, secret } = await server.store.tokens.create('memory-test-2');
+  expect((await ping(secret)).result).toBeTruthy();
+  const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
+  other.prepare('update tokens set revoked_at = ? where id = ?').run(new Date().toISOString(), token.id);
+  other.close();
+  expect((await ping(secret)).error.data.code).toBe('UNAUTHENTICATED');
+});
+
+it('a token created by another process is accepted on its first request', async () => {
+  expect((await ping('sbk_not_yet_created_token_000001')).error.data.code).toBe('UNAUTHENTICATED');
+  const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
+  const { createHash } = await import('node:crypto');
+  other
+    .prepare('insert into tokens (id, name, prefix, hash, created_at, last_used_at, revoked_at) values (?, ?, ?, ?, ?, null, null)')
+    .run('tok_fromcli0000001', 'from-cli', 'sbk_not_', createHash('sha256').update('sbk_not_yet_created_token_000001').digest('hex'), new Date().toISOString());
+  other.close();
+  expect((await ping('sbk_not_yet_created_token_000001')).result).toBeTruthy();
+});
