@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
+import { withStatementCache } from './statement-cache';
 
 export const SQLITE_FILE_NAME = 'switchboard.db';
 
@@ -20,6 +21,6 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: Better
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
   raw.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return { db, raw, file };
 }
