@@ -23,6 +23,7 @@ import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse }
 import type { Dispatcher } from '../rpc/dispatcher';
 import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/handler';
 import { computeHealth } from '../methods/health/check';
+import { HeartbeatBroadcast } from './heartbeat-broadcast';
 
 export interface SocketServerDeps {
   config: Config;
@@ -65,7 +66,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
-  const subscriptionsBySocket = new Set<Map<string, NodeJS.Timeout>>();
+  const heartbeats = new HeartbeatBroadcast(() => computeHealth(store, runtime), config.heartbeatIntervalMs, config.wsMaxBufferedBytes, logger);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
@@ -114,8 +115,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
 
   const onConnection = (ws: WebSocket, principal: Principal) => {
     const connectionId = randomUUID();
-    const subscriptions = new Map<string, NodeJS.Timeout>();
-    subscriptionsBySocket.add(subscriptions);
+    const subscriptions = new Set<string>();
     alive.set(ws, true);
     logger.info('ws connected', { connection_id: connectionId, token_id: principal.tokenId });
 
@@ -143,18 +143,6 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
         resumePoll.unref();
       }
     };
-    const beat = async (subscriptionId: string) => {
-      // A socket that is behind skips this heartbeat rather than queueing it.
-      if (ws.bufferedAmount > maxBuffered) return;
-      try {
-        const result = await computeHealth(store, runtime);
-        // The subscription may have ended while the check ran; an unsubscribe is final.
-        if (!subscriptions.has(subscriptionId)) return;
-        send({ jsonrpc: '2.0', method: 'health.heartbeat', params: { subscription_id: subscriptionId, result } });
-      } catch (err) {
-        logger.error('heartbeat failed', { error: (err as Error).message });
-      }
-    };
     const socketSubs: SocketSubscriptions = {
       subscribe() {
         // A subscribe still in flight when the socket closed must not leave a timer behind.
@@ -165,22 +153,19 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
           });
         }
         const id = 'sub_' + randomUUID();
-        subscriptions.set(id, setInterval(() => void beat(id), config.heartbeatIntervalMs));
-        // The first heartbeat goes out right after the subscribe response.
-        setImmediate(() => void beat(id));
+        subscriptions.add(id);
+        heartbeats.add(id, ws);
         return id;
       },
       unsubscribe(id) {
-        const timer = subscriptions.get(id);
-        if (!timer) return false;
-        clearInterval(timer);
-        subscriptions.delete(id);
+        if (!subscriptions.delete(id)) return false;
+        heartbeats.remove(id);
         return true;
       },
     };
     const cleanup = () => {
       clearInterval(resumePoll);
-      for (const timer of subscriptions.values()) clearInterval(timer);
+      for (const id of subscriptions) heartbeats.remove(id);
       subscriptions.clear();
     };
     cleanups.add(cleanup);
@@ -242,7 +227,6 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     ws.on('close', () => {
       cleanup();
       cleanups.delete(cleanup);
-      subscriptionsBySocket.delete(subscriptions);
       logger.info('ws closed', { connection_id: connectionId });
     });
     ws.on('error', (err) => logger.warn('ws error', { connection_id: connectionId, error: err.message }));
@@ -263,12 +247,13 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
 
   return {
     connectionCount: () => wss.clients.size,
-    subscriptionCount: () => [...subscriptionsBySocket].reduce((n, subs) => n + subs.size, 0),
+    subscriptionCount: () => heartbeats.size,
     bufferedBytes: () => [...wss.clients].reduce((n, ws) => n + ws.bufferedAmount, 0),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(pinger);
         for (const c of cleanups) c();
+        heartbeats.stop();
         for (const ws of wss.clients) ws.close(1001, 'server shutting down');
         const hard = setTimeout(() => {
           for (const ws of wss.clients) ws.terminate();
