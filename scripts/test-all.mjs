@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every test runner (typecheck, vitest, Playwright), then prints one line of totals:
+// Runs every test runner (typecheck, lint, vitest, Playwright), then prints one line of totals:
 // "N passed, N failed". Exits non-zero if anything failed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +13,10 @@ let failed = 0;
 
 console.log('\n== typecheck');
 if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) === 0) passed += 1;
+else failed += 1;
+
+console.log('\n== lint (ESLint: layer boundaries, hooks, TypeScript)');
+if (run(bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']) === 0) passed += 1;
 else failed += 1;
 
 console.log('\n== unit, store and API tests (vitest)');

@@ -2,7 +2,7 @@
  * Names that are Object.prototype members must be treated as the unknown names they are, never
  * resolve to inherited functions (which answered INTERNAL, retryable, before).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CONTROL_BUNDLE } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';

@@ -38,3 +38,13 @@ export function withParams(current: URLSearchParams, patch: UrlPatch): string {
   const s = next.toString();
   return s ? `?${s}` : '?';
 }
+
+/** The query string of only these keys of `params`, in a fixed order: a stable dependency for memos. */
+export function onlyKeys(params: URLSearchParams, keys: readonly string[]): string {
+  const picked = new URLSearchParams();
+  for (const key of keys) {
+    const value = params.get(key);
+    if (value !== null) picked.set(key, value);
+  }
+  return picked.toString();
+}

@@ -220,13 +220,28 @@ function rawPage(raw: BetterSqlite3.Database, f: EventFilter) {
     sq = 'd.event_seq';
     order = 'd.event_created_at desc, d.event_seq desc';
   }
-  if (f.entity_id) (cond.push('e.entity_id = ?'), args.push(f.entity_id));
-  if (f.event_name) (cond.push('e.event_name = ?'), args.push(f.event_name));
-  if (f.run_id) (cond.push('e.run_id = ?'), args.push(f.run_id));
+  if (f.entity_id) {
+    cond.push('e.entity_id = ?');
+    args.push(f.entity_id);
+  }
+  if (f.event_name) {
+    cond.push('e.event_name = ?');
+    args.push(f.event_name);
+  }
+  if (f.run_id) {
+    cond.push('e.run_id = ?');
+    args.push(f.run_id);
+  }
   if (f.has_dead_letter === true) cond.push('e.has_dead_letter = 1');
   if (f.has_dead_letter === false) cond.push('e.has_dead_letter = 0');
-  if (f.since) (cond.push(`${ca} >= ?`), args.push(f.since));
-  if (f.until) (cond.push(`${ca} < ?`), args.push(f.until));
+  if (f.since) {
+    cond.push(`${ca} >= ?`);
+    args.push(f.since);
+  }
+  if (f.until) {
+    cond.push(`${ca} < ?`);
+    args.push(f.until);
+  }
   const keyset = (c: string, s: string) => `${c} <= ? and (${c} < ? or ${s} < ?)`;
   let first: BetterSqlite3.Statement;
   let after: BetterSqlite3.Statement;

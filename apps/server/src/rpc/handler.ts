@@ -1,6 +1,6 @@
 import type { MethodDefinition, MethodName, Params, Result } from '@switchboard/contract';
 import type { z } from 'zod';
-import type { Store, TokenRecord } from '@switchboard/store';
+import type { Store } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
 import type { Config } from '../config';
 import type { Logger } from '../logger';

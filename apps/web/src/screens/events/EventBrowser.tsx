@@ -15,7 +15,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
-import { useUrlState } from '../../url-state';
+import { onlyKeys, useUrlState } from '../../url-state';
 import { EventDetail } from './EventDetail';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
@@ -28,8 +28,8 @@ export function EventBrowser({ mode }: { mode: Mode }) {
   const tableRef = useRef<EventTableHandle>(null);
 
   // The query depends on filters and range only, not on selection: selecting a row must not refetch.
-  const filterSignature = [...FILTER_KEYS, 'dead', 'range', 'since', 'until'].map((k) => `${k}=${params.get(k) ?? ''}`).join('&');
-  const query = useMemo(() => eventQueryFromUrl(params, mode, anchor), [filterSignature, mode, anchor]); // eslint-disable-line react-hooks/exhaustive-deps
+  const filterQuery = onlyKeys(params, [...FILTER_KEYS, 'dead', 'range', 'since', 'until']);
+  const query = useMemo(() => eventQueryFromUrl(new URLSearchParams(filterQuery), mode, anchor), [filterQuery, mode, anchor]);
   const events = useEvents(query);
   const rows = useMemo(() => events.data?.pages.flatMap((p) => p.events) ?? [], [events.data]);
   const nextPageError = events.isFetchNextPageError ? events.error : null;

@@ -11,7 +11,7 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { StaleNotice } from '../../ui/StaleNotice';
-import { useUrlState } from '../../url-state';
+import { onlyKeys, useUrlState } from '../../url-state';
 import { DecisionDialog, type DecisionMode, type DecisionOutcome } from './DecisionDialog';
 import { MailboxFilters } from './MailboxFilters';
 import { MailboxQueue } from './MailboxQueue';
@@ -43,8 +43,9 @@ export default function MailboxScreen() {
   const [params, update] = useUrlState();
   const location = useLocation();
   const navigate = useNavigate();
-  const filterSignature = ['status', 'priority', 'type', 'source_flow'].map((k) => params.get(k) ?? '').join('|');
-  const filter = useMemo(() => filterFromUrl(params), [filterSignature]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Only the filter members of the URL, so that selecting an item does not make a new filter (and a refetch).
+  const filterQuery = onlyKeys(params, ['status', 'priority', 'type', 'source_flow']);
+  const filter = useMemo(() => filterFromUrl(new URLSearchParams(filterQuery)), [filterQuery]);
   const list = useMailboxList(filter);
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
   const review = useMailboxItem(mailboxId);

@@ -51,7 +51,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
     setOutcome(undefined);
     apply.reset();
     runDryRun();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a fresh preview once per opening; the mutation objects change identity every render
   }, [open]);
 
   const submitApply = (e: FormEvent) => {

@@ -1,0 +1,65 @@
+// Lint: the layer boundaries (contract <- store <- runtime <- apps/server; apps/web sees only the
+// contract), the rules of hooks, and TypeScript's recommended checks.
+import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import tseslint from 'typescript-eslint';
+
+const APPS = [
+  { group: ['@switchboard/server', '@switchboard/server/*', '@switchboard/web', '@switchboard/web/*'], message: 'Nothing imports an app.' },
+  { group: ['**/apps/*', '**/apps/**'], message: 'Nothing imports an app.' },
+];
+const restrict = (patterns, message) => ({
+  'no-restricted-imports': ['error', { patterns: [...APPS, ...patterns.map((group) => ({ group, message }))] }],
+});
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', 'dist/**', 'test-results/**', 'scratch/**', 'data/**', 'playwright-report/**'] },
+  { linterOptions: { reportUnusedDisableDirectives: 'error' } },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // Tests and protocol code handle untyped JSON on purpose; `unknown` is preferred, not enforced.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      'no-empty-pattern': 'off',
+    },
+  },
+  {
+    // Plain Node scripts (TypeScript files get this check from the compiler).
+    files: ['**/*.{js,mjs}'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
+  },
+  {
+    files: ['packages/contract/**/*.ts'],
+    rules: restrict([['@switchboard/*', '**/packages/*/**', '../../*/src/**']], 'The contract imports nothing of ours.'),
+  },
+  {
+    files: ['packages/store/**/*.ts'],
+    rules: restrict([['@switchboard/runtime', '@switchboard/runtime/*', '**/runtime/src/**']], 'The store may import only the contract.'),
+  },
+  {
+    files: ['packages/runtime/**/*.ts'],
+    rules: restrict(
+      [['kysely', 'kysely/*', 'better-sqlite3', 'pg']],
+      'The runtime reaches the database only through @switchboard/store (issue #9 moves the remaining SQL there).',
+    ),
+  },
+  {
+    files: ['apps/web/**/*.{ts,tsx}'],
+    rules: restrict(
+      [['@switchboard/store', '@switchboard/store/*', '@switchboard/runtime', '@switchboard/runtime/*', 'kysely', 'better-sqlite3', 'node:*']],
+      'The console imports only the contract (and its own files).',
+    ),
+  },
+  {
+    files: ['apps/web/**/*.tsx', 'apps/web/**/*.ts'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
+  },
+  {
+    // Tests and tools of an app may use its own code; the benchmarks and e2e start the server as a process.
+    files: ['apps/server/test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'e2e/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+);
