@@ -1,5 +1,5 @@
 /**
- * Wires store, runtime, dispatcher, HTTP and WebSocket into one running server. Used by main.ts
+ * Wires store, runtime, method executor, HTTP and WebSocket into one running server. Used by main.ts
  * and by tests (which boot the real thing on an ephemeral port).
  */
 import type { Server } from 'node:http';
@@ -12,7 +12,7 @@ import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
 import type { Logger } from './logger';
 import { handlers } from './methods/registry';
-import { Dispatcher } from './rpc/dispatcher';
+import { MethodExecutor } from './rpc/method-executor';
 import type { ExtraMethod, HandlerRegistry } from './rpc/handler';
 import { attachSocketServer, type SocketServer } from './ws/socket-server';
 
@@ -97,14 +97,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   const limiter = new RateLimiter(config.rateLimitPerSecond);
   let server: Server;
-  let dispatcher: Dispatcher;
+  let methodExecutor: MethodExecutor;
   let bootstrapToken: string | undefined;
   try {
     bootstrapToken = await ensureToken(store, config.token, logger);
     await store.idempotency.dropInProgress();
     await store.idempotency.purgeExpired();
-    dispatcher = new Dispatcher({ ...handlers, ...options.extraHandlers }, options.extraMethods);
-    const app = createApp({ config, store, runtime, logger, dispatcher, limiter, isReady: () => ready });
+    methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
+    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
       const serverOptions = {
@@ -125,7 +125,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     folderLock.release();
     throw err;
   }
-  const sockets = attachSocketServer(server, { config, store, runtime, logger, dispatcher, limiter });
+  const sockets = attachSocketServer(server, { config, store, runtime, logger, methodExecutor, limiter });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
   ready = true;

@@ -58,10 +58,10 @@ describe('ingress pause and resume', () => {
 
   it('refuses mutations while a reset holds the runtime', async () => {
     fx = await bootFixture(minimalBundle());
-    fx.runtime.setResetting(true);
+    await fx.runtime.resetLock.acquire('reset_test_holder');
     await expect(fx.runtime.publish({ event_name: 'order.placed', payload: { order_id: 'x' } })).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS' });
     await expect(fx.runtime.resume()).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS' });
-    fx.runtime.setResetting(false);
+    await fx.runtime.resetLock.release();
     expect((await fx.runtime.publish({ event_name: 'order.placed', payload: { order_id: 'x' } })).status).toBe('running');
   });
 });

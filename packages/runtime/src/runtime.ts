@@ -76,7 +76,6 @@ export class Runtime {
   readonly ingress: Ingress;
   readonly mailbox: MailboxService;
   readonly services: RuntimeServices;
-  private resetting = false;
   readonly containers: ContainerManager;
   /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
   readonly resetLock: ResetLock;
@@ -265,7 +264,7 @@ export class Runtime {
 
   /** True while a reset holds the runtime (readiness and mutations depend on it). */
   isResetting(): boolean {
-    return this.resetting || this.resetLock.isHeld();
+    return this.resetLock.isHeld();
   }
 
   /**
@@ -290,8 +289,4 @@ export class Runtime {
     return coordinator.run(request, onCommit);
   }
 
-  /** Set by the reset owners while they hold the reset lock. */
-  setResetting(on: boolean): void {
-    this.resetting = on;
-  }
 }

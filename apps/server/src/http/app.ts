@@ -10,8 +10,8 @@ import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
 import { openRpcDocument } from '../openrpc-document';
 import type { Logger } from '../logger';
-import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
-import type { Dispatcher } from '../rpc/dispatcher';
+import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
+import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext } from '../rpc/handler';
 import { errorJson, type AppEnv } from './app-env';
 import { SESSION_COOKIE, SESSION_TTL_MS, isSameOrigin } from './authenticate';
@@ -31,7 +31,7 @@ export interface AppDeps {
   store: Store;
   runtime: Runtime;
   logger: Logger;
-  dispatcher: Dispatcher;
+  methodExecutor: MethodExecutor;
   /** Whether the store is open and the bundle loaded (readiness). */
   isReady: () => boolean;
   /** Per-token request budget, shared with the WebSocket transport. */
@@ -40,10 +40,9 @@ export interface AppDeps {
 
 type Env = AppEnv;
 
-const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
 
 export function createApp(deps: AppDeps): Hono<Env> {
-  const { config, store, logger, dispatcher } = deps;
+  const { config, store, logger, methodExecutor } = deps;
   const app = new Hono<Env>();
 
   app.use('*', correlationId());
@@ -179,7 +178,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const read = readRequest(value);
     if (!read.ok) return errorResponse(read.id, read.error, ctx.correlationId);
     const { request } = read;
-    const outcome = await dispatcher.execute(request, ctx);
+    const outcome = await methodExecutor.execute(request, ctx);
     if (request.notification) return undefined;
     if (outcome.error) return errorResponse(request.id, outcome.error, ctx.correlationId);
     return { jsonrpc: '2.0', id: request.id, result: outcome.result };

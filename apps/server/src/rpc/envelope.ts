@@ -43,6 +43,9 @@ export function readRequest(value: unknown): { ok: true; request: RpcRequest } |
   return { ok: true, request: { id: 'id' in value ? (value.id as RpcId) : null, notification: !('id' in value), method: value.method, params: value.params } };
 }
 
+/** What a client is told of an unexpected fault: never its cause, always how to report it. */
+export const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
+
 export function errorResponse(id: RpcId, error: RpcError, correlationId: string): RpcResponse {
   return { jsonrpc: '2.0', id, error: toErrorObject(error, correlationId) };
 }

@@ -19,8 +19,8 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { authenticate } from '../http/authenticate';
 import type { RateLimiter } from '../http/rate-limiter';
-import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
-import type { Dispatcher } from '../rpc/dispatcher';
+import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
+import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/handler';
 import { computeHealth } from '../methods/health/check';
 import { HeartbeatBroadcast } from './heartbeat-broadcast';
@@ -30,7 +30,7 @@ export interface SocketServerDeps {
   store: Store;
   runtime: Runtime;
   logger: Logger;
-  dispatcher: Dispatcher;
+  methodExecutor: MethodExecutor;
   /** Shared with HTTP so a token's budget covers both transports. */
   limiter?: RateLimiter;
 }
@@ -62,7 +62,7 @@ function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorR
 }
 
 export function attachSocketServer(server: Server, deps: SocketServerDeps): SocketServer {
-  const { config, store, runtime, logger, dispatcher, limiter } = deps;
+  const { config, store, runtime, logger, methodExecutor, limiter } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
@@ -109,7 +109,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
       .catch((err: Error) => {
         logger.error('ws upgrade failed', { correlation_id: correlationId, error: err.message, stack: err.stack });
         logUpgrade(500, 'INTERNAL', { token_id: null });
-        rejectUpgrade(socket, 500, 'INTERNAL', 'Internal error; quote the correlation id when reporting it', correlationId);
+        rejectUpgrade(socket, 500, 'INTERNAL', INTERNAL_MESSAGE, correlationId);
       });
   });
 
@@ -174,7 +174,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
       const read = readRequest(value);
       if (!read.ok) return errorResponse(read.id, read.error, correlationId);
       const ctx: HandlerContext = { store, runtime, config, logger, principal, correlationId, transport: 'ws', socket: socketSubs };
-      const outcome = await dispatcher.execute(read.request, ctx);
+      const outcome = await methodExecutor.execute(read.request, ctx);
       if (read.request.notification) return undefined;
       if (outcome.error) return errorResponse(read.request.id, outcome.error, correlationId);
       return { jsonrpc: '2.0', id: read.request.id, result: outcome.result };

@@ -1,6 +1,6 @@
 /**
  * runtime.nuke owns only the request, the response, authentication and idempotency (the
- * dispatcher's layer stores the final response, partial failures included). The reset itself is
+ * method executor's idempotency layer stores the final response, partial failures included). The reset itself is
  * the runtime's reset owners' work: plan and lock, quiescence, cleanup, managed-container stop.
  */
 import type { Handler } from '../../rpc/handler';

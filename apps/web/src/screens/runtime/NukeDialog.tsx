@@ -212,7 +212,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
             )}
           </div>
           {planStale ? (
-            <StaleNotice stale={stale} loading={dryRun.isPending} error={dryRun.isError ? dryRun.error : null} onFresh={takeFreshPreview} />
+            <PlanStaleNotice stale={stale} loading={dryRun.isPending} error={dryRun.isError ? dryRun.error : null} onFresh={takeFreshPreview} />
           ) : applyError ? (
             <ErrorState compact error={applyError} />
           ) : null}
@@ -243,7 +243,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
   );
 }
 
-function StaleNotice({
+function PlanStaleNotice({
   stale,
   loading,
   error,

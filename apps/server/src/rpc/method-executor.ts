@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
 import { storeBusyError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
-import type { RpcRequest } from './envelope';
+import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -31,9 +31,8 @@ export function issuesOf(error: z.ZodError): { path: string; message: string }[]
   });
 }
 
-const INTERNAL_MESSAGE = 'Internal error; quote the correlation id when reporting it';
 
-export class Dispatcher {
+export class MethodExecutor {
   private readonly callables = new Map<string, Callable>();
 
   /**
