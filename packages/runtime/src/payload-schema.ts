@@ -1,14 +1,42 @@
 /**
- * The JSON Schema subset event catalogs use for payloads: type, required, properties, items, enum,
- * minLength/maxLength, minimum/maximum, additionalProperties=false. Issues carry a path such as
- * "payload.amount" so a caller sees exactly which member is wrong.
+ * Event payload schemas are JSON Schema, validated by ajv (strict: an unknown keyword or format in
+ * a bundle is an error at boot, not a silently ignored rule). Issues carry a path such as
+ * "payload.amount" so a caller sees exactly which member is wrong, and schema problems name where
+ * in the bundle they are ("events.x.payload_schema.properties.amount.format").
  */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
 export interface PayloadIssue {
   path: string;
   message: string;
 }
 
 type Schema = Record<string, unknown>;
+
+const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true });
+addFormats(ajv);
+
+/** Compiled once per schema object: bundle schemas live as long as the bundle. */
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: Schema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** "/a/0/b~1c" → [a, 0, b/c] */
+function pointerSegments(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function joinPath(base: string, segments: string[]): string {
+  return segments.reduce((path, s) => (/^\d+$/.test(s) ? `${path}[${s}]` : `${path}.${s}`), base);
+}
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -17,70 +45,66 @@ function typeOf(value: unknown): string {
   return typeof value;
 }
 
-function matchesType(value: unknown, expected: string): boolean {
-  const actual = typeOf(value);
-  if (expected === 'number') return actual === 'number' || actual === 'integer';
-  return actual === expected;
+function valueAt(root: unknown, segments: string[]): unknown {
+  let current = root;
+  for (const s of segments) current = current !== null && typeof current === 'object' ? (current as Record<string, unknown>)[s] : undefined;
+  return current;
+}
+
+function toIssue(error: ErrorObject, value: unknown, base: string): PayloadIssue {
+  const segments = pointerSegments(error.instancePath);
+  const at = joinPath(base, segments);
+  switch (error.keyword) {
+    case 'required':
+      return { path: joinPath(at, [String(error.params.missingProperty)]), message: 'is required' };
+    case 'additionalProperties':
+      return { path: joinPath(at, [String(error.params.additionalProperty)]), message: 'is not allowed' };
+    case 'type':
+      return { path: at, message: `expected ${String(error.params.type).replaceAll(',', ' or ')}, got ${typeOf(valueAt(value, segments))}` };
+    case 'enum':
+      return { path: at, message: `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    default:
+      return { path: at, message: error.message ?? `fails ${error.keyword}` };
+  }
 }
 
 export function validatePayload(schema: Schema, value: unknown, path = 'payload'): PayloadIssue[] {
-  const issues: PayloadIssue[] = [];
-  const types = schema.type === undefined ? [] : Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
-  if (types.length > 0 && !types.some((t) => matchesType(value, t))) {
-    issues.push({ path, message: `expected ${types.join(' or ')}, got ${typeOf(value)}` });
-    return issues;
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((e) => e === value)) {
-    issues.push({ path, message: `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}` });
-  }
-  if (typeof value === 'string') {
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) issues.push({ path, message: `must be at least ${schema.minLength} characters` });
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) issues.push({ path, message: `must be at most ${schema.maxLength} characters` });
-  }
-  if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) issues.push({ path, message: `must be >= ${schema.minimum}` });
-    if (typeof schema.maximum === 'number' && value > schema.maximum) issues.push({ path, message: `must be <= ${schema.maximum}` });
-  }
-  if (typeOf(value) === 'object') {
-    const obj = value as Record<string, unknown>;
-    const properties = (schema.properties ?? {}) as Record<string, Schema>;
-    // Own members only: a payload without "constructor" does not inherit one from Object.prototype.
-    const member = (key: string) => (Object.hasOwn(obj, key) ? obj[key] : undefined);
-    for (const key of (schema.required ?? []) as string[]) {
-      if (member(key) === undefined) issues.push({ path: `${path}.${key}`, message: 'is required' });
-    }
-    for (const [key, sub] of Object.entries(properties)) {
-      if (member(key) !== undefined) issues.push(...validatePayload(sub, obj[key], `${path}.${key}`));
-    }
-    if (schema.additionalProperties === false) {
-      for (const key of Object.keys(obj)) if (!Object.hasOwn(properties, key)) issues.push({ path: `${path}.${key}`, message: 'is not allowed' });
-    }
-  }
-  if (Array.isArray(value) && schema.items && typeof schema.items === 'object') {
-    value.forEach((item, i) => issues.push(...validatePayload(schema.items as Schema, item, `${path}[${i}]`)));
-  }
-  return issues;
+  const validate = validatorFor(schema);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map((e) => toIssue(e, value, path));
 }
 
-/** Checks a catalog schema uses only what validatePayload understands, so a typo fails at boot. */
-const KNOWN_KEYWORDS = new Set(['type', 'required', 'properties', 'items', 'enum', 'minLength', 'maxLength', 'minimum', 'maximum', 'additionalProperties', 'description', 'title']);
-const KNOWN_TYPES = new Set(['object', 'string', 'number', 'integer', 'boolean', 'array', 'null']);
+/** Where a keyword first appears in a schema, as path segments (for pointing at an unknown one). */
+function findKey(node: unknown, key: string, at: string[] = []): string[] | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  if (!Array.isArray(node) && Object.hasOwn(node, key)) return [...at, key];
+  for (const [k, child] of Object.entries(node)) {
+    const found = findKey(child, key, [...at, k]);
+    if (found) return found;
+  }
+  return undefined;
+}
 
+/** Checks a catalog schema is valid JSON Schema that ajv compiles strictly, so a typo fails at boot. */
 export function checkPayloadSchema(schema: unknown, at: string): { at: string; problem: string } | undefined {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { at, problem: 'must be an object' };
-  const s = schema as Schema;
-  for (const key of Object.keys(s)) if (!KNOWN_KEYWORDS.has(key)) return { at: `${at}.${key}`, problem: `unsupported schema keyword "${key}"` };
-  const types = s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type];
-  for (const t of types) if (typeof t !== 'string' || !KNOWN_TYPES.has(t)) return { at: `${at}.type`, problem: `unknown type ${JSON.stringify(t)}` };
-  if (s.required !== undefined && (!Array.isArray(s.required) || s.required.some((r) => typeof r !== 'string')))
-    return { at: `${at}.required`, problem: 'must be an array of property names' };
-  if (s.properties !== undefined) {
-    if (typeof s.properties !== 'object' || s.properties === null) return { at: `${at}.properties`, problem: 'must be an object' };
-    for (const [k, sub] of Object.entries(s.properties as Schema)) {
-      const found = checkPayloadSchema(sub, `${at}.properties.${k}`);
-      if (found) return found;
-    }
+  if (!ajv.validateSchema(schema)) {
+    const first = ajv.errors![0]!;
+    const extra = first.keyword === 'enum' ? ` (${(first.params.allowedValues as unknown[]).join(', ')})` : '';
+    return { at: joinPath(at, pointerSegments(first.instancePath)), problem: `${first.message ?? 'is not valid JSON Schema'}${extra}` };
   }
-  if (s.items !== undefined) return checkPayloadSchema(s.items, `${at}.items`);
-  return undefined;
+  try {
+    validatorFor(schema as Schema);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const unknownFormat = /unknown format "(.+)" ignored in schema at path "#(.*)"/.exec(message);
+    if (unknownFormat) return { at: joinPath(at, [...pointerSegments(unknownFormat[2]!), 'format']), problem: `unknown format "${unknownFormat[1]}"` };
+    const unknownKeyword = /unknown keyword: "(.+)"/.exec(message);
+    if (unknownKeyword) {
+      const where = findKey(schema, unknownKeyword[1]!) ?? [unknownKeyword[1]!];
+      return { at: joinPath(at, where), problem: `unsupported schema keyword "${unknownKeyword[1]}"` };
+    }
+    return { at, problem: message.replace(/^strict mode: /, '') };
+  }
 }

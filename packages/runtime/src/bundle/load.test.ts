@@ -45,6 +45,13 @@ describe('bundle loader', () => {
     (schemaKw.events as any)['order.placed'].payload_schema.properties.amount = { type: 'number', format: 'money' };
     const kw = loadError(schemaKw);
     expect(kw.at).toBe('events.order.placed.payload_schema.properties.amount.format');
+    expect(kw.problem).toBe('unknown format "money"');
+    const typo = minimalBundle();
+    (typo.events as any)['order.placed'].payload_schema.properties.order_id = { type: 'string', minLenght: 3 };
+    expect(loadError(typo)).toMatchObject({ at: 'events.order.placed.payload_schema.properties.order_id.minLenght', problem: 'unsupported schema keyword "minLenght"' });
+    const badType = minimalBundle();
+    (badType.events as any)['order.placed'].payload_schema.properties.amount = { type: 'numbr' };
+    expect(loadError(badType).at).toBe('events.order.placed.payload_schema.properties.amount.type');
     const dir = tempDir();
     const file = path.join(dir, 'broken.yaml');
     fs.writeFileSync(file, 'name: [unclosed');
