@@ -1,11 +1,11 @@
 /** agent.list and agent.get: identity, status and references only; transcripts come from conversation.get. */
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export function agentsQuery() {
   return infiniteQueryOptions({
-    queryKey: rpcKey('agent.list', {}),
+    queryKey: rpcKeys.query('agent.list', {}),
     queryFn: ({ pageParam, signal }) => rpc('agent.list', { limit: 200, ...(pageParam ? { cursor: pageParam } : {}) }, signal),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor,
@@ -19,7 +19,7 @@ export function useAgents() {
 
 export function agentQuery(agentId: string) {
   return queryOptions({
-    queryKey: rpcKey('agent.get', { agent_id: agentId }),
+    queryKey: rpcKeys.query('agent.get', { agent_id: agentId }),
     queryFn: ({ signal }) => rpc('agent.get', { agent_id: agentId }, signal),
     staleTime: 5_000,
   });

@@ -2,13 +2,13 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { ParamsInput } from '@switchboard/contract';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export type ConversationFilter = NonNullable<ParamsInput<'conversation.list'>['filter']>;
 
 export function conversationsQuery(filter: ConversationFilter) {
   return infiniteQueryOptions({
-    queryKey: rpcKey('conversation.list', filter),
+    queryKey: rpcKeys.query('conversation.list', filter),
     queryFn: ({ pageParam, signal }) =>
       rpc(
         'conversation.list',
@@ -26,7 +26,7 @@ export function useConversations(filter: ConversationFilter) {
 
 export function conversationQuery(sessionId: string) {
   return queryOptions({
-    queryKey: rpcKey('conversation.get', { session_id: sessionId }),
+    queryKey: rpcKeys.query('conversation.get', { session_id: sessionId }),
     queryFn: ({ signal }) => rpc('conversation.get', { session_id: sessionId }, signal),
   });
 }

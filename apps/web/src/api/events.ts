@@ -2,7 +2,7 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { ParamsInput } from '@switchboard/contract';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export type EventQuery = Omit<ParamsInput<'event.list'>, 'cursor' | 'limit'>;
 
@@ -12,7 +12,7 @@ export const NEW_EVENTS_COUNT_CAP = 500;
 
 export function eventsQuery(query: EventQuery) {
   return infiniteQueryOptions({
-    queryKey: rpcKey('event.list', query),
+    queryKey: rpcKeys.query('event.list', query),
     queryFn: ({ pageParam, signal }) =>
       rpc('event.list', { ...query, limit: EVENT_PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) }, signal),
     initialPageParam: undefined as string | undefined,
@@ -27,7 +27,7 @@ export function useEvents(query: EventQuery) {
 
 export function eventQuery(eventId: string) {
   return queryOptions({
-    queryKey: rpcKey('event.list#one', { event_id: eventId }),
+    queryKey: rpcKeys.query('event.list', { event_id: eventId }, 'one'),
     queryFn: async ({ signal }) => {
       const { events } = await rpc('event.list', { filter: { event_id: eventId }, limit: 1 }, signal);
       return events[0] ?? null;
@@ -45,7 +45,7 @@ export function useEvent(eventId: string | undefined) {
  */
 export function useNewEventCount(query: EventQuery, newest: { created_at: string; ids: Set<string> } | undefined, enabled: boolean) {
   return useQuery({
-    queryKey: rpcKey('event.list#new', { query, since: newest?.created_at }),
+    queryKey: rpcKeys.query('event.list', { query, since: newest?.created_at }, 'new-count'),
     queryFn: async ({ signal }) => {
       const { events, next_cursor } = await rpc(
         'event.list',

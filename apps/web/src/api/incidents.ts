@@ -2,7 +2,7 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { ParamsInput } from '@switchboard/contract';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export type IncidentFilters = Omit<ParamsInput<'runtime.incidents'>, 'cursor' | 'limit'>;
 
@@ -10,7 +10,7 @@ export const INCIDENT_PAGE_SIZE = 50;
 
 export function incidentsQuery(filters: IncidentFilters) {
   return infiniteQueryOptions({
-    queryKey: rpcKey('runtime.incidents', filters),
+    queryKey: rpcKeys.query('runtime.incidents', filters),
     queryFn: ({ pageParam, signal }) =>
       rpc('runtime.incidents', { ...filters, limit: INCIDENT_PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) }, signal),
     initialPageParam: undefined as string | undefined,
@@ -24,7 +24,7 @@ export function useIncidents(filters: IncidentFilters) {
 
 export function incidentLogsQuery(incidentId: string, sinceHours: number | undefined) {
   return queryOptions({
-    queryKey: rpcKey('runtime.incident_logs', { incident_id: incidentId, since_hours: sinceHours }),
+    queryKey: rpcKeys.query('runtime.incident_logs', { incident_id: incidentId, since_hours: sinceHours }),
     queryFn: ({ signal }) =>
       rpc('runtime.incident_logs', { incident_id: incidentId, limit: 50, ...(sinceHours ? { since_hours: sinceHours } : {}) }, signal),
   });

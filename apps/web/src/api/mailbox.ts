@@ -6,7 +6,7 @@
 import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ParamsInput } from '@switchboard/contract';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export type MailboxFilter = NonNullable<ParamsInput<'mailbox.list'>['filter']>;
 
@@ -14,7 +14,7 @@ export const MAILBOX_PAGE_SIZE = 100;
 
 export function mailboxListQuery(filter: MailboxFilter) {
   return infiniteQueryOptions({
-    queryKey: rpcKey('mailbox.list', filter),
+    queryKey: rpcKeys.query('mailbox.list', filter),
     queryFn: ({ pageParam, signal }) =>
       rpc(
         'mailbox.list',
@@ -32,7 +32,7 @@ export function useMailboxList(filter: MailboxFilter) {
 
 export function mailboxItemQuery(mailboxId: string) {
   return queryOptions({
-    queryKey: rpcKey('mailbox.get', { mailbox_id: mailboxId }),
+    queryKey: rpcKeys.query('mailbox.get', { mailbox_id: mailboxId }),
     queryFn: ({ signal }) => rpc('mailbox.get', { mailbox_id: mailboxId }, signal),
     staleTime: 5_000,
   });
@@ -49,9 +49,9 @@ function useRefreshMailbox() {
   const queryClient = useQueryClient();
   return () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['rpc', 'mailbox.list'] }),
-      queryClient.invalidateQueries({ queryKey: ['rpc', 'mailbox.get'] }),
-      queryClient.invalidateQueries({ queryKey: ['rpc', 'event.list'] }),
+      queryClient.invalidateQueries({ queryKey: rpcKeys.method('mailbox.list') }),
+      queryClient.invalidateQueries({ queryKey: rpcKeys.method('mailbox.get') }),
+      queryClient.invalidateQueries({ queryKey: rpcKeys.method('event.list') }),
     ]);
 }
 

@@ -1,3 +1,4 @@
+import type { MethodName } from '@switchboard/contract';
 /**
  * The console's react-query client. Retries only what the server marked retryable, and keeps list
  * data still until the operator asks for more, so rows do not move under the cursor.
@@ -19,7 +20,14 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-/** Query keys for RPC reads: the method name first, so one method's data can be invalidated at once. */
-export function rpcKey(method: string, params: unknown): readonly unknown[] {
-  return ['rpc', method, params];
-}
+/**
+ * Query keys for RPC reads, built only here: `['rpc', method, view, params]`. The method comes from
+ * the contract, so a renamed method breaks its keys at compile time, and invalidating
+ * `rpcKeys.method(m)` reaches every query of that method, whatever view of it a screen holds (a
+ * page of a list, one record, a live-tail count).
+ */
+export const rpcKeys = {
+  all: ['rpc'] as const,
+  method: <M extends MethodName>(method: M) => ['rpc', method] as const,
+  query: <M extends MethodName>(method: M, params: unknown, view = 'default') => ['rpc', method, view, params] as const,
+};

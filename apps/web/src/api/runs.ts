@@ -1,11 +1,11 @@
 /** run.get: the run summary shown above a run's events. */
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export function runQuery(runId: string) {
   return queryOptions({
-    queryKey: rpcKey('run.get', { run_id: runId }),
+    queryKey: rpcKeys.query('run.get', { run_id: runId }),
     queryFn: ({ signal }) => rpc('run.get', { run_id: runId }, signal),
   });
 }

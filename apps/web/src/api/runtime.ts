@@ -5,13 +5,13 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ParamsInput, Result } from '@switchboard/contract';
 import { rpc } from './client';
-import { rpcKey } from './query-client';
+import { rpcKeys } from './query-client';
 
 export type RuntimeStatus = Result<'runtime.status'>;
 export type NukeResult = Result<'runtime.nuke'>;
 
 export const runtimeStatusQuery = queryOptions({
-  queryKey: rpcKey('runtime.status', {}),
+  queryKey: rpcKeys.query('runtime.status', {}),
   queryFn: ({ signal }) => rpc('runtime.status', {}, signal),
   staleTime: 0,
   refetchInterval: 5_000,
@@ -48,6 +48,6 @@ export function useNukeApply() {
     mutationFn: (params: { idempotency_key: string; expected_plan_hash: string; reason: string }) =>
       rpc('runtime.nuke', { dry_run: false, ...params }),
     // Every stored record may be gone: drop all cached reads, not just the status.
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['rpc'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: rpcKeys.all }),
   });
 }

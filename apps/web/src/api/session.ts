@@ -1,6 +1,7 @@
 /** Browser session: who is signed in, sign-in and sign-out. */
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { fetchSession, signIn, signOut } from './client';
+import { rpcKeys } from './query-client';
 
 export const sessionQuery = queryOptions({
   queryKey: ['session'],
@@ -18,7 +19,7 @@ export function useSignIn() {
   return useMutation({
     mutationFn: (token: string) => signIn(token),
     onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['rpc'] });
+      queryClient.removeQueries({ queryKey: rpcKeys.all });
       await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
     },
   });
@@ -29,7 +30,7 @@ export function useSignOut() {
   return useMutation({
     mutationFn: signOut,
     onSettled: () => {
-      queryClient.removeQueries({ queryKey: ['rpc'] });
+      queryClient.removeQueries({ queryKey: rpcKeys.all });
       queryClient.setQueryData(sessionQuery.queryKey, null);
     },
   });
