@@ -162,8 +162,10 @@ describe('with local child-process containers', () => {
     expect(result.quiescence).toMatchObject({ drained: true, still_in_flight: 0 });
     expect(result.quiescence.in_flight_at_start).toBeGreaterThan(0);
     expect(result.quiescence.waited_ms).toBeGreaterThan(0);
-    // Nothing half-deleted and nothing written afterwards by the handler that was running.
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing half-deleted and nothing written afterwards by the handler that was running: it ended
+    // before cleanup (drained), and nothing is in flight or open now.
+    await server.runtime.waitForIdle(5_000);
+    expect(server.runtime.dispatcher.inFlightCount).toBe(0);
     expect(await runScopedCounts(server)).toEqual(Object.fromEntries(RUN_SCOPED.map((t) => [t, 0])));
   });
 });

@@ -163,7 +163,9 @@ describe('publish and dispatch', () => {
     runtime.start();
     const r1 = await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'a' } });
     const r2 = await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'b' } });
-    await new Promise((r) => setTimeout(r, 120));
+    // Two full turns of the claim loop after both publishes: each had its chance to claim, and did not.
+    const turns = runtime.dispatcher.turns;
+    while (runtime.dispatcher.turns < turns + 2) await new Promise((r) => setTimeout(r, 5));
     expect((await store.db.selectFrom('deliveries').select('status').execute()).map((d) => d.status)).toEqual(['pending', 'pending']);
     expect(await runtime.cancelPending([r1.run_id])).toEqual({ cancelled_deliveries: 1, cancelled_runs: 1 });
     runtime.dispatcher.resumeClaims();

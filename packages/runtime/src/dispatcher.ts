@@ -45,6 +45,7 @@ export function subscriberKey(type: string, id: string): string {
 export class Dispatcher {
   readonly owner: string;
   private readonly concurrency: number;
+  private loopTurns = 0;
   private readonly pollMs: number;
   private readonly idlePollMaxMs: number;
   private running = false;
@@ -122,9 +123,15 @@ export class Dispatcher {
     });
   }
 
+  /** Iterations of the claim loop so far: a caller can wait until the loop has had its chance to act. */
+  get turns(): number {
+    return this.loopTurns;
+  }
+
   private async loop(): Promise<void> {
     let idleDelay = this.pollMs;
     while (this.running) {
+      this.loopTurns++;
       let claimed = 0;
       if (!this.claimsPaused && this.inFlight.size < this.concurrency) {
         try {
