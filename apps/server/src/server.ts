@@ -95,7 +95,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     folderLock.release();
     throw err;
   }
-  const limiter = new RateLimiter(config.rateLimitPerSecond);
+  // An injected clock (tests) drives the budget too; otherwise the monotonic clock does.
+  const limiter = new RateLimiter(config.rateLimitPerSecond, options.clock ? () => clock.now().getTime() : undefined);
   let server: Server;
   let methodExecutor: MethodExecutor;
   let bootstrapToken: string | undefined;

@@ -4,9 +4,21 @@ import { startTestServer, type TestServer } from './harness';
 import { expectRpcError, rawPost } from './rpc-helpers';
 import { RpcSocket, wsUrl } from './ws-client';
 
+/** Time moves only when the test says so: the budget never refills behind the test's back. */
+class ManualClock {
+  private t = Date.now();
+  now(): Date {
+    return new Date(this.t);
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+const clock = new ManualClock();
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ env: { SWITCHBOARD_RATE_LIMIT_PER_S: '1' } });
+  server = await startTestServer({ env: { SWITCHBOARD_RATE_LIMIT_PER_S: '1' }, clock });
 });
 afterAll(async () => {
   await server?.close();
@@ -38,7 +50,9 @@ test('over the budget is 429 RATE_LIMITED with retry_after_ms; other tokens are 
 
   const refused = await rawPost(server, '/v1/rpc', PING);
   expect(refused.status).toBe(429);
-  await new Promise((resolve) => setTimeout(resolve, refused.json.error.data.details.retry_after_ms + 20));
+  clock.advance(refused.json.error.data.details.retry_after_ms - 1);
+  expect((await rawPost(server, '/v1/rpc', PING)).status).toBe(429);
+  clock.advance(1);
   expect((await rawPost(server, '/v1/rpc', PING)).status).toBe(200);
 });
 
