@@ -4,73 +4,27 @@
  * dispatched exactly once: one event per queued run, one delivered delivery each, and the counter
  * entity the bundle's node increments per delivery ends at exactly 1,000.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE, waitFor } from './control-helpers';
+import { startServerProcess as startProcess, type ServerProcess } from './server-process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const TOKEN = 'sbk_crash_test_token_0000000001';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-crash-'));
-const children: ChildProcess[] = [];
+const children: ServerProcess[] = [];
 
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServerProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  // node --import tsx, not the tsx CLI: the CLI runs the server in a grandchild that a SIGKILL of the CLI would not reach.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SWITCHBOARD_DATA_DIR: dataDir,
-      SWITCHBOARD_TOKEN: TOKEN,
-      SWITCHBOARD_DEMO: 'off',
-      SWITCHBOARD_BUNDLE: CONTROL_BUNDLE,
-      SWITCHBOARD_RATE_LIMIT_PER_S: '0',
-      SWITCHBOARD_LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited during start: ${stderr}`);
-      try {
-        return (await fetch(url + '/readyz')).status === 200;
-      } catch {
-        return false;
-      }
-    },
-    30_000,
-    'the server process to become ready',
-  );
-  return { child, url };
+async function startServerProcess(): Promise<ServerProcess> {
+  const server = await startProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE });
+  children.push(server);
+  return server;
 }
 
 async function call(url: string, body: unknown): Promise<any> {
@@ -104,7 +58,7 @@ it('a server killed during a resume of 1,000 queued items still dispatches each 
   const resume = call(first.url, { jsonrpc: '2.0', id: 'resume', method: 'runtime.resume', params: {} }).catch((err: Error) => ({ transportError: err.message }));
   await waitFor(() => releasedCount() >= 50, 30_000, 'the resume to be under way');
   first.child.kill('SIGKILL');
-  await new Promise((r) => first.child.once('exit', r));
+  await first.exited;
   const releasedAtKill = releasedCount();
   expect(releasedAtKill).toBeGreaterThanOrEqual(50);
   expect(releasedAtKill).toBeLessThan(1000);
@@ -131,5 +85,5 @@ it('a server killed during a resume of 1,000 queued items still dispatches each 
   expect(JSON.parse(counter.accumulated).ticks).toBe(1000);
   reader.close();
   second.child.kill('SIGTERM');
-  await new Promise((r) => second.child.once('exit', r));
+  await second.exited;
 }, 180_000);

@@ -4,18 +4,19 @@
  * with the dialog's idempotency key and the dry run's plan hash. A PLAN_STALE refusal shows what
  * changed and offers the fresh preview; the outcome never looks like success unless it was one.
  */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useReducer, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
-import { useNukeApply, useNukeDryRun, type NukeResult, type RuntimeStatus } from '../../api/runtime';
+import { useNukeApply, useNukeDryRun, type RuntimeStatus } from '../../api/runtime';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { Modal, useDialogKey } from '../../ui/Modal';
 import { NukeOutcome } from './NukeOutcome';
 import { NukePreview } from './NukePreview';
-import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges, type PreviewChange } from './nuke-format';
+import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges } from './nuke-format';
+import { NUKE_DIALOG_OPENED, nukeFlow, type StaleView } from './nuke-flow';
 
 type Step = 'preview' | 'arm' | 'apply' | 'done';
-const STEPS: { step: Step; label: string }[] = [
+const STEPS: { step: Exclude<Step, 'done'>; label: string }[] = [
   { step: 'preview', label: 'Preview' },
   { step: 'arm', label: 'Confirm' },
   { step: 'apply', label: 'Apply' },
@@ -25,30 +26,24 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
   const { key, renew } = useDialogKey(open);
   const dryRun = useNukeDryRun();
   const apply = useNukeApply();
-  const [step, setStep] = useState<Step>('preview');
-  const [preview, setPreview] = useState<NukeResult | undefined>();
-  const [typed, setTyped] = useState('');
-  const [reason, setReason] = useState('');
-  const [reasonError, setReasonError] = useState<string | null>(null);
-  const [stale, setStale] = useState<{ fresh: NukeResult; changes: PreviewChange[] } | null>(null);
-  const [outcome, setOutcome] = useState<NukeResult | undefined>();
+  const [flow, dispatch] = useReducer(nukeFlow, NUKE_DIALOG_OPENED);
   const ids = { typed: useId(), typedHint: useId(), reason: useId(), reasonError: useId() };
   const runtime = { name: status.name, fingerprint: status.bundle.fingerprint };
+  const step = flow.step;
+  const preview = flow.step === 'done' ? undefined : flow.preview;
+  const typed = flow.step === 'done' ? '' : flow.typed;
+  const reason = flow.step === 'done' ? '' : flow.reason;
+  const reasonError = flow.step === 'apply' ? flow.reasonError : null;
+  const stale = flow.step === 'apply' ? flow.stale : null;
   const armed = armsReset(typed, runtime);
   const hash = planHash(preview);
 
-  const runDryRun = () => dryRun.mutate(undefined, { onSuccess: (r) => setPreview(r) });
+  const runDryRun = () => dryRun.mutate(undefined, { onSuccess: (result) => dispatch({ type: 'previewed', result }) });
 
   // Each opening starts from a fresh dry run and a clean slate.
   useEffect(() => {
     if (!open) return;
-    setStep('preview');
-    setPreview(undefined);
-    setTyped('');
-    setReason('');
-    setReasonError(null);
-    setStale(null);
-    setOutcome(undefined);
+    dispatch({ type: 'opened' });
     apply.reset();
     runDryRun();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a fresh preview once per opening; the mutation objects change identity every render
@@ -58,20 +53,17 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
     e.preventDefault();
     if (apply.isPending || !hash || !armed) return;
     if (!reason.trim()) {
-      setReasonError('Say why you are resetting the runtime: it is recorded in the reset audit record.');
+      dispatch({ type: 'reasonMissing' });
       return;
     }
     apply.mutate(
       { idempotency_key: key, expected_plan_hash: hash, reason: reason.trim() },
       {
-        onSuccess: (r) => {
-          setOutcome(r);
-          setStep('done');
-        },
+        onSuccess: (outcome) => dispatch({ type: 'applied', outcome }),
         onError: (err) => {
           if (err instanceof ApiError && err.code === 'PLAN_STALE' && preview) {
             // Show what moved: a fresh, side-effect-free preview compared with the reviewed one.
-            dryRun.mutate(undefined, { onSuccess: (fresh) => setStale({ fresh, changes: previewChanges(preview, fresh) }) });
+            dryRun.mutate(undefined, { onSuccess: (fresh) => dispatch({ type: 'staleSeen', stale: { fresh, changes: previewChanges(preview, fresh) } }) });
           }
         },
       },
@@ -80,13 +72,10 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
 
   const takeFreshPreview = () => {
     if (!stale) return;
-    setPreview(stale.fresh);
-    setStale(null);
-    setTyped('');
+    dispatch({ type: 'freshTaken' });
     apply.reset();
     // The old key's stored answer is the refusal; the new plan is a new decision.
     renew();
-    setStep('preview');
   };
 
   const applyError = apply.error;
@@ -137,7 +126,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
             <button type="button" className="btn" onClick={runDryRun} disabled={dryRun.isPending}>
               {dryRun.isPending ? 'Previewing…' : 'Preview again'}
             </button>
-            <button type="button" className="btn btn-danger-outline" onClick={() => setStep('arm')} disabled={!preview || dryRun.isPending}>
+            <button type="button" className="btn btn-danger-outline" onClick={() => dispatch({ type: 'continued' })} disabled={!preview || dryRun.isPending}>
               Continue
             </button>
           </div>
@@ -149,7 +138,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
           className="nuke-step"
           onSubmit={(e) => {
             e.preventDefault();
-            if (armed) setStep('apply');
+            if (armed) dispatch({ type: 'confirmed' });
           }}
         >
           <h3>Step 2 · Confirm which runtime</h3>
@@ -166,7 +155,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
               autoComplete="off"
               spellCheck={false}
               value={typed}
-              onChange={(e) => setTyped(e.target.value)}
+              onChange={(e) => dispatch({ type: 'typed', text: e.target.value })}
               aria-describedby={ids.typedHint}
               data-testid="nuke-confirm-input"
             />
@@ -175,7 +164,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
             </p>
           </div>
           <div className="modal-actions">
-            <button type="button" className="btn" onClick={() => setStep('preview')}>
+            <button type="button" className="btn" onClick={() => dispatch({ type: 'back' })}>
               Back
             </button>
             <button type="submit" className="btn btn-danger" disabled={!armed} data-testid="nuke-arm">
@@ -197,10 +186,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
               maxLength={2000}
               // Locked once sent: a retry must repeat the same request under the dialog's key.
               disabled={apply.isPending || Boolean(applyError && !planStale)}
-              onChange={(e) => {
-                setReason(e.target.value);
-                setReasonError(null);
-              }}
+              onChange={(e) => dispatch({ type: 'reasonChanged', text: e.target.value })}
               aria-invalid={reasonError ? true : undefined}
               aria-describedby={reasonError ? ids.reasonError : undefined}
               data-testid="nuke-reason"
@@ -217,7 +203,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
             <ErrorState compact error={applyError} />
           ) : null}
           <div className="modal-actions">
-            <button type="button" className="btn" onClick={() => setStep('arm')} disabled={apply.isPending}>
+            <button type="button" className="btn" onClick={() => dispatch({ type: 'back' })} disabled={apply.isPending}>
               Back
             </button>
             {!planStale && (
@@ -229,9 +215,9 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
         </form>
       )}
 
-      {step === 'done' && outcome && (
+      {flow.step === 'done' && (
         <div className="nuke-step">
-          <NukeOutcome result={outcome} />
+          <NukeOutcome result={flow.outcome} />
           <div className="modal-actions">
             <button type="button" className="btn" onClick={() => onOpenChange(false)}>
               Close
@@ -249,7 +235,7 @@ function PlanStaleNotice({
   error,
   onFresh,
 }: {
-  stale: { fresh: NukeResult; changes: PreviewChange[] } | null;
+  stale: StaleView | null;
   loading: boolean;
   error: unknown;
   onFresh: () => void;
