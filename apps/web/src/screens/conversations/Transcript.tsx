@@ -22,6 +22,7 @@ import { SESSION_TONE } from './ConversationList';
 import { LatencyStrip } from './LatencyStrip';
 import { TurnCard } from './TurnCard';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { UrlCheckbox } from '../../ui/UrlCheckbox';
 
 export function Transcript({ sessionId }: { sessionId: string }) {
   const query = useConversation(sessionId);
@@ -167,7 +168,7 @@ function TurnList({
       <LatencyStrip turns={turns} onPick={jump} highlighted={highlightIndex >= 0 ? highlightIndex : undefined} />
       <div className="transcript-tools">
         <div className="field-inline">
-          <input id="failed-only" type="checkbox" checked={failedOnly} onChange={(e) => onFailedOnly(e.target.checked)} />
+          <UrlCheckbox id="failed-only" checked={failedOnly} onCheckedChange={onFailedOnly} />
           <label htmlFor="failed-only">Only failed turns ({failedCount})</label>
         </div>
         <span className="muted small" aria-live="polite">

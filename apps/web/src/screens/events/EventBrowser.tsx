@@ -15,6 +15,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { UrlCheckbox } from '../../ui/UrlCheckbox';
 import { onlyKeys, useUrlState } from '../../url-state';
 import { EventDetail } from './EventDetail';
 import { EventFilters } from './EventFilters';
@@ -66,13 +67,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
           </span>
         )}
         <div className="field-inline">
-          <input
-            id="live-tail"
-            type="checkbox"
-            checked={live}
-            disabled={!canTail}
-            onChange={(e) => update({ live: e.target.checked })}
-          />
+          <UrlCheckbox id="live-tail" checked={live} disabled={!canTail} onCheckedChange={(on) => update({ live: on })} />
           <label htmlFor="live-tail" title={canTail ? undefined : 'Live tail needs an open-ended time range'}>
             Live tail
           </label>

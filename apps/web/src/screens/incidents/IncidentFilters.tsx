@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import type { UrlPatch } from '../../url-state';
+import { UrlCheckbox } from '../../ui/UrlCheckbox';
 
 export const WINDOW_CHOICES = [
   { hours: 1, label: 'Last hour' },
@@ -51,7 +52,7 @@ export function IncidentFilters({
         <input id={ids.component} type="search" placeholder="e.g. mcp.payments" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} />
       </div>
       <div className="field-inline">
-        <input id={ids.mcp} type="checkbox" checked={mcpOnly} onChange={(e) => update({ mcp: e.target.checked, selected: null })} />
+        <UrlCheckbox id={ids.mcp} checked={mcpOnly} onCheckedChange={(mcp) => update({ mcp, selected: null })} />
         <label htmlFor={ids.mcp}>MCP only</label>
       </div>
     </form>
