@@ -62,4 +62,10 @@ export default tseslint.config(
     files: ['apps/server/test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts', 'e2e/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
+  {
+    // The helpers every test calls through are typed from the contract: no `any` may creep back.
+    files: ['apps/server/test/*-helpers.ts', 'apps/server/test/harness.ts', 'apps/server/test/ws-client.ts', 'apps/server/test/methods/*.ts', 'e2e/fixtures.ts', 'e2e/server-process.ts', 'e2e/pages/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+  },
 );

@@ -113,7 +113,7 @@ describe('bearer tokens on the WebSocket upgrade', () => {
 
   test('a valid bearer token opens the socket', async () => {
     const socket = await RpcSocket.open(wsUrl(server.url), { headers: { authorization: `Bearer ${server.token}` } });
-    expect((await socket.call('health.ping', {})).result.ok).toBe(true);
+    expect((await socket.call('health.ping', {})).result!.ok).toBe(true);
     await socket.close();
   });
 
@@ -126,7 +126,7 @@ describe('bearer tokens on the WebSocket upgrade', () => {
     const token = await newToken('ws-then-revoked');
     const socket = await RpcSocket.open(wsUrl(server.url), { headers: { authorization: `Bearer ${token.secret}` } });
     await server.store.tokens.revoke(token.id);
-    expect((await socket.call('health.ping', {})).result.ok).toBe(true);
+    expect((await socket.call('health.ping', {})).result!.ok).toBe(true);
     const again = await tryOpen(wsUrl(server.url), { headers: { authorization: `Bearer ${token.secret}` } });
     expect('refused' in again && again.refused.status).toBe(401);
     await socket.close();
@@ -200,7 +200,7 @@ describe('browser session cookies', () => {
   test('cookie-authenticated WebSocket upgrade works from this origin and is refused from a foreign or missing one', async () => {
     const { cookie } = await login(server.token);
     const socket = await RpcSocket.open(wsUrl(server.url), { headers: { cookie: cookie! }, origin: server.url });
-    expect((await socket.call('health.ping', {})).result.ok).toBe(true);
+    expect((await socket.call('health.ping', {})).result!.ok).toBe(true);
     await socket.close();
     for (const options of [{ headers: { cookie: cookie! }, origin: FOREIGN }, { headers: { cookie: cookie! } }]) {
       const outcome = await tryOpen(wsUrl(server.url), options);
@@ -231,7 +231,7 @@ describe('browser session cookies', () => {
     expect((await rawGet(server, '/v1/auth/session', { cookie: cookie! })).status).toBe(401);
     const again = await tryOpen(wsUrl(server.url), { headers: { cookie: cookie! }, origin: server.url });
     expect('refused' in again && again.refused.status).toBe(401);
-    expect((await socket.call('health.ping', {})).result.ok).toBe(true);
+    expect((await socket.call('health.ping', {})).result!.ok).toBe(true);
     await socket.close();
   });
 

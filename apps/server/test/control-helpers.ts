@@ -1,23 +1,13 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
+import { sql } from '@switchboard/store';
 import { expect } from 'vitest';
 import type { TestServer } from './harness';
-import { expectRpcError } from './rpc-helpers';
+import { ok } from './rpc-helpers';
 
 export const CONTROL_BUNDLE = fileURLToPath(new URL('./bundles/control.yaml', import.meta.url));
 
-export async function ok(server: TestServer, method: string, params: unknown = {}): Promise<any> {
-  const res = await server.rpc(method, params);
-  if (res.error) throw new Error(`${method} failed: ${JSON.stringify(res.error)}`);
-  return res.result;
-}
-
-/** Calls a method that must fail with `code`; returns the error object. */
-export async function fails(server: TestServer, method: string, params: unknown, code: string): Promise<any> {
-  const res = await server.rpc(method, params);
-  expectRpcError(res, code);
-  return res.error;
-}
+export { fails, ok } from './rpc-helpers';
 
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -53,9 +43,9 @@ export async function openOrderItem(server: TestServer, orderId: string, amount 
 }
 
 export async function count(server: TestServer, table: string, where?: [string, unknown]): Promise<number> {
-  let q = (server.store.db as any).selectFrom(table).select((eb: any) => eb.fn.countAll().as('n'));
-  if (where) q = q.where(where[0], '=', where[1]);
-  return Number((await q.executeTakeFirstOrThrow()).n);
+  const filter = where ? sql`where ${sql.ref(where[0])} = ${where[1]}` : sql``;
+  const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} ${filter}`.execute(server.store.db);
+  return Number(rows[0]!.n);
 }
 
 /**
@@ -63,8 +53,7 @@ export async function count(server: TestServer, table: string, where?: [string, 
  * authenticated request touches it, by design, and it is not runtime state.
  */
 export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
-  const raw = server.store.db as any;
-  const { sql } = await import('@switchboard/store');
+  const raw = server.store.db;
   const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(raw)).rows.map((r) => r.name);
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {

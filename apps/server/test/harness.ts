@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { MethodName, ParamsInput, Result, RpcErrorObject } from '@switchboard/contract';
 import type { Clock } from '@switchboard/store';
 import { loadConfig, type Config } from '../src/config';
 import { createLogger } from '../src/logger';
@@ -18,10 +19,22 @@ export interface TestServer extends RunningServer {
   dataDir: string;
   /** Every structured log line the server wrote, parsed. */
   logs: Record<string, unknown>[];
-  /** POST /v1/rpc with the test token; returns the parsed JSON body (or null for 204). */
-  rpc(method: string, params?: unknown, init?: { id?: string | number; token?: string }): Promise<any>;
+  /** POST /v1/rpc with the test token: a contract method with params of its own type; the parsed answer. */
+  rpc<M extends MethodName>(method: M, params?: ParamsInput<M>, init?: RpcInit): Promise<RpcAnswer<Result<M>>>;
+  /** The same for what the contract would refuse (unknown methods, wrong params): nothing is typed. */
+  rpcUnchecked(method: string, params?: unknown, init?: RpcInit): Promise<RpcAnswer<unknown>>;
   post(pathname: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
+
+export interface RpcInit {
+  id?: string | number;
+  token?: string;
+}
+
+/** One JSON-RPC answer: a result or an error, never both (a notification's 204 is null). */
+export type RpcAnswer<T> =
+  | { jsonrpc: '2.0'; id: string | number | null; result: T; error?: undefined }
+  | { jsonrpc: '2.0'; id: string | number | null; result?: undefined; error: RpcErrorObject };
 
 export interface TestServerOptions {
   env?: Record<string, string>;
@@ -64,17 +77,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dataDir,
     logs,
     post,
-    async rpc(method, params, init = {}) {
-      const res = await fetch(running.url + '/v1/rpc', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${init.token ?? TEST_TOKEN}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: init.id ?? 1, method, ...(params === undefined ? {} : { params }) }),
-      });
-      return res.status === 204 ? null : res.json();
-    },
+    rpc: (method, params, init) => postRpc(running.url, method, params, init),
+    rpcUnchecked: (method, params, init) => postRpc(running.url, method, params, init),
     async close() {
       await running.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function postRpc<T>(url: string, method: string, params: unknown, init: RpcInit = {}): Promise<RpcAnswer<T>> {
+  const res = await fetch(url + '/v1/rpc', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${init.token ?? TEST_TOKEN}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: init.id ?? 1, method, ...(params === undefined ? {} : { params }) }),
+  });
+  if (res.status === 204) throw new Error(`${method}: answered 204, as to a notification`);
+  return (await res.json()) as RpcAnswer<T>;
 }

@@ -27,7 +27,7 @@ const open = () => RpcSocket.open(wsUrl(server.url), { headers: { authorization:
 it('all subscriptions on all sockets share one health check per tick', async () => {
   const sockets = await Promise.all([open(), open(), open()]);
   const ids: [RpcSocket, string][] = [];
-  for (const s of sockets) for (let i = 0; i < 3; i++) ids.push([s, (await s.call('health.subscribe', {})).result.subscription_id]);
+  for (const s of sockets) for (let i = 0; i < 3; i++) ids.push([s, (await s.call('health.subscribe', {})).result!.subscription_id]);
   for (const [s, id] of ids) await s.waitFor(() => (s.heartbeats(id).length >= 6 ? true : undefined));
   const beats = ids.flatMap(([s, id]) => s.heartbeats(id));
   const perSubscription = Math.max(...ids.map(([s, id]) => s.heartbeats(id).length));
@@ -45,7 +45,7 @@ it('a subscriber that never reads is skipped once behind: unsent heartbeats stay
   // Stop reading at the TCP level.
   (quiet.socket as unknown as { _socket: import('node:net').Socket })._socket.pause();
   const watcher = await open();
-  const watchId = (await watcher.call('health.subscribe', {})).result.subscription_id as string;
+  const watchId = (await watcher.call('health.subscribe', {})).result!.subscription_id as string;
 
   // Until the kernel's buffers are full nothing piles up on the server; then it starts skipping.
   let sawBehind = false;

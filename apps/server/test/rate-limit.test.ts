@@ -1,6 +1,7 @@
 /** Per-token rate limiting (v1-decisions: 429 RATE_LIMITED with details.retry_after_ms), over HTTP and WebSocket. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startTestServer, type TestServer } from './harness';
+import type { Result } from '@switchboard/contract';
+import { startTestServer, type RpcAnswer, type TestServer } from './harness';
 import { expectRpcError, rawPost } from './rpc-helpers';
 import { RpcSocket, wsUrl } from './ws-client';
 
@@ -60,9 +61,9 @@ test('WebSocket frames draw on the same per-token budget', async () => {
   const { secret } = await server.store.tokens.create('ws-client');
   const socket = await RpcSocket.open(wsUrl(server.url), { headers: { authorization: `Bearer ${secret}` } });
   const answers = [];
-  for (let i = 0; i < 3; i++) answers.push(await socket.sendRaw(PING));
-  expect(answers[0].result.ok).toBe(true);
-  expect(answers[1].result.ok).toBe(true);
+  for (let i = 0; i < 3; i++) answers.push(await socket.sendRaw<RpcAnswer<Result<'health.ping'>>>(PING));
+  expect(answers[0]?.result?.ok).toBe(true);
+  expect(answers[1]?.result?.ok).toBe(true);
   expectRpcError(answers[2], 'RATE_LIMITED');
   expect(answers[2].error.data.details.retry_after_ms).toBeGreaterThan(0);
   await socket.close();

@@ -24,5 +24,5 @@ it('a publish while another connection holds the write lock is STORE_BUSY with r
     other.close();
   }
   const after = await server.rpc('event.publish', { event_name: 'tick', payload: { n: 1 } });
-  expect(after.result.status).toBe('running');
+  expect(after.result?.status).toBe('running');
 }, 30_000);

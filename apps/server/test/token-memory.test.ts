@@ -20,7 +20,7 @@ it('a token revoked in this process is refused on the next request', async () =>
   expect((await ping(secret)).result).toBeTruthy();
   expect((await ping(secret)).result).toBeTruthy();
   expect(await server.store.tokens.revoke(token.id)).toBe(true);
-  expect((await ping(secret)).error.data.code).toBe('UNAUTHENTICATED');
+  expect((await ping(secret)).error?.data.code).toBe('UNAUTHENTICATED');
 });
 
 it('a token revoked by another process is refused on the next request', async () => {
@@ -29,11 +29,11 @@ it('a token revoked by another process is refused on the next request', async ()
   const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
   other.prepare('update tokens set revoked_at = ? where id = ?').run(new Date().toISOString(), token.id);
   other.close();
-  expect((await ping(secret)).error.data.code).toBe('UNAUTHENTICATED');
+  expect((await ping(secret)).error?.data.code).toBe('UNAUTHENTICATED');
 });
 
 it('a token created by another process is accepted on its first request', async () => {
-  expect((await ping('sbk_not_yet_created_token_000001')).error.data.code).toBe('UNAUTHENTICATED');
+  expect((await ping('sbk_not_yet_created_token_000001')).error?.data.code).toBe('UNAUTHENTICATED');
   const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
   const { createHash } = await import('node:crypto');
   other

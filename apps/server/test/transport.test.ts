@@ -3,6 +3,7 @@
  * specification (adapted to real methods), the v1 transport decisions, and the error shape.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ErrorCode } from '@switchboard/contract';
 import { startTestServer, type TestServer } from './harness';
 import { expectRpcError, rawGet, rawPost } from './rpc-helpers';
 import { createTestMethods } from './test-methods';
@@ -23,7 +24,7 @@ afterAll(async () => {
 const post = (body: string, headers?: Record<string, string | undefined>) => rawPost(server, '/v1/rpc', body, headers);
 
 /** Every error envelope must carry the request's correlation id, which is also the response header. */
-function expectError(res: { headers: Headers; json: any }, envelope: any, code: string) {
+function expectError(res: { headers: Headers }, envelope: unknown, code: ErrorCode) {
   expectRpcError(envelope, code, res.headers.get('x-correlation-id'));
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heartbeatNotification, methods } from '@switchboard/contract';
 import { startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
-import { RpcSocket, wsUrl } from './ws-client';
+import { RpcSocket, wsUrl, type WireFrame } from './ws-client';
 
 const HEARTBEAT_MS = 150;
 const PING_MS = 100;
@@ -44,7 +44,7 @@ describe('heartbeat subscriptions', () => {
     const subscribedAt = Date.now();
     const response = await socket.call('health.subscribe', {});
     expect(response.error).toBeUndefined();
-    const id = response.result.subscription_id;
+    const id = response.result!.subscription_id;
     expect(typeof id).toBe('string');
     expect(id.length).toBeGreaterThan(0);
 
@@ -61,8 +61,8 @@ describe('heartbeat subscriptions', () => {
 
   test('unsubscribe stops that subscription only', async () => {
     const socket = await open();
-    const a = (await socket.call('health.subscribe', {})).result.subscription_id;
-    const b = (await socket.call('health.subscribe', {})).result.subscription_id;
+    const a = (await socket.call('health.subscribe', {})).result!.subscription_id;
+    const b = (await socket.call('health.subscribe', {})).result!.subscription_id;
     expect(a).not.toBe(b);
     await socket.waitFor(() => (socket.heartbeats(a).length >= 1 && socket.heartbeats(b).length >= 1 ? true : undefined));
     const done = await socket.call('health.unsubscribe', { subscription_id: a });
@@ -77,20 +77,20 @@ describe('heartbeat subscriptions', () => {
 
   test('unsubscribing an unknown or already ended subscription is NOT_FOUND', async () => {
     const socket = await open();
-    const id = (await socket.call('health.subscribe', {})).result.subscription_id;
+    const id = (await socket.call('health.subscribe', {})).result!.subscription_id;
     await socket.call('health.unsubscribe', { subscription_id: id });
     const again = await socket.call('health.unsubscribe', { subscription_id: id });
     expectRpcError(again, 'NOT_FOUND');
     expect(again.error.data.details).toEqual({ resource: 'subscription', id });
     expectRpcError(await socket.call('health.unsubscribe', { subscription_id: 'sub_nope' }), 'NOT_FOUND');
-    expectRpcError(await socket.call('health.unsubscribe', {}), 'INVALID_PARAMS');
+    expectRpcError(await socket.callUnchecked('health.unsubscribe', {}), 'INVALID_PARAMS');
     await socket.close();
   });
 
   test('a subscription belongs to its socket: another socket cannot end it', async () => {
     const owner = await open();
     const other = await open();
-    const id = (await owner.call('health.subscribe', {})).result.subscription_id;
+    const id = (await owner.call('health.subscribe', {})).result!.subscription_id;
     expectRpcError(await other.call('health.unsubscribe', { subscription_id: id }), 'NOT_FOUND');
     await owner.close();
     await other.close();
@@ -99,12 +99,12 @@ describe('heartbeat subscriptions', () => {
   test('subscriptions per socket are bounded; ending one frees a slot', async () => {
     const socket = await open();
     const ids: string[] = [];
-    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) ids.push((await socket.call('health.subscribe', {})).result.subscription_id);
+    for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) ids.push((await socket.call('health.subscribe', {})).result!.subscription_id);
     const over = await socket.call('health.subscribe', {});
     expectRpcError(over, 'INVALID_REQUEST');
     expect(over.error.data.details).toEqual({ limit: MAX_SUBSCRIPTIONS });
-    await socket.call('health.unsubscribe', { subscription_id: ids[0] });
-    expect((await socket.call('health.subscribe', {})).result.subscription_id).toEqual(expect.any(String));
+    await socket.call('health.unsubscribe', { subscription_id: ids[0]! });
+    expect((await socket.call('health.subscribe', {})).result!.subscription_id).toEqual(expect.any(String));
     await socket.close();
   });
 
@@ -136,7 +136,7 @@ describe('dead peers', () => {
     live.socket.on('ping', () => pings++);
     await waitUntil(() => pings >= 3, 5_000);
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
-    expect((await live.call('health.ping', {})).result.ok).toBe(true);
+    expect((await live.call('health.ping', {})).result!.ok).toBe(true);
     await live.close();
     await waitUntil(() => server.sockets.subscriptionCount() === 0);
   });
@@ -150,7 +150,7 @@ describe('frames', () => {
     expect(parse.id).toBeNull();
     expectRpcError(await socket.sendRaw('{"jsonrpc": "2.0", "method": 1, "params": "bar"}'), 'INVALID_REQUEST');
     expectRpcError(await socket.sendRaw('[]'), 'INVALID_REQUEST');
-    const unknown = await socket.call('no.such.method', {});
+    const unknown = await socket.callUnchecked('no.such.method', {});
     expectRpcError(unknown, 'METHOD_NOT_FOUND');
     const binary = new Promise<any>((resolve) => socket.socket.once('message', (data) => resolve(JSON.parse(data.toString()))));
     socket.socket.send(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"health.ping"}'), { binary: true });
@@ -160,7 +160,7 @@ describe('frames', () => {
 
   test('a batch is answered as an array; notifications in it get no answer', async () => {
     const socket = await open();
-    const answer = await socket.sendRaw(
+    const answer = await socket.sendRaw<WireFrame[]>(
       JSON.stringify([
         { jsonrpc: '2.0', id: 'a', method: 'health.ping', params: {} },
         { jsonrpc: '2.0', method: 'health.ping', params: {} },
@@ -168,15 +168,15 @@ describe('frames', () => {
       ]),
     );
     expect(answer).toHaveLength(2);
-    expect(answer.find((r: any) => r.id === 'a').result.ok).toBe(true);
-    expectRpcError(answer.find((r: any) => r.id === 'b'), 'INVALID_PARAMS');
+    expect(answer.find((r) => r.id === 'a')?.result).toEqual({ ok: true, ts: expect.any(String) });
+    expectRpcError(answer.find((r) => r.id === 'b'), 'INVALID_PARAMS');
     await socket.close();
   });
 
   test('every frame gets one log line with method, token id, duration, outcome and correlation id', async () => {
     const socket = await open();
-    const response = await socket.call('no.such.method', {});
-    const line = server.logs.find((l) => l.msg === 'ws frame' && l.correlation_id === response.error.data.correlation_id);
+    const response = await socket.callUnchecked('no.such.method', {});
+    const line = server.logs.find((l) => l.msg === 'ws frame' && l.correlation_id === response.error!.data.correlation_id);
     expect(line).toMatchObject({ method: 'no.such.method', token_id: expect.stringMatching(/^tok_/), outcome: 'METHOD_NOT_FOUND', duration_ms: expect.any(Number) });
     await socket.close();
   });

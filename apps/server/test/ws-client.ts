@@ -1,5 +1,8 @@
 /** A test WebSocket client for /v1/ws: JSON-RPC calls, collected notifications, and refused upgrades. */
 import WebSocket, { type ClientOptions } from 'ws';
+import type { heartbeatNotification, MethodName, ParamsInput, Result, RpcErrorObject } from '@switchboard/contract';
+import type { z } from 'zod';
+import type { RpcAnswer } from './harness';
 
 export interface UpgradeRefusal {
   status: number;
@@ -26,16 +29,28 @@ export function tryOpen(url: string, options: ClientOptions = {}): Promise<{ soc
   });
 }
 
+/** A frame the server sent that answers no call of ours: a notification, or an answer to a raw frame. */
+export interface WireFrame {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  params?: { subscription_id?: string; [member: string]: unknown };
+  result?: unknown;
+  error?: RpcErrorObject;
+}
+
+export type HeartbeatFrame = z.output<typeof heartbeatNotification>;
+
 export class RpcSocket {
-  readonly notifications: any[] = [];
-  private readonly pending = new Map<string | number, (frame: any) => void>();
+  readonly notifications: WireFrame[] = [];
+  private readonly pending = new Map<string | number, (frame: RpcAnswer<unknown>) => void>();
   private nextId = 1;
   private waiters: (() => void)[] = [];
 
   constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
-      const frame = JSON.parse(data.toString());
-      if (!Array.isArray(frame) && frame.id !== undefined && this.pending.has(frame.id)) {
+      const frame = JSON.parse(data.toString()) as WireFrame & RpcAnswer<unknown>;
+      if (!Array.isArray(frame) && frame.id !== undefined && frame.id !== null && this.pending.has(frame.id)) {
         this.pending.get(frame.id)!(frame);
         this.pending.delete(frame.id);
       } else {
@@ -51,8 +66,13 @@ export class RpcSocket {
     return new RpcSocket(outcome.socket);
   }
 
-  /** Sends one request and resolves with its response envelope. */
-  call(method: string, params?: unknown): Promise<any> {
+  /** Sends one request of a contract method and resolves with its answer. */
+  call<M extends MethodName>(method: M, params?: ParamsInput<M>): Promise<RpcAnswer<Result<M>>> {
+    return this.callUnchecked(method, params) as Promise<RpcAnswer<Result<M>>>;
+  }
+
+  /** The same for what the contract would refuse (unknown methods, wrong params). */
+  callUnchecked(method: string, params?: unknown): Promise<RpcAnswer<unknown>> {
     const id = `c${this.nextId++}`;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
@@ -61,12 +81,12 @@ export class RpcSocket {
   }
 
   /** Sends a raw text frame and resolves with the next frame that is not a notification. */
-  sendRaw(text: string): Promise<any> {
+  sendRaw<Frame = WireFrame>(text: string): Promise<Frame> {
     const before = this.notifications.length;
     this.socket.send(text);
     return this.waitFor(() => this.notifications.slice(before).find((f) => f.method === undefined)).then((f) => {
       this.notifications.splice(this.notifications.indexOf(f), 1);
-      return f;
+      return f as Frame;
     });
   }
 
@@ -88,8 +108,8 @@ export class RpcSocket {
     }
   }
 
-  heartbeats(subscriptionId: string): any[] {
-    return this.notifications.filter((n) => n.method === 'health.heartbeat' && n.params?.subscription_id === subscriptionId);
+  heartbeats(subscriptionId: string): HeartbeatFrame[] {
+    return this.notifications.filter((n) => n.method === 'health.heartbeat' && n.params?.subscription_id === subscriptionId) as HeartbeatFrame[];
   }
 
   close(): Promise<void> {

@@ -9,9 +9,9 @@ import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { methodNames, methods } from '@switchboard/contract';
-import { startTestServer, type TestServer } from './harness';
-import { rawGet } from './rpc-helpers';
-import { createTestMethods } from './test-methods';
+import { startTestServer, type TestServer } from '../harness';
+import { rawGet } from '../rpc-helpers';
+import { createTestMethods } from '../test-methods';
 
 let server: TestServer;
 beforeAll(async () => {

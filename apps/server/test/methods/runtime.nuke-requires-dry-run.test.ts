@@ -1,7 +1,7 @@
 /** The one destructive method never acts on an empty call: dry_run must be said explicitly. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONTROL_BUNDLE, count, fails, ok } from './control-helpers';
-import { startTestServer, type TestServer } from './harness';
+import { CONTROL_BUNDLE, count, fails, ok } from '../control-helpers';
+import { startTestServer, type TestServer } from '../harness';
 
 let server: TestServer;
 beforeAll(async () => {

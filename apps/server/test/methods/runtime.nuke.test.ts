@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeDockerEngine, type FakeDockerEngine } from '../../../packages/runtime/test/fake-docker-engine';
-import { startTestServer, type TestServer } from './harness';
-import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitFor, waitForQuiet } from './control-helpers';
+import { startFakeDockerEngine, type FakeDockerEngine } from '../../../../packages/runtime/test/fake-docker-engine';
+import { startTestServer, type TestServer } from '../harness';
+import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
 
 const RUN_SCOPED = ['runs', 'events', 'deliveries', 'dead_letters', 'entities', 'mailbox_items', 'mailbox_history', 'conversations', 'turns', 'ingress_queue'];
 
@@ -87,7 +87,7 @@ describe('with local child-process containers', () => {
     expect(result).not.toHaveProperty('errors');
     expect(result.plan.lock).toBe('held');
     expect(result.quiescence).toMatchObject({ drained: true, ingress_before: 'paused', ingress_after: 'open' });
-    expect(result.cleanup.deleted.runs).toBeGreaterThan(0);
+    expect((result.cleanup.deleted as Record<string, number>).runs).toBeGreaterThan(0);
     expect(result.containers.stopped).toContain(container.container_id);
     expect(result.containers.failed).toEqual([]);
 
@@ -99,7 +99,7 @@ describe('with local child-process containers', () => {
     // Kept idempotency records still answer replays.
     expect(await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 }, idempotency_key: publishKey })).toEqual(keptPublish);
 
-    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id).executeTakeFirstOrThrow();
+    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ status: 'completed', reason: 'fresh start for the demo', actor_token_id: tokenId, plan_hash: result.plan.plan_hash, finished_at: expect.any(String) });
     expect(JSON.parse(audit.result!)).toEqual(result);
 
@@ -126,7 +126,7 @@ describe('with local child-process containers', () => {
 
     // With a fresh preview the apply goes through.
     const fresh = await ok(server, 'runtime.nuke', { dry_run: true });
-    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: fresh.plan.plan_hash });
+    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: fresh.plan.plan_hash as string });
     expect(applied).toMatchObject({ status: 'completed', ok: true });
     expect(applied.plan.plan_hash).toBe(fresh.plan.plan_hash);
   });
@@ -207,7 +207,7 @@ describe('while a reset holds the lock', () => {
     await fails(server, 'event.publish', { event_name: 'tick', payload: { n: 9 }, idempotency_key: key }, 'RESET_IN_PROGRESS');
 
     const first = await running;
-    expect(first.result.status).toBe('partial_failure');
+    expect(first.result!.status).toBe('partial_failure');
     expect(await ok(server, 'runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey })).toEqual(first.result);
     expect(await readyz(server)).toBe(200);
     expect(await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 9 }, idempotency_key: key })).toMatchObject({ status: 'running' });
@@ -239,7 +239,7 @@ describe('partial failures', () => {
     expect(await server.store.db.selectFrom('containers').select(['container_id', 'status']).execute()).toEqual([
       { container_id: container.container_id, status: 'stop_failed' },
     ]);
-    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id).executeTakeFirstOrThrow();
+    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
     expect(audit.status).toBe('partial_failure');
     // The final response is what a replay returns.
     expect(await ok(server, 'runtime.nuke', { dry_run: false, idempotency_key: key })).toEqual(result);
@@ -247,7 +247,7 @@ describe('partial failures', () => {
     expect(await readyz(server)).toBe(200);
     const again = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(again.status).toBe('partial_failure');
-    expect(again.errors[0].message).toContain(container.container_id);
+    expect(again.errors![0]!.message).toContain(container.container_id);
   });
 
   it('quiescence that runs out of time reports partial_failure and deletes nothing', async () => {
@@ -311,7 +311,7 @@ describe('with the Docker Engine API (fake engine on a Unix socket)', () => {
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result).toMatchObject({ ok: false, partial_failure: true, status: 'partial_failure' });
     expect(result.errors).toEqual([{ scope: 'containers', message: expect.stringContaining(container.container_id) }]);
-    expect(result.errors[0].message).toMatch(/HTTP 500/);
+    expect(result.errors![0]!.message).toMatch(/HTTP 500/);
     engine.refuseStopFor.clear();
     const retry = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(retry).toMatchObject({ status: 'completed', containers: { stopped: [container.container_id] } });

@@ -1,0 +1,94 @@
+/**
+ * event.publish and run.start (its deprecated wrapper) over real HTTP against the real runtime (the control test bundle): every error code it
+ * can return, idempotent replays and the concurrency guarantees.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../harness';
+import { CONTROL_BUNDLE, count, fails, ok, waitForQuiet } from '../control-helpers';
+
+let server: TestServer;
+let fingerprint: string;
+beforeAll(async () => {
+  server = await startTestServer({ env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
+  fingerprint = (await ok(server, 'runtime.status')).bundle.fingerprint;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+let keySeq = 0;
+const newKey = () => `pub-${Date.now()}-${++keySeq}`;
+
+describe.each(['event.publish', 'run.start'] as const)('%s', (method) => {
+  it('publishes into the bus: a run, its event and one delivery per subscriber', async () => {
+    const result = await ok(server, method, { event_name: 'order.placed', payload: { order_id: `${method}-1`, amount: 12 } });
+    expect(result).toEqual({ run_id: expect.stringMatching(/^run_/), status: 'running', event_id: expect.stringMatching(/^evt_/) });
+    const { events } = await ok(server, 'event.list', { filter: { run_id: result.run_id } });
+    expect(events.map((e: any) => e.event_id)).toContain(result.event_id);
+    const root = events.find((e: any) => e.event_id === result.event_id);
+    expect(root).toMatchObject({ event_name: 'order.placed', payload: { order_id: `${method}-1`, amount: 12 }, run_id: result.run_id, source: 'api' });
+    expect(root!.deliveries.map((d: any) => d.subscriber_id).sort()).toEqual(['order-approval', 'record-order']);
+    await waitForQuiet(server);
+  });
+
+  it('accepts a bundle_ref whose fingerprint is the boot bundle', async () => {
+    const result = await ok(server, method, { event_name: 'tick', payload: { n: 1 }, bundle_ref: { fingerprint } });
+    expect(result.status).toBe('running');
+  });
+
+  it('UNKNOWN_EVENT for a name outside the catalog', async () => {
+    const error = await fails(server, method, { event_name: 'order.shipped', payload: {} }, 'UNKNOWN_EVENT');
+    expect(error.data.details.event_name).toBe('order.shipped');
+    expect(error.data.retryable).toBe(false);
+  });
+
+  it('INVALID_PARAMS with issues when the payload does not match the event schema', async () => {
+    const error = await fails(server, method, { event_name: 'order.placed', payload: { amount: 'ten' } }, 'INVALID_PARAMS');
+    const issues = error.data.details.issues as { path: string; message: string }[];
+    expect(issues.length).toBeGreaterThanOrEqual(2);
+    expect(issues.map((i) => i.path).join(' ')).toMatch(/order_id/);
+    expect(issues.map((i) => i.path).join(' ')).toMatch(/amount/);
+  });
+
+  it('INVALID_PARAMS for a missing event_name and for unknown members', async () => {
+    await fails(server, method, { payload: {} }, 'INVALID_PARAMS');
+    const error = await fails(server, method, { event_name: 'tick', payload: { n: 1 }, bundle: 'x' }, 'INVALID_PARAMS');
+    expect(error.data.details.issues?.[0]?.path).toBe('bundle');
+  });
+
+  it('BUNDLE_MISMATCH with expected and got when bundle_ref names another bundle', async () => {
+    const before = await count(server, 'runs');
+    const error = await fails(server, method, { event_name: 'tick', payload: { n: 1 }, bundle_ref: { fingerprint: 'sha256:other' } }, 'BUNDLE_MISMATCH');
+    expect(error.data.details).toEqual({ expected: fingerprint, got: 'sha256:other' });
+    expect(await count(server, 'runs')).toBe(before);
+  });
+
+  it('replays the same key and body with the identical result and conflicts on a different body', async () => {
+    const key = newKey();
+    const params = { event_name: 'tick', payload: { n: 7 }, idempotency_key: key };
+    const first = await ok(server, method, params);
+    const runsAfterFirst = await count(server, 'runs');
+    // Key order does not matter: the body is compared canonically.
+    const replay = await ok(server, method, { idempotency_key: key, payload: { n: 7 }, event_name: 'tick' });
+    expect(replay).toEqual(first);
+    expect(await count(server, 'runs')).toBe(runsAfterFirst);
+    const conflict = await fails(server, method, { ...params, payload: { n: 8 } }, 'IDEMPOTENCY_CONFLICT');
+    expect(conflict.data.details.idempotency_key).toBe(key);
+  });
+
+  it('replays a stored non-retryable error for the same key', async () => {
+    const key = newKey();
+    const first = await fails(server, method, { event_name: 'nope', idempotency_key: key }, 'UNKNOWN_EVENT');
+    const again = await fails(server, method, { event_name: 'nope', idempotency_key: key }, 'UNKNOWN_EVENT');
+    expect(again.data.details).toEqual(first.data.details);
+  });
+});
+
+describe('run.start deprecation', () => {
+  it('is marked deprecated in the OpenRPC document, event.publish is not', async () => {
+    const doc = (await ok(server, 'rpc.discover')) as { methods: { name: string; deprecated?: boolean }[] };
+    const byName = Object.fromEntries(doc.methods.map((m) => [m.name, m]));
+    expect(byName['run.start']!.deprecated).toBe(true);
+    expect(byName['event.publish']!.deprecated ?? false).toBe(false);
+  });
+});

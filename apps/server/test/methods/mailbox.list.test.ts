@@ -1,0 +1,36 @@
+/**
+ * mailbox.list, over HTTP against records the real runtime produced: demo tickets are published into
+ * the support-desk bundle and processed by the dispatcher before anything is read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../harness';
+import { errorOf, ok, walk } from '../rpc-helpers';
+import { startSeededServer } from './seeded-server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startSeededServer(6);
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('mailbox.list', () => {
+  it('lists mailbox items pending first, then newest, with filters and a cursor walk', async () => {
+    const { items } = await walk(server, 'mailbox.list', { limit: 2 });
+    expect(items.length).toBeGreaterThan(3);
+    const firstDecided = items.findIndex((i) => i.status !== 'pending');
+    expect(firstDecided).toBeGreaterThan(0);
+    expect(items.slice(firstDecided).every((i) => i.status !== 'pending')).toBe(true);
+    for (let i = 1; i < firstDecided; i++) expect(items[i - 1]!.created_at >= items[i]!.created_at).toBe(true);
+    const pending = await walk(server, 'mailbox.list', { filter: { status: 'pending' }, limit: 1 });
+    expect(pending.items.map((i) => i.mailbox_id)).toEqual(items.slice(0, firstDecided).map((i) => i.mailbox_id));
+    const type = items[0]!.type;
+    const byType = (await ok(server, 'mailbox.list', { filter: { type, source_flow: items[0]!.source_flow, priority: items[0]!.priority }, limit: 500 })).items;
+    expect(byType.map((i: any) => i.mailbox_id)).toEqual(
+      items.filter((i) => i.type === type && i.source_flow === items[0]!.source_flow && i.priority === items[0]!.priority).map((i) => i.mailbox_id),
+    );
+    expect((await errorOf(server, 'mailbox.list', { filter: { status: 'archived' } })).code).toBe('INVALID_PARAMS');
+    for (const item of items) expect(Object.values(item)).not.toContain(null);
+  });
+});
