@@ -4,41 +4,18 @@
  */
 import { test as base, expect, type Page } from '@playwright/test';
 import { acquireExclusive, acquireShared } from './cpu-lock';
+import { rpcClient, type RpcClient } from './rpc-client';
 
-export interface SharedServer {
+export interface SharedServer extends RpcClient {
   url: string;
   token: string;
-  rpc<T = any>(method: string, params?: Record<string, unknown>): Promise<T>;
-  rpcBatch(calls: { method: string; params: Record<string, unknown> }[]): Promise<unknown[]>;
 }
 
 export function sharedServer(): SharedServer {
   const url = process.env.E2E_BASE_URL;
   const token = process.env.E2E_TOKEN;
   if (!url || !token) throw new Error('E2E_BASE_URL/E2E_TOKEN missing: run through e2e/playwright.config.ts (global setup starts the server)');
-  const post = async (body: unknown) => {
-    const r = await fetch(`${url}/v1/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(body),
-    });
-    return r.json();
-  };
-  return {
-    url,
-    token,
-    async rpc(method, params = {}) {
-      const body = await post({ jsonrpc: '2.0', id: '1', method, params });
-      if (body.error) throw new Error(`${method}: ${body.error.data?.code} ${body.error.message}`);
-      return body.result;
-    },
-    async rpcBatch(calls) {
-      const body = (await post(calls.map((c, i) => ({ jsonrpc: '2.0', id: String(i), ...c })))) as { result?: unknown; error?: { message: string } }[];
-      const failed = body.find((b) => b.error);
-      if (failed) throw new Error(`batch call failed: ${failed.error!.message}`);
-      return body.map((b) => b.result);
-    },
-  };
+  return { url, token, ...rpcClient(url, token) };
 }
 
 /** Signs the page's browser context in through POST /v1/auth/login (sets the session cookie). */

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { rpcClient, type RpcClient } from './rpc-client';
 
 export const repoRoot = path.resolve(import.meta.dirname, '..');
 
@@ -122,28 +123,12 @@ export class ServerProcess {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
-  /** One JSON-RPC call with the bearer token (for seeding and for checking what the page shows). */
-  async rpc<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const r = await fetch(`${this.url}/v1/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: '1', method, params }),
-    });
-    const body = (await r.json()) as { result?: T; error?: { message: string; data?: { code: string } } };
-    if (body.error) throw new Error(`${method}: ${body.error.data?.code} ${body.error.message}`);
-    return body.result as T;
+  /** JSON-RPC calls with the bearer token (for seeding and for checking what the page shows). */
+  get rpc(): RpcClient['rpc'] {
+    return rpcClient(this.url, this.token).rpc;
   }
 
-  /** JSON-RPC batch (at most 100 entries per call, as the server allows). */
-  async rpcBatch(calls: { method: string; params: Record<string, unknown> }[]): Promise<unknown[]> {
-    const r = await fetch(`${this.url}/v1/rpc`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.token}` },
-      body: JSON.stringify(calls.map((c, i) => ({ jsonrpc: '2.0', id: String(i), ...c }))),
-    });
-    const body = (await r.json()) as { id: string; result?: unknown; error?: { message: string } }[];
-    const failed = body.find((b) => b.error);
-    if (failed) throw new Error(`batch call failed: ${failed.error!.message}`);
-    return body.map((b) => b.result);
+  get rpcBatch(): RpcClient['rpcBatch'] {
+    return rpcClient(this.url, this.token).rpcBatch;
   }
 }

@@ -1,22 +1,14 @@
 import { eventually, expect, test } from '../fixtures';
+import type { RpcClient } from '../rpc-client';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
-interface AgentRow {
-  agent_id: string;
-  current_session_ref?: { session_id: string };
-  last_turn_ref?: { turn_id: string; parse_ok: boolean };
-}
-interface ConversationView {
-  turns: { turn_id: string; parse_ok: boolean; error?: string; tool_calls?: unknown[] }[];
-}
-
 /** The demo's triage agent: a global session with tool calls and transcripts that fail to parse. */
-async function triageSession(server: { rpc<T>(m: string, p?: Record<string, unknown>): Promise<T> }) {
+async function triageSession(server: RpcClient) {
   return eventually('the triage agent to have a session with tool calls and a failed parse', async () => {
-    const { agents } = await server.rpc<{ agents: AgentRow[] }>('agent.list', {});
+    const { agents } = await server.rpc('agent.list', {});
     const triage = agents.find((a) => a.agent_id === 'triage-agent');
     if (!triage?.current_session_ref) return undefined;
-    const conv = await server.rpc<ConversationView>('conversation.get', { session_id: triage.current_session_ref.session_id });
+    const conv = await server.rpc('conversation.get', { session_id: triage.current_session_ref.session_id });
     const ok = conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0) && conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable'));
     return ok ? { sessionId: triage.current_session_ref.session_id, conv } : undefined;
   }, 90_000);
@@ -88,7 +80,7 @@ test.describe('agents and conversations', () => {
 
   test('the last turn link opens the transcript at that turn', async ({ signedIn: page, server }) => {
     await triageSession(server);
-    const agent = await server.rpc<{ last_turn_ref?: { turn_id: string } }>('agent.get', { agent_id: 'triage-agent' });
+    const agent = await server.rpc('agent.get', { agent_id: 'triage-agent' });
     await page.goto('/agents/triage-agent');
     await page.getByTestId('last-turn-link').click();
     await expect(page).toHaveURL(new RegExp(`turn=${agent.last_turn_ref!.turn_id}`));

@@ -1,22 +1,19 @@
 import { eventually, expect, test } from '../fixtures';
-
-interface StoredEvent {
-  event_id: string;
-  dead_letters: { dead_letter_id: string }[];
-}
+import { EventsPage } from '../pages/events-page';
 
 test.describe('event browser', () => {
   test('filtered by has_dead_letter it shows only events with dead letters, and the detail shows their fields', async ({ signedIn: page, server }) => {
     test.setTimeout(120_000);
     await eventually('an event with a dead letter', async () => {
-      const { events } = await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { has_dead_letter: true }, limit: 1 });
+      const { events } = await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 });
       return events.length > 0;
     }, 90_000);
 
-    await page.goto('/events');
-    await page.getByLabel('Dead letters').selectOption({ label: 'Only with dead letters' });
+    const browser = new EventsPage(page);
+    await browser.goto();
+    await browser.deadLetters.selectOption({ label: 'Only with dead letters' });
     await expect(page).toHaveURL(/dead=1/);
-    const rows = page.getByTestId('event-row');
+    const rows = browser.rows;
     await expect(rows.first()).toBeVisible();
     const count = await rows.count();
     for (let i = 0; i < count; i++) {
@@ -24,19 +21,19 @@ test.describe('event browser', () => {
       expect(Number(dl), `row ${i} dead-letter count`).toBeGreaterThan(0);
     }
     // Every row on screen is an event the API says has dead letters.
-    const { events } = await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { has_dead_letter: true }, limit: 500 });
+    const { events } = await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 500 });
     const withDeadLetters = new Set(events.map((e) => e.event_id));
     await rows.first().click();
     await expect(page).toHaveURL(/selected=/);
     const selected = new URL(page.url()).searchParams.get('selected')!;
     expect(withDeadLetters.has(selected)).toBe(true);
 
-    const detail = page.getByRole('complementary', { name: 'Event details' });
+    const detail = browser.detail;
     const card = detail.getByTestId('dead-letter').first();
     await expect(card).toBeVisible();
     for (const label of ['Failure type', 'Retries', 'Chain depth', 'Handler node']) await expect(card).toContainText(label);
     await expect(detail.getByTestId('delivery').first()).toBeVisible();
-    await expect(detail.getByTestId('json-tree')).toBeVisible();
+    await expect(browser.jsonTree).toBeVisible();
   });
 
   test('a URL with filters pasted into a new page reproduces the same view', async ({ signedIn: page, server }) => {
@@ -46,50 +43,53 @@ test.describe('event browser', () => {
       await server.rpc('event.publish', { event_name: 'survey.requested', entity_id: entity, payload: { ticket_id: `T-url-${i}` } });
     }
 
-    await page.goto('/events');
-    await page.getByLabel('Event name').fill('survey.requested');
-    await page.getByRole('button', { name: 'More filters' }).click();
-    await page.getByLabel('Entity id').fill(entity);
-    await page.getByLabel('Time range').selectOption({ label: 'Last 24 hours' });
+    const browser = new EventsPage(page);
+    await browser.goto();
+    await browser.eventName.fill('survey.requested');
+    await browser.moreFilters.click();
+    await browser.entityId.fill(entity);
+    await browser.timeRange.selectOption({ label: 'Last 24 hours' });
     await expect(page).toHaveURL(new RegExp(`entity_id=${entity}`));
     await expect(page).toHaveURL(/event_name=survey\.requested/);
-    await expect(page.getByTestId('event-row')).toHaveCount(4);
-    await page.getByTestId('event-row').nth(2).click();
-    await expect(page.getByRole('complementary', { name: 'Event details' })).toBeVisible();
+    await expect(browser.rows).toHaveCount(4);
+    await browser.rows.nth(2).click();
+    await expect(browser.detail).toBeVisible();
     const url = page.url();
-    const rows = await page.getByTestId('event-row').locator('td:nth-child(3)').allInnerTexts();
-    const selectedTitle = await page.getByRole('complementary', { name: 'Event details' }).locator('.kv dd').first().innerText();
+    const rows = await browser.rowNames();
+    const selectedTitle = await browser.detailTitle().innerText();
 
-    const other = await page.context().newPage();
-    await other.goto(url);
-    await expect(other.getByLabel('Event name')).toHaveValue('survey.requested');
-    await expect(other.getByLabel('Entity id')).toHaveValue(entity);
-    await expect(other.getByLabel('Time range')).toHaveValue('24h');
-    await expect(other.getByTestId('event-row')).toHaveCount(4);
-    expect(await other.getByTestId('event-row').locator('td:nth-child(3)').allInnerTexts()).toEqual(rows);
-    await expect(other.getByTestId('event-row').nth(2)).toHaveAttribute('aria-selected', 'true');
-    await expect(other.getByRole('complementary', { name: 'Event details' }).locator('.kv dd').first()).toHaveText(selectedTitle);
-    expect(new URL(other.url()).search).toBe(new URL(url).search);
-    await other.close();
+    const otherPage = await page.context().newPage();
+    const other = new EventsPage(otherPage);
+    await otherPage.goto(url);
+    await expect(other.eventName).toHaveValue('survey.requested');
+    await expect(other.entityId).toHaveValue(entity);
+    await expect(other.timeRange).toHaveValue('24h');
+    await expect(other.rows).toHaveCount(4);
+    expect(await other.rowNames()).toEqual(rows);
+    await expect(other.rows.nth(2)).toHaveAttribute('aria-selected', 'true');
+    await expect(other.detailTitle()).toHaveText(selectedTitle);
+    expect(new URL(otherPage.url()).search).toBe(new URL(url).search);
+    await otherPage.close();
   });
 
   test('a payload with HTML renders as text and triggers no dialog', async ({ signedIn: page, server }) => {
     const xss = '<img src=x onerror=alert(1)>';
-    const published = await server.rpc<{ event_id?: string; run_id: string }>('event.publish', {
+    const published = await server.rpc('event.publish', {
       event_name: 'survey.requested',
       payload: { ticket_id: 'T-xss', note: xss, nested: { html: '<script>alert(2)</script>', [xss]: 'key too' } },
     });
     const eventId =
       published.event_id ??
-      (await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { run_id: published.run_id }, limit: 1 })).events[0]!.event_id;
+      (await server.rpc('event.list', { filter: { run_id: published.run_id }, limit: 1 })).events[0]!.event_id;
 
     let dialogs = 0;
     page.on('dialog', async (d) => {
       dialogs += 1;
       await d.dismiss();
     });
-    await page.goto(`/events?event_id=${eventId}&selected=${eventId}`);
-    const tree = page.getByRole('complementary', { name: 'Event details' }).getByTestId('json-tree');
+    const browser = new EventsPage(page);
+    await browser.gotoEvent(eventId);
+    const tree = browser.jsonTree;
     await expect(tree).toContainText(xss);
     // Small payloads open two levels deep; open "nested" if it is not.
     const nested = tree.getByRole('button', { name: /nested/ });
@@ -107,14 +107,15 @@ test.describe('event browser', () => {
     const payload = { ticket_id: 'T-big', big_text: 'x'.repeat(500_000), items };
     const bytes = JSON.stringify(payload).length;
     expect(bytes).toBeGreaterThan(900_000);
-    const published = await server.rpc<{ event_id?: string; run_id: string }>('event.publish', { event_name: 'survey.requested', payload });
+    const published = await server.rpc('event.publish', { event_name: 'survey.requested', payload });
     const eventId =
       published.event_id ??
-      (await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { run_id: published.run_id }, limit: 1 })).events[0]!.event_id;
+      (await server.rpc('event.list', { filter: { run_id: published.run_id }, limit: 1 })).events[0]!.event_id;
 
     const started = Date.now();
-    await page.goto(`/events?event_id=${eventId}&selected=${eventId}`);
-    const tree = page.getByRole('complementary', { name: 'Event details' }).getByTestId('json-tree');
+    const browser = new EventsPage(page);
+    await browser.gotoEvent(eventId);
+    const tree = browser.jsonTree;
     await expect(tree).toContainText('items');
     const openMs = Date.now() - started;
     // Collapsed by default: the 4,000 items are not in the DOM until asked for.

@@ -1,30 +1,17 @@
 import { eventually, expect, test } from '../fixtures';
 
-interface Incident {
-  incident_id: string;
-  component: string;
-}
-interface LogRecord {
-  event_id?: string;
-  delivery_id?: string;
-  dead_letter_id?: string;
-}
-interface StoredEvent {
-  dead_letters: { dead_letter_id: string; delivery_id?: string }[];
-}
-
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
   test.setTimeout(120_000);
   // Demo traffic produces failing MCP tool calls; wait until one has dead-lettered.
   const { incident, log } = await eventually('an MCP incident whose sample logs name a dead letter', async () => {
-    const { incidents } = await server.rpc<{ incidents: Incident[] }>('runtime.incidents', { mcp_only: true, since_hours: 24, limit: 50 });
+    const { incidents } = await server.rpc('runtime.incidents', { mcp_only: true, since_hours: 24, limit: 50 });
     for (const incident of incidents) {
-      const { logs } = await server.rpc<{ logs: LogRecord[] }>('runtime.incident_logs', { incident_id: incident.incident_id, since_hours: 24 });
+      const { logs } = await server.rpc('runtime.incident_logs', { incident_id: incident.incident_id, since_hours: 24 });
       // A record names its dead letter, or its delivery that dead-lettered.
       for (const log of logs) {
         if (!log.event_id) continue;
         if (log.dead_letter_id) return { incident, log };
-        const { events } = await server.rpc<{ events: StoredEvent[] }>('event.list', { filter: { event_id: log.event_id }, limit: 1 });
+        const { events } = await server.rpc('event.list', { filter: { event_id: log.event_id }, limit: 1 });
         const dl = events[0]?.dead_letters.find((d) => d.delivery_id && d.delivery_id === log.delivery_id);
         if (dl) return { incident, log: { ...log, dead_letter_id: dl.dead_letter_id } };
       }
@@ -59,6 +46,6 @@ test('an MCP incident is found by filtering on its component, and its detail lin
   await expect(card).toContainText('Failure type');
   await expect(card).toContainText('Handler node');
   // It is a real dead letter: the API has it on that event.
-  const { events } = await server.rpc<{ events: { dead_letters: { dead_letter_id: string }[] }[] }>('event.list', { filter: { event_id: log.event_id } });
+  const { events } = await server.rpc('event.list', { filter: { event_id: log.event_id } });
   expect(events[0]!.dead_letters.map((d) => d.dead_letter_id)).toContain(log.dead_letter_id);
 });

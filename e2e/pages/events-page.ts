@@ -1,0 +1,43 @@
+/** The event browser as an operator sees it: filters, the virtualised table and the detail panel. */
+import type { Locator, Page } from '@playwright/test';
+
+export class EventsPage {
+  readonly rows: Locator;
+  readonly detail: Locator;
+  readonly jsonTree: Locator;
+  readonly eventName: Locator;
+  readonly entityId: Locator;
+  readonly timeRange: Locator;
+  readonly deadLetters: Locator;
+  readonly moreFilters: Locator;
+
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('event-row');
+    this.detail = page.getByRole('complementary', { name: 'Event details' });
+    this.jsonTree = this.detail.getByTestId('json-tree');
+    this.eventName = page.getByLabel('Event name');
+    this.entityId = page.getByLabel('Entity id');
+    this.timeRange = page.getByLabel('Time range');
+    this.deadLetters = page.getByLabel('Dead letters');
+    this.moreFilters = page.getByRole('button', { name: 'More filters' });
+  }
+
+  async goto(query = ''): Promise<void> {
+    await this.page.goto(`/events${query}`);
+  }
+
+  /** Opens the browser on one event with its detail shown. */
+  async gotoEvent(eventId: string): Promise<void> {
+    await this.goto(`?event_id=${eventId}&selected=${eventId}`);
+  }
+
+  /** The names column of the loaded rows, top to bottom. */
+  rowNames(): Promise<string[]> {
+    return this.rows.locator('td:nth-child(3)').allInnerTexts();
+  }
+
+  /** The first value of the detail's summary (the selected event's title). */
+  detailTitle(): Locator {
+    return this.detail.locator('.kv dd').first();
+  }
+}

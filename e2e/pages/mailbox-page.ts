@@ -1,0 +1,112 @@
+/**
+ * The mailbox screens as a reviewer sees them: the queue, one item's review with its decision
+ * sheet, and the decision dialog. Tests say what they do ("reject with this reason"); the test ids
+ * and roles live here once.
+ */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export class MailboxQueue {
+  readonly rows: Locator;
+  readonly statusFilter: Locator;
+  readonly typeFilter: Locator;
+
+  constructor(readonly page: Page) {
+    this.rows = page.getByTestId('mailbox-row');
+    this.statusFilter = page.getByLabel('Status');
+    this.typeFilter = page.getByLabel('Type');
+  }
+
+  async goto(query = ''): Promise<void> {
+    await this.page.goto(`/mailbox${query}`);
+  }
+
+  /** The link of the n-th row (the one j/k marks as current). */
+  rowLink(index: number): Locator {
+    return this.rows.nth(index).locator('a');
+  }
+
+  rowFor(mailboxId: string): Locator {
+    return this.rows.filter({ has: this.page.locator(`a[href^="/mailbox/${mailboxId}"]`) });
+  }
+
+  async statuses(): Promise<(string | null)[]> {
+    return this.rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status')));
+  }
+}
+
+export class MailboxReview {
+  readonly root: Locator;
+  readonly rejectButton: Locator;
+  readonly approveButton: Locator;
+  readonly decided: Locator;
+  readonly history: Locator;
+  readonly entityRevision: Locator;
+  readonly entityContext: Locator;
+  readonly downstreamPreview: Locator;
+  readonly outcome: Locator;
+  readonly dialog: DecisionDialog;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('mailbox-review');
+    this.rejectButton = this.root.getByTestId('reject-button');
+    this.approveButton = this.root.getByTestId('approve-button');
+    this.decided = this.root.getByTestId('decided');
+    this.history = this.root.getByTestId('history-entry');
+    this.entityRevision = this.root.getByTestId('entity-revision');
+    this.entityContext = this.root.getByTestId('entity-context');
+    this.downstreamPreview = this.root.getByTestId('downstream-preview');
+    this.outcome = page.getByTestId('decision-outcome');
+    this.dialog = new DecisionDialog(page);
+  }
+
+  /** Opens the item's page and waits for its review. */
+  static async open(page: Page, mailboxId: string): Promise<MailboxReview> {
+    await page.goto(`/mailbox/${mailboxId}`);
+    const review = new MailboxReview(page);
+    await expect(review.root).toBeVisible();
+    return review;
+  }
+
+  historyEntries(action: string): Locator {
+    return this.root.locator(`[data-testid="history-entry"][data-action="${action}"]`);
+  }
+
+  async expectStatus(status: 'pending' | 'approved' | 'rejected'): Promise<void> {
+    await expect(this.root).toHaveAttribute('data-status', status);
+  }
+}
+
+export class DecisionDialog {
+  readonly root: Locator;
+  readonly reason: Locator;
+  readonly confirm: Locator;
+  readonly alert: Locator;
+  readonly approveConsequence: Locator;
+  readonly rejectConsequence: Locator;
+  readonly notPending: Locator;
+  readonly staleSheet: Locator;
+
+  constructor(readonly page: Page) {
+    this.root = page.getByTestId('decision-dialog');
+    this.reason = this.root.getByLabel('Reason (required)');
+    this.confirm = this.root.getByTestId('confirm-decision');
+    this.alert = this.root.getByRole('alert');
+    this.approveConsequence = this.root.getByTestId('approve-consequence');
+    this.rejectConsequence = this.root.getByTestId('reject-consequence');
+    this.notPending = this.root.getByTestId('not-pending');
+    this.staleSheet = this.root.getByTestId('stale-sheet');
+  }
+
+  quickPick(name: string): Locator {
+    return this.root.getByRole('button', { name });
+  }
+
+  button(name: string): Locator {
+    return this.root.getByRole('button', { name });
+  }
+
+  async rejectWith(reason: string): Promise<void> {
+    await this.reason.fill(reason);
+    await this.confirm.click();
+  }
+}
