@@ -2,22 +2,18 @@
  * event.publish and run.start (its deprecated wrapper) over real HTTP against the real runtime (the control test bundle): every error code it
  * can return, idempotent replays and the concurrency guarantees.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness';
-import { CONTROL_BUNDLE, count, fails, ok, waitForQuiet } from '../control-helpers';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../harness';
+import { keyMaker, withControlServer } from './method-servers';
+import { count, fails, ok, waitForQuiet } from '../control-helpers';
 
 let server: TestServer;
 let fingerprint: string;
-beforeAll(async () => {
-  server = await startTestServer({ env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
+withControlServer(async (s) => {
+  server = s;
   fingerprint = (await ok(server, 'runtime.status')).bundle.fingerprint;
 });
-afterAll(async () => {
-  await server?.close();
-});
-
-let keySeq = 0;
-const newKey = () => `pub-${Date.now()}-${++keySeq}`;
+const newKey = keyMaker('pub');
 
 describe.each(['event.publish', 'run.start'] as const)('%s', (method) => {
   it('publishes into the bus: a run, its event and one delivery per subscriber', async () => {

@@ -2,22 +2,18 @@
  * mailbox.approve, and approve racing reject on one item over real HTTP against the real runtime (the control test bundle): every error code it
  * can return, idempotent replays and the concurrency guarantees.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness';
-import { CONTROL_BUNDLE, count, fails, ok, openOrderItem, waitForQuiet } from '../control-helpers';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../harness';
+import { keyMaker, withControlServer } from './method-servers';
+import { count, fails, ok, openOrderItem, waitForQuiet } from '../control-helpers';
 
 let server: TestServer;
 let tokenId: string;
-beforeAll(async () => {
-  server = await startTestServer({ env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
+withControlServer(async (s) => {
+  server = s;
   tokenId = (await server.store.tokens.list())[0]!.id;
 });
-afterAll(async () => {
-  await server?.close();
-});
-
-let keySeq = 0;
-const newKey = () => `apr-${Date.now()}-${++keySeq}`;
+const newKey = keyMaker('apr');
 
 describe('mailbox.approve', () => {
   it("emits the approval route's event and returns its id, name, subscribers and source", async () => {

@@ -2,18 +2,13 @@
  * run.get, over HTTP against records the real runtime produced: demo tickets are published into
  * the support-desk bundle and processed by the dispatcher before anything is read.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
 import { errorOf, ok, walk } from '../rpc-helpers';
-import { startSeededServer } from './seeded-server';
+import { withSeededServer } from './method-servers';
 
 let server: TestServer;
-beforeAll(async () => {
-  server = await startSeededServer(20);
-}, 120_000);
-afterAll(async () => {
-  await server?.close();
-});
+withSeededServer(20, (s) => (server = s));
 
 describe('run.get', () => {
   it('reads a run with its event and dead-letter counts', async () => {

@@ -2,20 +2,14 @@
  * runtime.pause and runtime.resume over real HTTP against the real runtime (the control test bundle): every error code it
  * can return, idempotent replays and the concurrency guarantees.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../harness';
-import { CONTROL_BUNDLE, fails, ok, waitForQuiet } from '../control-helpers';
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../harness';
+import { keyMaker, withControlServer } from './method-servers';
+import { fails, ok, waitForQuiet } from '../control-helpers';
 
 let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-let keySeq = 0;
-const newKey = () => `pr-${Date.now()}-${++keySeq}`;
+withControlServer((s) => (server = s));
+const newKey = keyMaker('pr');
 
 describe('runtime.pause and runtime.resume', () => {
   it('queues publishes durably while paused and releases each exactly once on resume', async () => {

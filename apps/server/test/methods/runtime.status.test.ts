@@ -2,18 +2,13 @@
  * runtime.status, over HTTP against records the real runtime produced: demo tickets are published into
  * the support-desk bundle and processed by the dispatcher before anything is read.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
 import { ok } from '../rpc-helpers';
-import { startSeededServer } from './seeded-server';
+import { withSeededServer } from './method-servers';
 
 let server: TestServer;
-beforeAll(async () => {
-  server = await startSeededServer(2);
-}, 120_000);
-afterAll(async () => {
-  await server?.close();
-});
+withSeededServer(2, (s) => (server = s));
 
 describe('runtime.status', () => {
   it('reports runtime status', async () => {
