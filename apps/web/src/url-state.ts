@@ -25,11 +25,7 @@ export function useUrlState(): [URLSearchParams, (patch: UrlPatch, opts?: { push
       setParams(
         (prev) => {
           const notYetShown = lastAsked !== null && lastAsked.from === prev.toString();
-          const next = new URLSearchParams(notYetShown ? lastAsked!.to : prev);
-          for (const [key, value] of Object.entries(patch)) {
-            if (value === null || value === undefined || value === '' || value === false) next.delete(key);
-            else next.set(key, value === true ? '1' : String(value));
-          }
+          const next = applyPatch(notYetShown ? lastAsked!.to : prev, patch);
           lastAsked = { from: prev.toString(), to: next.toString() };
           return next;
         },
@@ -41,14 +37,19 @@ export function useUrlState(): [URLSearchParams, (patch: UrlPatch, opts?: { push
   return [params, update];
 }
 
-/** Builds a link that keeps the current params and applies a patch (for row links). */
-export function withParams(current: URLSearchParams, patch: UrlPatch): string {
-  const next = new URLSearchParams(current);
+/** The params with a patch applied: empty values and false remove a key, true is written as 1. */
+function applyPatch(base: URLSearchParams | string, patch: UrlPatch): URLSearchParams {
+  const next = new URLSearchParams(base);
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || value === undefined || value === '' || value === false) next.delete(key);
     else next.set(key, value === true ? '1' : String(value));
   }
-  const s = next.toString();
+  return next;
+}
+
+/** Builds a link that keeps the current params and applies a patch (for row links). */
+export function withParams(current: URLSearchParams, patch: UrlPatch): string {
+  const s = applyPatch(current, patch).toString();
   return s ? `?${s}` : '?';
 }
 
