@@ -2,7 +2,7 @@
  * Screen state that belongs in the URL (filters, selection, time range), so a pasted link opens
  * the same view. Empty values are dropped to keep links short.
  */
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useState, type Dispatch, type SetStateAction } from 'react';
 import { useSearchParams } from 'react-router';
 
 export type UrlPatch = Record<string, string | number | boolean | null | undefined>;
@@ -61,4 +61,22 @@ export function onlyKeys(params: URLSearchParams, keys: readonly string[]): stri
     if (value !== null) picked.set(key, value);
   }
   return picked.toString();
+}
+
+
+/**
+ * A form's local edit of URL-held values (typed text that settles before it is written back). When
+ * the URL changes underneath (a link, back, "go to id") the draft follows it in the same render: a
+ * reset in an effect left one commit where the old draft differed from the new URL, and a debounce
+ * armed then could write the old values back on a slow machine.
+ */
+export function useUrlDraft<T>(committed: T): [T, Dispatch<SetStateAction<T>>] {
+  const key = JSON.stringify(committed);
+  const [draft, setDraft] = useState(committed);
+  const [draftOf, setDraftOf] = useState(key);
+  if (draftOf !== key) {
+    setDraftOf(key);
+    setDraft(committed);
+  }
+  return [draft, setDraft];
 }

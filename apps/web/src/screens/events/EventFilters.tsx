@@ -1,6 +1,6 @@
 /** Every event.list filter, plus the time range. Text filters settle for a moment before the URL changes. */
 import { useEffect, useId, useState } from 'react';
-import type { UrlPatch } from '../../url-state';
+import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { FILTER_KEYS, RANGE_CHOICES, fromLocalInput, rangeOf, toLocalInput, type FilterKey, type Mode } from './event-query';
 
 const LABELS: Record<FilterKey, { label: string; placeholder: string }> = {
@@ -16,9 +16,7 @@ const PRIMARY: FilterKey[] = ['event_name'];
 
 export function EventFilters({ mode, params, update }: { mode: Mode; params: URLSearchParams; update: (patch: UrlPatch) => void }) {
   const committed = Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ''])) as Record<FilterKey, string>;
-  const [draft, setDraft] = useState(committed);
-  const committedKey = JSON.stringify(committed);
-  useEffect(() => setDraft(JSON.parse(committedKey) as Record<FilterKey, string>), [committedKey]);
+  const [draft, setDraft] = useUrlDraft(committed);
   const secondaryActive = FILTER_KEYS.some((k) => !PRIMARY.includes(k) && committed[k]);
   const [more, setMore] = useState(secondaryActive);
   useEffect(() => {

@@ -1,5 +1,5 @@
-import { useEffect, useId, useState } from 'react';
-import type { UrlPatch } from '../../url-state';
+import { useEffect, useId } from 'react';
+import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
 
 export const WINDOW_CHOICES = [
@@ -23,8 +23,7 @@ export function IncidentFilters({
   update: (patch: UrlPatch) => void;
 }) {
   const ids = { window: useId(), component: useId(), mcp: useId() };
-  const [draft, setDraft] = useState(component);
-  useEffect(() => setDraft(component), [component]);
+  const [draft, setDraft] = useUrlDraft(component);
   // Typing settles before the URL (and the query) changes.
   useEffect(() => {
     if (draft.trim() === component) return;

@@ -1,5 +1,5 @@
-import { useEffect, useId, useState } from 'react';
-import type { UrlPatch } from '../../url-state';
+import { useEffect, useId } from 'react';
+import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 
 /** Filters of the queue; every value lives in the URL. Text filters settle before they apply. */
@@ -36,8 +36,7 @@ export function MailboxFilters({ params, update }: { params: URLSearchParams; up
 }
 
 function TextFilter({ id, label, placeholder, value, onChange }: { id: string; label: string; placeholder: string; value: string; onChange: (v: string) => void }) {
-  const [draft, setDraft] = useState(value);
-  useEffect(() => setDraft(value), [value]);
+  const [draft, setDraft] = useUrlDraft(value);
   useEffect(() => {
     if (draft.trim() === value) return;
     const t = setTimeout(() => onChange(draft.trim()), 400);
