@@ -18,6 +18,10 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: false,
     reportCompressedSize: false,
+    // Styles sit beside their components, but ship as one stylesheet loaded with the page: the
+    // cascade order is then the import order (shared styles first, see main.tsx) whatever screen
+    // is opened first, and a lazily loaded screen never paints unstyled.
+    cssCodeSplit: false,
   },
   server: {
     proxy: {

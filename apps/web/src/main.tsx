@@ -1,3 +1,7 @@
+// Shared styles first: component styles, imported by each component, come after and may override them.
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/primitives.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -8,7 +12,6 @@ import { AppShell } from './shell/AppShell';
 import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
 import { LoadingState } from './ui/LoadingState';
-import './styles.css';
 
 const queryClient = createQueryClient();
 

@@ -14,6 +14,7 @@ import { LoadingState } from '../ui/LoadingState';
 import { GoToId } from './GoToId';
 import { HeartbeatIndicator } from './HeartbeatIndicator';
 import { SignIn } from './SignIn';
+import './AppShell.css';
 
 export function AppShell() {
   const queryClient = useQueryClient();

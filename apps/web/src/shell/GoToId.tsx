@@ -6,6 +6,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { explainError } from '../api/error-messages';
 import { lookupId } from '../api/lookup';
+import './GoToId.css';
 
 export function GoToId() {
   const [value, setValue] = useState('');

@@ -5,6 +5,7 @@
 import { useId, useState } from 'react';
 import { heartbeatIndicator, useHeartbeat, type IndicatorState } from '../api/heartbeat';
 import { useNow } from '../ui/use-now';
+import './HeartbeatIndicator.css';
 
 const LABEL: Record<IndicatorState, string> = {
   connecting: 'Connecting',

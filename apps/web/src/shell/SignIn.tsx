@@ -3,6 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client';
 import { explainError } from '../api/error-messages';
 import { useSignIn } from '../api/session';
+import './SignIn.css';
 
 export function SignIn() {
   const [token, setToken] = useState('');

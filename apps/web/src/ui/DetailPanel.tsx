@@ -3,6 +3,7 @@
  * button returns to the list, and focus moves to the panel heading when it opens.
  */
 import { useEffect, useRef, type ReactNode } from 'react';
+import './DetailPanel.css';
 
 export function DetailPanel({ title, onClose, children, label }: { title: ReactNode; onClose: () => void; children: ReactNode; label: string }) {
   const headingRef = useRef<HTMLHeadingElement>(null);

@@ -5,6 +5,7 @@
  */
 import { useMemo, useState } from 'react';
 import { CopyButton } from './CopyButton';
+import './JsonTree.css';
 
 /** Containers render this many children per "show more". */
 const CHILD_SLICE = 100;

@@ -1,3 +1,4 @@
+import './LoadingState.css';
 export function LoadingState({ label = 'Loading' }: { label?: string }) {
   return (
     <div className="state state-loading" role="status" aria-live="polite">

@@ -5,6 +5,7 @@
  */
 import { useState, type ReactNode } from 'react';
 import * as Dialog from '@radix-ui/react-dialog';
+import './Modal.css';
 
 export function Modal({
   open,

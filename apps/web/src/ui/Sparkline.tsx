@@ -1,3 +1,4 @@
+import './Sparkline.css';
 /** Occurrences over the look-back window as a tiny bar chart; the numbers are in the label. */
 export function Sparkline({ values, label }: { values: number[]; label: string }) {
   if (values.length === 0) return <span className="muted">—</span>;

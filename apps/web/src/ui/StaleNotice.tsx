@@ -1,5 +1,6 @@
 /** Shown on data panels while the heartbeat is stale or the connection is lost. */
 import { useDataMayBeStale } from '../api/heartbeat';
+import './StaleNotice.css';
 
 export function StaleNotice() {
   const stale = useDataMayBeStale();

@@ -15,6 +15,7 @@ import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { AGENT_STATUS_TONE } from './agent-format';
 import { RefreshButton } from '../../ui/RefreshButton';
+import './AgentPage.css';
 
 export function AgentPage({ agentId }: { agentId: string }) {
   const query = useAgent(agentId);

@@ -3,6 +3,7 @@
  * bar scrolls the transcript to that turn. The numbers are in the label for screen readers.
  */
 import type { Turn } from '@switchboard/contract';
+import './LatencyStrip.css';
 
 export function latencySummary(turns: Turn[]): string {
   if (turns.length === 0) return 'No turns';

@@ -23,6 +23,7 @@ import { LatencyStrip } from './LatencyStrip';
 import { TurnCard } from './TurnCard';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
+import './Transcript.css';
 
 export function Transcript({ sessionId }: { sessionId: string }) {
   const query = useConversation(sessionId);

@@ -10,6 +10,7 @@ import { paths } from '../../paths';
 import { JsonTree } from '../../ui/JsonTree';
 import { formatExact } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
+import './TurnCard.css';
 
 type ToolCall = NonNullable<Turn['tool_calls']>[number];
 type Block = Record<string, unknown>;

@@ -21,6 +21,7 @@ import { EventDetail } from './EventDetail';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
+import './EventBrowser.css';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
   const [params, update] = useUrlState();

@@ -2,6 +2,7 @@
 import { useEffect, useId, useState } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { FILTER_KEYS, RANGE_CHOICES, fromLocalInput, rangeOf, toLocalInput, type FilterKey, type Mode } from './event-query';
+import './EventFilters.css';
 
 const LABELS: Record<FilterKey, { label: string; placeholder: string }> = {
   event_name: { label: 'Event name', placeholder: 'e.g. refund.approved' },

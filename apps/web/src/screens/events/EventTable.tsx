@@ -12,6 +12,7 @@ import { RELATIVE_TIME_PERIOD_MS, RelativeTimeAt } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useNow } from '../../ui/use-now';
 import type { Mode } from './event-query';
+import './EventTable.css';
 
 export interface EventTableHandle {
   scrollToTop: () => void;

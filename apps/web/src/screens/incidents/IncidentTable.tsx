@@ -4,6 +4,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { withParams } from '../../url-state';
+import './IncidentTable.css';
 
 type Sort = 'last_seen' | 'count';
 

@@ -10,6 +10,7 @@ import { useApproveItem, useRejectItem } from '../../api/mailbox';
 import { ErrorState } from '../../ui/ErrorState';
 import { Modal, useDialogKey } from '../../ui/Modal';
 import { QUICK_REASONS, REASON_MAX, reasonProblem } from './mailbox-format';
+import './DecisionDialog.css';
 
 export type DecisionMode = 'approve' | 'reject';
 type Review = Result<'mailbox.get'>;

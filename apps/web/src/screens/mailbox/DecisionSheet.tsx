@@ -7,6 +7,7 @@ import { Link } from 'react-router';
 import { paths } from '../../paths';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
+import './DecisionSheet.css';
 
 const PREVIEW_REASONS: Record<string, string> = {
   no_approval_route: 'This item type has no approval route in the bundle, so approving it only records the decision.',

@@ -3,6 +3,7 @@ import type { MailboxHistoryEntry } from '@switchboard/contract';
 import { JsonTree } from '../../ui/JsonTree';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
+import './MailboxHistory.css';
 
 const ACTION_TONE = { created: 'info', approved: 'ok', rejected: 'bad' } as const;
 

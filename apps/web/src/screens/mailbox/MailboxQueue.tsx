@@ -11,6 +11,7 @@ import { ErrorState } from '../../ui/ErrorState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { PRIORITY_TONE, STATUS_TONE, payloadSummary } from './mailbox-format';
+import './MailboxQueue.css';
 
 const ROW_HEIGHT = 66;
 const PREFETCH_ROWS = 20;

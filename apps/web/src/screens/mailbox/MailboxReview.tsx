@@ -16,6 +16,7 @@ import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DownstreamPreview, EntityContext } from './DecisionSheet';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
+import './MailboxReview.css';
 
 type Review = Result<'mailbox.get'>;
 

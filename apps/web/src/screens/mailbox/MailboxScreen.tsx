@@ -18,6 +18,7 @@ import { MailboxQueue } from './MailboxQueue';
 import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
+import './MailboxScreen.css';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
   const filter: MailboxFilter = {};

@@ -14,6 +14,7 @@ import { NukeOutcome } from './NukeOutcome';
 import { NukePreview } from './NukePreview';
 import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges } from './nuke-format';
 import { NUKE_DIALOG_OPENED, nukeFlow, type StaleView } from './nuke-flow';
+import './NukeDialog.css';
 
 type Step = 'preview' | 'arm' | 'apply' | 'done';
 const STEPS: { step: Exclude<Step, 'done'>; label: string }[] = [

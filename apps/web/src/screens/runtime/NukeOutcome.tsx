@@ -5,6 +5,7 @@
 import type { NukeResult } from '../../api/runtime';
 import { OwnerSection } from './OwnerSection';
 import { asCounts, total } from './nuke-format';
+import './NukeOutcome.css';
 
 export function NukeOutcome({ result }: { result: NukeResult }) {
   const partial = result.partial_failure || !result.ok || result.status !== 'completed';

@@ -2,6 +2,7 @@
 import type { NukeResult } from '../../api/runtime';
 import { OwnerSection } from './OwnerSection';
 import { asCounts, total } from './nuke-format';
+import './NukePreview.css';
 
 export function NukePreview({ result }: { result: NukeResult }) {
   const remove = asCounts(result.plan.remove) ?? asCounts(result.cleanup.would_delete);

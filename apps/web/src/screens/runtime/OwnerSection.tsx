@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { JsonTree } from '../../ui/JsonTree';
 import { asCounts } from './nuke-format';
+import './OwnerSection.css';
 
 const LIST_PREVIEW = 8;
 

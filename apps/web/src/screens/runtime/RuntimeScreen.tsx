@@ -13,6 +13,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
+import './RuntimeScreen.css';
 
 export default function RuntimeScreen() {
   const status = useRuntimeStatus();
