@@ -1,6 +1,7 @@
 import { eventually, expect, test } from '../fixtures';
 import type { RpcClient } from '../rpc-client';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
+import { AgentPage, AgentsPage, ConversationsPage, TranscriptPage } from '../pages/agents-page';
 
 /** The demo's triage agent: a global session with tool calls and transcripts that fail to parse. */
 async function triageSession(server: RpcClient) {
@@ -25,28 +26,31 @@ test.describe('agents and conversations', () => {
       if (r.url().includes('/v1/rpc') && body) agentCalls.push(JSON.parse(body).method);
     });
 
-    await page.goto('/agents');
-    const row = page.getByTestId('agent-row').filter({ hasText: 'triage-agent' });
+    const agents = new AgentsPage(page);
+    const agentPage = new AgentPage(page);
+    const transcript = new TranscriptPage(page);
+    await agents.goto();
+    const row = agents.row('triage-agent');
     await expect(row).toBeVisible();
     await expect(row).toContainText('classifier');
     await expect(row).toContainText('small');
     await row.getByRole('link', { name: 'triage-agent' }).click();
 
     await expect(page).toHaveURL(/\/agents\/triage-agent$/);
-    await expect(page.getByRole('heading', { name: 'triage-agent', level: 1 })).toBeVisible();
+    await expect(agentPage.heading('triage-agent')).toBeVisible();
     await expect(page.getByText('Reads new tickets, looks up the order')).toBeVisible();
-    const sessionLink = page.getByTestId('current-session-link');
+    const sessionLink = agentPage.currentSessionLink;
     await expect(sessionLink).toHaveText(sessionId);
     await sessionLink.click();
 
     await expect(page).toHaveURL(new RegExp(`/conversations/${sessionId}$`));
-    await expect(page.getByRole('heading', { name: 'Conversation', level: 1 })).toBeVisible();
-    await expect(page.getByRole('group', { name: 'Session' }).or(page.getByLabel('Session'))).toContainText('triage-agent');
-    const turns = page.getByTestId('turn');
+    await expect(transcript.heading).toBeVisible();
+    await expect(transcript.session).toContainText('triage-agent');
+    const turns = transcript.turns;
     await expect(turns.first()).toBeVisible();
     await expect(turns.first()).toContainText('Turn 0');
     // Tool calls with their arguments and results.
-    const call = page.getByTestId('tool-call').first();
+    const call = transcript.toolCalls.first();
     await expect(call).toBeVisible();
     await expect(call).toContainText('lookup_order');
     await expect(call).toContainText('Arguments');
@@ -54,10 +58,10 @@ test.describe('agents and conversations', () => {
     await expect(call).toContainText('Result');
     // Trigger events link to the event browser.
     await expect(turns.first().getByTestId('trigger-event-link')).toHaveAttribute('href', /\/events\?/);
-    await expect(page.getByTestId('latency-strip')).toContainText(`${conv.turns.length} turns`);
+    await expect(transcript.latencyStrip).toContainText(`${conv.turns.length} turns`);
 
     // Failed parses: the filter keeps only them, each marked and with its error.
-    await page.getByLabel(/Only failed turns/).check();
+    await transcript.onlyFailedTurns.check();
     await expect(page).toHaveURL(/failed=1/);
     const failed = turns.filter({ hasText: 'unparseable model output' }).first();
     await expect(failed).toBeVisible();
@@ -67,10 +71,10 @@ test.describe('agents and conversations', () => {
     for (const flag of await turns.evaluateAll((els) => els.map((e) => e.getAttribute('data-parse-ok')))) expect(flag).toBe('false');
 
     // Payloads are collapsed until asked for.
-    await page.getByLabel(/Only failed turns/).uncheck();
+    await transcript.onlyFailedTurns.uncheck();
     const first = turns.first();
     await expect(first.getByTestId('json-tree')).toHaveCount(0);
-    await first.getByRole('button', { name: 'Request payload' }).click();
+    await transcript.openRequestPayload(first);
     await expect(first.getByTestId('json-tree')).toBeVisible();
 
     // Transcripts come from conversation.get; agent.* only gave references.
@@ -81,10 +85,11 @@ test.describe('agents and conversations', () => {
   test('the last turn link opens the transcript at that turn', async ({ signedIn: page, server }) => {
     await triageSession(server);
     const agent = await server.rpc('agent.get', { agent_id: 'triage-agent' });
-    await page.goto('/agents/triage-agent');
-    await page.getByTestId('last-turn-link').click();
+    const agentPage = new AgentPage(page);
+    await agentPage.goto('triage-agent');
+    await agentPage.lastTurnLink.click();
     await expect(page).toHaveURL(new RegExp(`turn=${agent.last_turn_ref!.turn_id}`));
-    await expect(page.locator('.turn.is-highlighted')).toContainText(agent.last_turn_ref!.turn_id);
+    await expect(new TranscriptPage(page).highlightedTurn).toContainText(agent.last_turn_ref!.turn_id);
   });
 
   test('an unknown agent and an unknown session say so', async ({ signedIn: page }) => {
@@ -96,30 +101,34 @@ test.describe('agents and conversations', () => {
 
   test('axe: agents, agent page, conversations and a transcript; screenshots', async ({ signedIn: page, server }) => {
     const { sessionId } = await triageSession(server);
-    await page.goto('/agents');
-    await expect(page.getByTestId('agent-row').first()).toBeVisible();
+    const agents = new AgentsPage(page);
+    const agentPage = new AgentPage(page);
+    const conversations = new ConversationsPage(page);
+    const transcript = new TranscriptPage(page);
+    await agents.goto();
+    await expect(agents.rows.first()).toBeVisible();
     await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '30-agents');
 
-    await page.goto('/agents/triage-agent');
-    await expect(page.getByTestId('current-session-link')).toBeVisible();
-    await expect(page.getByRole('list', { name: 'Sessions' })).toBeVisible();
+    await agentPage.goto('triage-agent');
+    await expect(agentPage.currentSessionLink).toBeVisible();
+    await expect(agentPage.sessions).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '31-agent');
 
-    await page.goto('/conversations');
-    await expect(page.getByTestId('conversation-row').first()).toBeVisible();
+    await conversations.goto();
+    await expect(conversations.rows.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '32-conversations');
 
-    await page.goto(`/conversations/${sessionId}`);
-    await expect(page.getByTestId('tool-call').first()).toBeVisible();
+    await transcript.goto(sessionId);
+    await expect(transcript.toolCalls.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '33-transcript');
-    await page.getByLabel(/Only failed turns/).check();
+    await transcript.onlyFailedTurns.check();
     await expect(page.getByTestId('turn-error').first()).toBeVisible();
-    await page.getByTestId('turn').first().getByRole('button', { name: 'Request payload' }).click();
+    await transcript.openRequestPayload(transcript.turns.first());
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '34-transcript-failed-turns');
   });

@@ -1,4 +1,6 @@
 import { eventually, expect, test } from '../fixtures';
+import { EventsPage } from '../pages/events-page';
+import { IncidentsPage } from '../pages/incidents-page';
 
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
   test.setTimeout(120_000);
@@ -19,29 +21,28 @@ test('an MCP incident is found by filtering on its component, and its detail lin
     return undefined;
   }, 90_000);
 
-  await page.goto('/incidents');
-  await page.getByLabel('Component').fill(incident.component);
+  const incidents = new IncidentsPage(page);
+  await incidents.goto();
+  await incidents.component.fill(incident.component);
   await expect(page).toHaveURL(new RegExp(`component=${encodeURIComponent(incident.component).replace(/\./g, '\\.')}`));
-  const rows = page.getByTestId('incident-row');
+  const rows = incidents.rows;
   await expect(rows.first()).toBeVisible();
   for (const text of await rows.allInnerTexts()) expect(text).toContain(incident.component);
 
-  await page.getByLabel('MCP only').check();
+  await incidents.mcpOnly.check();
   await expect(page).toHaveURL(/mcp=1/);
   await expect(rows.first()).toBeVisible();
 
-  await page.locator(`a[href*="selected=${encodeURIComponent(incident.incident_id)}"]`).click();
-  const detail = page.getByRole('complementary', { name: 'Incident details' });
-  await expect(detail).toBeVisible();
-  await expect(detail.getByTestId('log-record').first()).toBeVisible();
+  await incidents.open(incident.incident_id);
+  await expect(incidents.detail).toBeVisible();
+  await expect(incidents.logRecords.first()).toBeVisible();
 
-  const link = detail.getByTestId('dead-letter-link').filter({ hasText: log.dead_letter_id! }).first();
+  const link = incidents.deadLetterLink(log.dead_letter_id!);
   await expect(link).toBeVisible();
   await link.click();
 
   await expect(page).toHaveURL(/\/dead-letters\?/);
-  const eventDetail = page.getByRole('complementary', { name: 'Event details' });
-  const card = eventDetail.locator('[data-testid="dead-letter"][aria-current="true"]');
+  const card = new EventsPage(page).detail.locator('[data-testid="dead-letter"][aria-current="true"]');
   await expect(card).toContainText(log.dead_letter_id!);
   await expect(card).toContainText('Failure type');
   await expect(card).toContainText('Handler node');

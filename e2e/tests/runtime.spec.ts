@@ -1,4 +1,4 @@
-import type { Page } from '@playwright/test';
+import { RuntimePage } from '../pages/runtime-page';
 import { ServerProcess } from '../server-process';
 import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
@@ -20,14 +20,6 @@ async function storeCounts(server: ServerProcess) {
   return { events: events.events.length, mailbox: items.items.length, conversations: conversations.conversations.length };
 }
 
-async function openNukeDialog(page: Page) {
-  await page.getByTestId('open-nuke').click();
-  const dialog = page.getByTestId('nuke-dialog');
-  await expect(dialog).toBeVisible();
-  await expect(dialog.getByTestId('nuke-preview')).toBeVisible();
-  return dialog;
-}
-
 test.describe('runtime page on its own server (the reset empties it)', () => {
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
   let own: ServerProcess;
@@ -44,9 +36,10 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
 
   test('pause and resume ingress, each confirmed, with the queue depth shown', async ({ page }) => {
     await signInContext(page, own);
-    await page.goto(`${own.url}/runtime`);
-    await expect(page.getByTestId('ingress-state')).toHaveText('open');
-    await expect(page.getByTestId('bundle-fingerprint')).toHaveText(/^sha256:[0-9a-f]{64}$/);
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
+    await expect(runtime.ingressState).toHaveText('open');
+    await expect(runtime.bundleFingerprint).toHaveText(/^sha256:[0-9a-f]{64}$/);
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '40-runtime');
 
@@ -55,25 +48,25 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
       const body = r.postData();
       if (r.url().includes('/v1/rpc') && body && /"runtime\.(pause|resume)"/.test(body)) keys.push(JSON.parse(body).params.idempotency_key);
     });
-    await page.getByRole('button', { name: 'Pause ingress…' }).click();
-    const dialog = page.getByTestId('ingress-dialog');
-    await expect(dialog).toContainText('queued durably');
+    await runtime.pauseButton.click();
+    const dialog = runtime.ingressDialog;
+    await expect(dialog.root).toContainText('queued durably');
     expect(await seriousViolations(page)).toEqual([]);
-    await dialog.getByLabel('Reason (optional)').fill('e2e: pause to check queueing');
-    await dialog.getByTestId('confirm-ingress').click();
-    await expect(dialog).toBeHidden();
-    await expect(page.getByTestId('ingress-state')).toHaveText('paused');
+    await dialog.reason.fill('e2e: pause to check queueing');
+    await dialog.confirm.click();
+    await expect(dialog.root).toBeHidden();
+    await expect(runtime.ingressState).toHaveText('paused');
     expect((await own.rpc('runtime.status')).ingress).toBe('paused');
 
     await own.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-paused' } });
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await expect(page.getByTestId('queue-depth')).toHaveText('1 queued');
+    await runtime.refreshButton.click();
+    await expect(runtime.queueDepth).toHaveText('1 queued');
 
-    await page.getByRole('button', { name: 'Resume ingress…' }).click();
-    await expect(dialog).toContainText('1 queued publish become eligible for dispatch, each exactly once');
-    await dialog.getByTestId('confirm-ingress').click();
+    await runtime.resumeButton.click();
+    await expect(dialog.root).toContainText('1 queued publish become eligible for dispatch, each exactly once');
+    await dialog.confirm.click();
     await expect(page.getByRole('status').filter({ hasText: 'Ingress resumed' })).toContainText('1 queued publish released');
-    await expect(page.getByTestId('ingress-state')).toHaveText('open');
+    await expect(runtime.ingressState).toHaveText('open');
     expect(keys).toHaveLength(2);
     expect(keys[0]).not.toBe(keys[1]);
     await settled(own);
@@ -87,30 +80,31 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     const status = await own.rpc('runtime.status');
 
     await signInContext(page, own);
-    await page.goto(`${own.url}/runtime`);
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
     const nukeCalls: Record<string, unknown>[] = [];
     page.on('request', (r) => {
       const body = r.postData();
       if (r.url().includes('/v1/rpc') && body?.includes('"runtime.nuke"')) nukeCalls.push(JSON.parse(body).params);
     });
-    const dialog = await openNukeDialog(page);
+    const dialog = await runtime.openNuke();
     // Step 1: every owner's preview, with counts.
-    for (const owner of ['owner-plan', 'owner-quiescence', 'owner-cleanup', 'owner-containers']) await expect(dialog.getByTestId(owner)).toBeVisible();
-    await expect(dialog.getByTestId('nuke-preview')).toContainText(/Removes [\d,]+ records/);
-    await expect(dialog.getByTestId('owner-cleanup')).toContainText('would keep');
-    await expect(dialog.getByTestId('owner-containers')).toContainText('would stop');
+    for (const owner of ['plan', 'quiescence', 'cleanup', 'containers'] as const) await expect(dialog.owner(owner)).toBeVisible();
+    await expect(dialog.preview).toContainText(/Removes [\d,]+ records/);
+    await expect(dialog.owner('cleanup')).toContainText('would keep');
+    await expect(dialog.owner('containers')).toContainText('would stop');
     expect(nukeCalls).toEqual([{ dry_run: true }]);
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '41-nuke-step1-preview');
     // Nothing changed.
     expect(await storeCounts(own)).toEqual(before);
     expect((await own.rpc('runtime.status')).ingress).toBe('open');
-    const planHash = await dialog.getByTestId('plan-hash').innerText();
+    const planHash = await dialog.planHash.innerText();
 
     // Step 2: only the runtime's name (or a fingerprint prefix) arms the next step.
-    await dialog.getByRole('button', { name: 'Continue' }).click();
-    const input = dialog.getByTestId('nuke-confirm-input');
-    const arm = dialog.getByTestId('nuke-arm');
+    await dialog.continueButton.click();
+    const input = dialog.confirmInput;
+    const arm = dialog.arm;
     await expect(arm).toBeDisabled();
     await input.fill(status.name.slice(0, -1));
     await expect(arm).toBeDisabled();
@@ -123,14 +117,14 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     await arm.click();
 
     // Step 3: a reason is required, then apply with the dialog's key and the dry run's plan hash.
-    const apply = dialog.getByTestId('nuke-apply');
+    const apply = dialog.apply;
     await apply.click();
-    await expect(dialog.getByRole('alert')).toContainText('Say why');
+    await expect(dialog.alert).toContainText('Say why');
     expect(nukeCalls).toHaveLength(1);
-    await dialog.getByTestId('nuke-reason').fill('e2e: clean slate');
+    await dialog.reason.fill('e2e: clean slate');
     await shotAtBothWidths(page, '43-nuke-step3-apply');
     await apply.click();
-    const outcome = dialog.getByTestId('nuke-outcome');
+    const outcome = dialog.outcome;
     await expect(outcome).toHaveAttribute('data-status', 'completed', { timeout: 30_000 });
     await expect(outcome).toContainText('Reset complete');
     expect(nukeCalls).toHaveLength(2);
@@ -142,7 +136,7 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     // Stores emptied; the same token (bearer and browser session) still works.
     expect(await storeCounts(own)).toEqual({ events: 0, mailbox: 0, conversations: 0 });
     expect((await own.rpc('health.ping')).ok).toBe(true);
-    await dialog.getByRole('button', { name: 'Close' }).first().click();
+    await dialog.root.getByRole('button', { name: 'Close' }).first().click();
     await page.goto(`${own.url}/events`);
     await expect(page.getByText('No events yet')).toBeVisible();
     await page.goto(`${own.url}/mailbox`);
@@ -152,28 +146,25 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
 
   test('a plan that went stale is refused with what changed, and a fresh preview is offered', async ({ page }) => {
     await signInContext(page, own);
-    await page.goto(`${own.url}/runtime`);
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
     const status = await own.rpc('runtime.status');
-    const dialog = await openNukeDialog(page);
-    const firstHash = await dialog.getByTestId('plan-hash').innerText();
+    const dialog = await runtime.openNuke();
+    const firstHash = await dialog.planHash.innerText();
     // The runtime moves on after the preview.
     await own.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-stale' } });
     await settled(own);
-    await dialog.getByRole('button', { name: 'Continue' }).click();
     // The fingerprint prefix arms as well as the name.
-    await dialog.getByTestId('nuke-confirm-input').fill(status.bundle.fingerprint.slice(0, 'sha256:'.length + 10));
-    await dialog.getByTestId('nuke-arm').click();
-    await dialog.getByTestId('nuke-reason').fill('e2e: stale plan');
-    await dialog.getByTestId('nuke-apply').click();
-    const stale = dialog.getByTestId('plan-stale');
+    await dialog.confirmAndApply(status.bundle.fingerprint.slice(0, 'sha256:'.length + 10), 'e2e: stale plan');
+    const stale = dialog.stale;
     await expect(stale).toContainText('Nothing was reset');
     await expect(stale.getByRole('table', { name: 'What changed' })).toContainText('remove events');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '46-nuke-plan-stale');
     expect((await storeCounts(own)).events).toBeGreaterThan(0);
     await stale.getByRole('button', { name: 'Review the fresh preview' }).click();
-    await expect(dialog.getByTestId('nuke-preview')).toBeVisible();
-    await expect(dialog.getByTestId('plan-hash')).not.toHaveText(firstHash);
+    await expect(dialog.preview).toBeVisible();
+    await expect(dialog.planHash).not.toHaveText(firstHash);
   });
 });
 
@@ -210,19 +201,16 @@ test.describe('nuke with a container that will not stop', () => {
     const status = await own.rpc('runtime.status');
 
     await signInContext(page, own);
-    await page.goto(`${own.url}/runtime`);
-    const dialog = await openNukeDialog(page);
-    await expect(dialog.getByTestId('nuke-preview')).toContainText('Stops 1 managed container');
-    await dialog.getByRole('button', { name: 'Continue' }).click();
-    await dialog.getByTestId('nuke-confirm-input').fill(status.name);
-    await dialog.getByTestId('nuke-arm').click();
-    await dialog.getByTestId('nuke-reason').fill('e2e: forced stop failure');
-    await dialog.getByTestId('nuke-apply').click();
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
+    const dialog = await runtime.openNuke();
+    await expect(dialog.preview).toContainText('Stops 1 managed container');
+    await dialog.confirmAndApply(status.name, 'e2e: forced stop failure');
 
-    const outcome = dialog.getByTestId('nuke-outcome');
+    const outcome = dialog.outcome;
     await expect(outcome).toHaveAttribute('data-status', 'partial_failure', { timeout: 30_000 });
     await expect(outcome.getByRole('alert')).toContainText('Reset ended in partial failure');
-    const errors = outcome.getByTestId('nuke-errors');
+    const errors = dialog.errors;
     await expect(errors).toContainText('containers');
     await expect(errors).toContainText(/did not exit within 300 ms of SIGTERM/);
     await expect(outcome).not.toContainText('Reset complete');

@@ -1,0 +1,94 @@
+/** The runtime page as an operator sees it: ingress with its confirm dialog, and the guarded reset. */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export class RuntimePage {
+  readonly ingressState: Locator;
+  readonly bundleFingerprint: Locator;
+  readonly queueDepth: Locator;
+  readonly pauseButton: Locator;
+  readonly resumeButton: Locator;
+  readonly refreshButton: Locator;
+  readonly ingressDialog: IngressDialog;
+  readonly nukeDialog: NukeDialog;
+
+  constructor(readonly page: Page) {
+    this.ingressState = page.getByTestId('ingress-state');
+    this.bundleFingerprint = page.getByTestId('bundle-fingerprint');
+    this.queueDepth = page.getByTestId('queue-depth');
+    this.pauseButton = page.getByRole('button', { name: 'Pause ingress…' });
+    this.resumeButton = page.getByRole('button', { name: 'Resume ingress…' });
+    this.refreshButton = page.getByRole('button', { name: 'Refresh' });
+    this.ingressDialog = new IngressDialog(page);
+    this.nukeDialog = new NukeDialog(page);
+  }
+
+  /** `origin` is the server's URL when the test runs against its own server rather than the shared one. */
+  async goto(origin = ''): Promise<void> {
+    await this.page.goto(`${origin}/runtime`);
+  }
+
+  /** Opens the reset dialog and waits for its dry-run preview. */
+  async openNuke(): Promise<NukeDialog> {
+    await this.page.getByTestId('open-nuke').click();
+    await expect(this.nukeDialog.root).toBeVisible();
+    await expect(this.nukeDialog.preview).toBeVisible();
+    return this.nukeDialog;
+  }
+}
+
+export class IngressDialog {
+  readonly root: Locator;
+  readonly reason: Locator;
+  readonly confirm: Locator;
+
+  constructor(page: Page) {
+    this.root = page.getByTestId('ingress-dialog');
+    this.reason = this.root.getByLabel('Reason (optional)');
+    this.confirm = this.root.getByTestId('confirm-ingress');
+  }
+}
+
+/** The reset's three steps: preview (dry run), confirm by name, apply with a reason; then the outcome. */
+export class NukeDialog {
+  readonly root: Locator;
+  readonly preview: Locator;
+  readonly planHash: Locator;
+  readonly continueButton: Locator;
+  readonly confirmInput: Locator;
+  readonly arm: Locator;
+  readonly reason: Locator;
+  readonly apply: Locator;
+  readonly alert: Locator;
+  readonly outcome: Locator;
+  readonly errors: Locator;
+  readonly stale: Locator;
+
+  constructor(page: Page) {
+    this.root = page.getByTestId('nuke-dialog');
+    this.preview = this.root.getByTestId('nuke-preview');
+    this.planHash = this.root.getByTestId('plan-hash');
+    this.continueButton = this.root.getByRole('button', { name: 'Continue' });
+    this.confirmInput = this.root.getByTestId('nuke-confirm-input');
+    this.arm = this.root.getByTestId('nuke-arm');
+    this.reason = this.root.getByTestId('nuke-reason');
+    this.apply = this.root.getByTestId('nuke-apply');
+    this.alert = this.root.getByRole('alert');
+    this.outcome = this.root.getByTestId('nuke-outcome');
+    this.errors = this.outcome.getByTestId('nuke-errors');
+    this.stale = this.root.getByTestId('plan-stale');
+  }
+
+  /** One reset owner's section of the preview: plan, quiescence, cleanup or containers. */
+  owner(name: 'plan' | 'quiescence' | 'cleanup' | 'containers'): Locator {
+    return this.root.getByTestId(`owner-${name}`);
+  }
+
+  /** From the preview to a reset applied: continue, type the confirmation, arm, give the reason, apply. */
+  async confirmAndApply(confirmation: string, reason: string): Promise<void> {
+    await this.continueButton.click();
+    await this.confirmInput.fill(confirmation);
+    await this.arm.click();
+    await this.reason.fill(reason);
+    await this.apply.click();
+  }
+}
