@@ -27,7 +27,10 @@ const vitestStatus = run(bin('vitest'), ['run', '--reporter=default', '--reporte
 if (fs.existsSync(vitestJson)) {
   const r = JSON.parse(fs.readFileSync(vitestJson, 'utf8'));
   passed += r.numPassedTests;
-  failed += r.numFailedTests + (r.numFailedTestSuites ?? 0);
+  // A file that failed without a failing test (an import or setup error) counts once; a failing
+  // test is not counted again through the file and describe blocks around it.
+  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
+  failed += r.numFailedTests + brokenFiles.length;
 } else if (vitestStatus !== 0) failed += 1;
 
 if (process.env.SKIP_E2E !== '1') {

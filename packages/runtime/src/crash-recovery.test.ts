@@ -143,7 +143,7 @@ describe('crash recovery', () => {
     const dir = tempDir('sb-crash-');
     const bundlePath = writeBundle(dir, resumeBundle);
     const dataDir = path.join(dir, 'data');
-    const { acked } = await runChildUntil(dataDir, bundlePath, 'resume', 1000, (line) => (line === 'RESUMING' ? 250 : undefined));
+    const { acked } = await runChildUntil(dataDir, bundlePath, 'resume', 1000, (line) => (line.startsWith('MID-RESUME ') ? 0 : undefined));
     expect(acked.length).toBe(1000);
 
     const probe = await Store.open({ dataDir });

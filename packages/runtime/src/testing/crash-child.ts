@@ -1,6 +1,7 @@
 /**
  * Child process for the crash tests: publishes and dispatches (or queues and resumes) until the
- * parent SIGKILLs it. Prints "ACK <event_id>" after each acknowledged publish.
+ * parent SIGKILLs it. Prints "ACK <event_id>" after each acknowledged publish, and in resume mode
+ * "MID-RESUME <released>" when it has stopped part-way through the resume.
  *
  * usage: tsx crash-child.ts <dataDir> <bundlePath> dispatch|resume <count>
  */
@@ -17,6 +18,19 @@ for (let i = 0; i < total; i++) {
   process.stdout.write(`ACK ${res.event_id}\n`);
 }
 process.stdout.write(mode === 'resume' ? 'RESUMING\n' : 'PUBLISHED\n');
-if (mode === 'resume') await runtime.resume();
+// Alive until killed: a resume that finishes must not end the process, the parent's kill is the test.
+setInterval(() => undefined, 60_000);
+if (mode === 'resume') {
+  // Once resume has released some but not all, say so and stop between its batches, so the parent's
+  // SIGKILL lands mid-resume however fast or slow the machine is (a timer raced the resume and lost
+  // on a loaded machine: the child finished and exited before the kill).
+  const watch = setInterval(async () => {
+    const { n } = await store.db.selectFrom('ingress_queue').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'released').executeTakeFirstOrThrow();
+    if (Number(n) < 100 || Number(n) >= total) return;
+    clearInterval(watch);
+    process.stdout.write(`MID-RESUME ${n}\n`); // synchronous on a pipe on Linux
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
+  }, 2);
+  await runtime.resume();
+}
 process.stdout.write('DONE\n');
-await new Promise(() => undefined);
