@@ -56,6 +56,8 @@ export class Ingress {
     private readonly clock: Clock,
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
+    /** Runs a publish's writes in a transaction it may share with concurrent publishes (group commit). */
+    private readonly inGroup: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => Promise<T>,
   ) {}
 
   state(): Promise<IngressState> {
@@ -87,7 +89,7 @@ export class Ingress {
   async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
     const payload = this.validate(input);
     const source = input.source ?? 'api';
-    const result = await this.db.transaction().execute(async (trx) => {
+    const result = await this.inGroup(async (trx) => {
       const now = this.clock.now();
       const nowIso = now.toISOString();
       const run_id = newId('run', now);

@@ -95,7 +95,7 @@ export class Runtime {
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
-    this.ingress = new Ingress(store.db, bundle, clock, this.log, wake);
+    this.ingress = new Ingress(store.db, bundle, clock, this.log, wake, (fn) => store.transactionInGroup(fn));
     this.mailbox = new MailboxService(store.db, bundle, clock, this.log, wake);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(

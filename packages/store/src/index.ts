@@ -11,6 +11,7 @@ export * from './repositories/mailbox-reads';
 export * from './repositories/run-reads';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
+export type { GroupCommit } from './group-commit';
 export { sql } from 'kysely';
 export type { Kysely, Transaction, Selectable, Insertable, Updateable } from 'kysely';
 export * from './data-dir-lock';

@@ -13,6 +13,7 @@ import { IncidentRepository } from './repositories/incidents';
 import { MailboxReadRepository } from './repositories/mailbox-reads';
 import { RunReadRepository } from './repositories/run-reads';
 import type { Database } from './schema';
+import { GroupCommit } from './group-commit';
 
 export interface StoreOptions {
   dataDir: string;
@@ -33,6 +34,7 @@ export class Store {
   readonly agentReads: AgentReadRepository;
   readonly conversationReads: ConversationReadRepository;
   readonly runReads: RunReadRepository;
+  readonly groupCommit: GroupCommit;
 
   private constructor(
     readonly db: Kysely<Database>,
@@ -42,6 +44,7 @@ export class Store {
     private readonly onClose: () => void,
     changeCounter: () => number,
   ) {
+    this.groupCommit = new GroupCommit(db);
     this.tokens = new TokenRepository(db, clock, changeCounter);
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
@@ -73,6 +76,15 @@ export class Store {
 
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(fn);
+  }
+
+  /**
+   * A small durable write that may share its transaction and fsync with other callers' (group
+   * commit, see group-commit.ts). `fn` runs in a savepoint of the group's transaction: its own
+   * failure rolls back only its writes. Resolves once the group's commit is on disk.
+   */
+  transactionInGroup<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.groupCommit.run(fn);
   }
 
   /** Round-trip time of a trivial query, for health checks. */

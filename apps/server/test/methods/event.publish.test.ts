@@ -88,3 +88,43 @@ describe('run.start deprecation', () => {
     expect(byName['event.publish']!.deprecated ?? false).toBe(false);
   });
 });
+
+describe('event.publish under group commit', () => {
+  it('a batch of concurrent publishes shares one commit, and each member gets its own answer: valid ones, UNKNOWN_EVENT, a replay and an IDEMPOTENCY_CONFLICT', async () => {
+    const replayedKey = newKey();
+    const earlier = await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 }, idempotency_key: replayedKey });
+    const [k1, k2, unknownKey] = [newKey(), newKey(), newKey()];
+    const calls = [
+      { event_name: 'tick', payload: { n: 10 }, idempotency_key: k1 },
+      { event_name: 'order.shipped', payload: {}, idempotency_key: unknownKey },
+      { event_name: 'tick', payload: { n: 1 }, idempotency_key: replayedKey },
+      { event_name: 'tick', payload: { n: 2 }, idempotency_key: replayedKey },
+      { event_name: 'tick', payload: { n: 11 }, idempotency_key: k2 },
+      { event_name: 'tick', payload: { n: 12 } },
+    ];
+    const before = { ...server.store.groupCommit.stats };
+    const response = await server.post('/v1/rpc', calls.map((params, i) => ({ jsonrpc: '2.0', id: i, method: 'event.publish', params })));
+    const answers = ((await response.json()) as { id: number; result?: { run_id: string; event_id: string; status: string }; error?: { data: { code: string } } }[]).sort((a, b) => a.id - b.id);
+
+    expect(answers[0]!.result).toMatchObject({ status: 'running', event_id: expect.stringMatching(/^evt_/) });
+    expect(answers[1]!.error!.data.code).toBe('UNKNOWN_EVENT');
+    expect(answers[2]!.result).toEqual(earlier);
+    expect(answers[3]!.error!.data.code).toBe('IDEMPOTENCY_CONFLICT');
+    expect(answers[4]!.result).toMatchObject({ status: 'running' });
+    expect(answers[5]!.result).toMatchObject({ status: 'running' });
+    // The three new publishes were one group: one transaction, one fsync.
+    expect(server.store.groupCommit.stats.members - before.members).toBe(3);
+    expect(server.store.groupCommit.stats.groups - before.groups).toBe(1);
+
+    // Each new event is stored once, and its key replays its own answer.
+    for (const i of [0, 4, 5]) {
+      const { events } = await ok(server, 'event.list', { filter: { event_id: answers[i]!.result!.event_id } });
+      expect(events).toHaveLength(1);
+    }
+    expect(await ok(server, 'event.publish', calls[0]!)).toEqual(answers[0]!.result);
+    expect(await ok(server, 'event.publish', calls[4]!)).toEqual(answers[4]!.result);
+    // The refused member stored its error under its key, as a lone call would.
+    await fails(server, 'event.publish', calls[1]!, 'UNKNOWN_EVENT');
+    await waitForQuiet(server);
+  });
+});

@@ -3,7 +3,7 @@
  * parent SIGKILLs it. Prints "ACK <event_id>" after each acknowledged publish, and in resume mode
  * "MID-RESUME <released>" when it has stopped part-way through the resume.
  *
- * usage: tsx crash-child.ts <dataDir> <bundlePath> dispatch|resume <count>
+ * usage: tsx crash-child.ts <dataDir> <bundlePath> dispatch|resume|publish-load <count>
  */
 import { Store } from '@switchboard/store';
 import { Runtime } from '../runtime';
@@ -13,6 +13,18 @@ const total = Number(countArg);
 const store = await Store.open({ dataDir: dataDir! });
 const runtime = await Runtime.boot({ store, bundlePath, autoStart: mode === 'dispatch', dispatcher: { concurrency: 2 } });
 if (mode === 'resume') await runtime.pause();
+if (mode === 'publish-load') {
+  // Sixteen publishers at once, so publishes share group commits, until the parent kills us.
+  let next = 0;
+  const publisher = async () => {
+    for (;;) {
+      const i = next++;
+      const res = await runtime.publish({ event_name: 'order.placed', payload: { order_id: `o${i}`, amount: i } });
+      process.stdout.write(`ACK ${res.event_id}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, publisher));
+}
 for (let i = 0; i < total; i++) {
   const res = await runtime.publish({ event_name: 'order.placed', payload: { order_id: `o${i}`, amount: i } });
   process.stdout.write(`ACK ${res.event_id}\n`);
