@@ -29,6 +29,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether the process ignores SIGTERM yet (its shell has run `trap '' TERM`), from /proc. */
+function ignoresSigterm(pid: number): boolean {
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('SigIgn:'));
+  return line !== undefined && (BigInt(`0x${line.slice('SigIgn:'.length).trim()}`) & (1n << 14n)) !== 0n;
+}
+
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -61,6 +67,8 @@ describe('LocalProcessManager', () => {
     const manager = new LocalProcessManager({ store, clock: systemClock, command: `trap '' TERM; read _`, stopTimeoutMs: 300 });
     try {
       const record = await manager.start({ entityId: 'ent_stubborn', entityType: 'ticket' });
+      // A SIGTERM sent before the shell has set its trap would simply end it (seen on a loaded machine).
+      await waitUntil(() => ignoresSigterm(record.pid!));
       const outcome = await manager.stop(record.container_id);
       expect(outcome.ok).toBe(false);
       if (outcome.ok) return;
