@@ -197,42 +197,49 @@ export class Dispatcher {
       .orderBy('next_attempt_at')
       .limit(limit)
       .execute();
-    const claimed: DeliveryRecord[] = [];
+    if (candidates.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
-    for (const c of candidates) {
-      const row = await store.db
-        .updateTable('deliveries')
-        .set((eb) => ({
-          status: 'in_progress',
-          lease_owner: this.owner,
-          lease_expires_at: leaseUntil,
-          attempts: eb('attempts', '+', 1),
-          updated_at: nowIso,
-        }))
-        .where('delivery_id', '=', c.delivery_id)
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-            eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
-          ]),
-        )
-        .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
-        .executeTakeFirst();
-      if (!row) continue;
-      if (c.status === 'in_progress') {
-        await this.services.log.write({
-          level: 'warn',
-          component: 'dispatcher',
-          error_code: 'LEASE_EXPIRED',
-          message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${c.lease_owner ?? 'an earlier claimer'} expired before it finished`,
-          delivery_id: row.delivery_id,
-          event_id: row.event_id,
-          run_id: row.run_id,
-        });
+    // One transaction (one fsync) for the whole batch of claims, each still a conditional update.
+    return store.transaction(async (trx) => {
+      const claimed: DeliveryRecord[] = [];
+      for (const c of candidates) {
+        const row = await trx
+          .updateTable('deliveries')
+          .set((eb) => ({
+            status: 'in_progress',
+            lease_owner: this.owner,
+            lease_expires_at: leaseUntil,
+            attempts: eb('attempts', '+', 1),
+            updated_at: nowIso,
+          }))
+          .where('delivery_id', '=', c.delivery_id)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+              eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+            ]),
+          )
+          .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
+          .executeTakeFirst();
+        if (!row) continue;
+        if (c.status === 'in_progress') {
+          await this.services.log.write(
+            {
+              level: 'warn',
+              component: 'dispatcher',
+              error_code: 'LEASE_EXPIRED',
+              message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${c.lease_owner ?? 'an earlier claimer'} expired before it finished`,
+              delivery_id: row.delivery_id,
+              event_id: row.event_id,
+              run_id: row.run_id,
+            },
+            trx,
+          );
+        }
+        claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent', attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) });
       }
-      claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent', attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) });
-    }
-    return claimed;
+      return claimed;
+    });
   }
 
   private async loadEvent(eventId: string): Promise<EventRecord> {
@@ -347,7 +354,9 @@ export class Dispatcher {
   private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
     const { store, clock } = this.services;
     const counter = { n: 0 };
-    await store.transaction(async (trx) => {
+    // Shares its commit with other completions and publishes that arrive together (group commit);
+    // still one savepoint for the handler's writes, its emitted events and the status flip.
+    await store.transactionInGroup(async (trx) => {
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
       const res = await this.ownLease(d)(
@@ -373,7 +382,7 @@ export class Dispatcher {
       });
     }
     try {
-      await store.transaction(async (trx) => {
+      await store.transactionInGroup(async (trx) => {
         const now = clock.now();
         const nowIso = now.toISOString();
         await failure.record?.(trx, { final, attempt: d.attempts });
