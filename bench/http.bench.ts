@@ -11,7 +11,7 @@
  *
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (8 per measurement), BENCH_SCENARIOS (ping,publish),
  * BENCH_BEFORE_ROOT (a checkout of an earlier commit, with node_modules: its server joins the ping
- * rounds as "before", for a before/after ratio taken in the same run).
+ * and publish rounds as "before", for a before/after ratio taken in the same run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -174,9 +174,11 @@ if (SCENARIOS.includes('ping')) {
 if (SCENARIOS.includes('publish')) {
   const at1: Measured[] = [];
   const at64: Measured[] = [];
+  const before64: Measured[] = [];
   const raw: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const order = round % 2 ? ['project', 'raw'] : ['raw', 'project'];
+    const contenders = BEFORE_ROOT ? ['project', 'raw', 'before'] : ['project', 'raw'];
+    const order = round % 2 ? contenders : [...contenders].reverse();
     for (const which of order) {
       if (which === 'project') {
         const s = await serverUnderTest();
@@ -185,6 +187,13 @@ if (SCENARIOS.includes('publish')) {
         at1.push(one);
         at64.push(many);
         console.log(`  publish round ${round} project  1c: ${fmt(one)}; 64c: ${fmt(many)} (load ${la()})`);
+        await stop(s.child);
+        fs.rmSync(s.dataDir, { recursive: true, force: true });
+      } else if (which === 'before') {
+        const s = await serverUnderTest(BEFORE_ROOT);
+        const many = await load(s.port, 64, publish);
+        before64.push(many);
+        console.log(`  publish round ${round} before   64c: ${fmt(many)} (load ${la()})`);
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else {
@@ -201,4 +210,8 @@ if (SCENARIOS.includes('publish')) {
   console.log(
     `publish ratios: 64c ${(many / rows).toFixed(2)}x the raw baseline (target >= 2x); 64c ${(many / one).toFixed(2)}x 1c (target >= 8x); p99 ${median(at64.map((m) => m.p99))} ms (target <= 50 ms)`,
   );
+  if (before64.length) {
+    const fr = median(before64.map((m) => m.rps));
+    console.log(`publish before (${BEFORE_ROOT}): 64c ${Math.round(fr)} events/s, p99 ${median(before64.map((m) => m.p99))} ms; now ${(many / fr).toFixed(2)}x the before throughput`);
+  }
 }
