@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Database, Transaction } from '@switchboard/store';
+import type { Database, EventsTable, Selectable, Transaction } from '@switchboard/store';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
@@ -24,6 +24,22 @@ export interface DispatcherOptions {
   idlePollMaxMs?: number;
   /** Lease owner id; unique per process by default. */
   owner?: string;
+}
+
+/** A claimed delivery with its event, read with the claim. */
+type ClaimedDelivery = DeliveryRecord & { event: EventRecord };
+
+function toEventRecord(e: Selectable<EventsTable>): EventRecord {
+  return {
+    event_id: e.event_id,
+    event_name: e.event_name,
+    payload: JSON.parse(e.payload) as Record<string, unknown>,
+    entity_id: e.entity_id,
+    run_id: e.run_id,
+    chain_depth: e.chain_depth,
+    created_at: e.created_at,
+    seq: Number(e.seq),
+  };
 }
 
 class LeaseLost extends Error {
@@ -160,7 +176,7 @@ export class Dispatcher {
     }
   }
 
-  private track(d: DeliveryRecord): Promise<void> {
+  private track(d: ClaimedDelivery): Promise<void> {
     const p: Promise<void> = this.process(d)
       .catch((err) => this.safeLog('error', 'DISPATCH_FAULT', `delivery ${d.delivery_id}: ${(err as Error).message}`))
       .finally(() => {
@@ -179,8 +195,11 @@ export class Dispatcher {
     }
   }
 
-  /** Claims up to `limit` due deliveries; each claim is a conditional update only one claimer can win. */
-  async claimDue(limit: number): Promise<DeliveryRecord[]> {
+  /**
+   * Claims up to `limit` due deliveries; each claim is a conditional update only one claimer can
+   * win. The batch is one transaction, and the claimed deliveries' events are read in one query.
+   */
+  async claimDue(limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     const { store, clock, bundle } = this.services;
     const now = clock.now();
@@ -238,28 +257,22 @@ export class Dispatcher {
         }
         claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent', attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) });
       }
-      return claimed;
+      if (claimed.length === 0) return [];
+      const events = await trx
+        .selectFrom('events')
+        .selectAll()
+        .where('event_id', 'in', [...new Set(claimed.map((d) => d.event_id))])
+        .execute();
+      const byId = new Map(events.map((e) => [e.event_id, toEventRecord(e)]));
+      return claimed.map((d) => ({ ...d, event: byId.get(d.event_id)! }));
     });
   }
 
-  private async loadEvent(eventId: string): Promise<EventRecord> {
-    const e = await this.services.store.db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
-    return {
-      event_id: e.event_id,
-      event_name: e.event_name,
-      payload: JSON.parse(e.payload) as Record<string, unknown>,
-      entity_id: e.entity_id,
-      run_id: e.run_id,
-      chain_depth: e.chain_depth,
-      created_at: e.created_at,
-      seq: Number(e.seq),
-    };
-  }
 
   /** Runs one claimed delivery to its recorded outcome. */
-  async process(d: DeliveryRecord): Promise<void> {
+  async process(claimed: ClaimedDelivery): Promise<void> {
     const { bundle } = this.services;
-    const event = await this.loadEvent(d.event_id);
+    const { event, ...d } = claimed;
     const handler = this.handlers.get(subscriberKey(d.subscriber_type, d.subscriber_id));
     let failure: HandlerFailure | undefined;
     let outcome: HandlerOutcome | undefined;
