@@ -50,7 +50,10 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
     .select(['mailbox_id', 'payload', 'source_entity_id'])
     .where('status', '=', 'pending')
     .where('type', '=', 'refund_approval')
-    .orderBy('seq')
+    // By ticket, newest first, not by arrival: arrival order follows dispatch timing, and which
+    // items are decided (so which refunds meet the flaky payments server, and which of them end as
+    // dead letters) must not change with it.
+    .orderBy('source_entity_id', 'desc')
     .execute();
   const keep = options.leavePending ?? 3;
   const decide = pending.slice(0, Math.max(0, pending.length - keep));
