@@ -3,7 +3,7 @@
  * groups them by (error_code, component). Components of MCP tool servers are named "mcp.<server>"
  * and flagged is_mcp so the mcp_only filter can select them.
  */
-import type { Clock, Database, Kysely } from '@switchboard/store';
+import type { Clock, Database, Kysely, LogRepository } from '@switchboard/store';
 import { newId } from './ids';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -28,17 +28,16 @@ export function isMcpComponent(component: string): boolean {
 
 export class RuntimeLog {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly logs: LogRepository,
     private readonly clock: Clock,
   ) {}
 
   /** Writes through `on` (a transaction) when given, so a record commits with what it describes. */
-  async write(entry: LogEntry, on: Kysely<Database> = this.db): Promise<string> {
+  async write(entry: LogEntry, on?: Kysely<Database>): Promise<string> {
     const now = this.clock.now();
     const log_id = newId('log', now);
-    await on
-      .insertInto('logs')
-      .values({
+    await this.logs.write(
+      {
         log_id,
         ts: now.toISOString(),
         level: entry.level,
@@ -53,8 +52,9 @@ export class RuntimeLog {
         dead_letter_id: entry.dead_letter_id ?? null,
         entity_id: entry.entity_id ?? null,
         session_id: entry.session_id ?? null,
-      })
-      .execute();
+      },
+      on,
+    );
     return log_id;
   }
 }

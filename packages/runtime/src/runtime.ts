@@ -91,7 +91,7 @@ export class Runtime {
     containers?: ContainerManager,
   ) {
     this.startedAt = clock.now();
-    this.log = new RuntimeLog(store.db, clock);
+    this.log = new RuntimeLog(store.logs, clock);
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();

@@ -151,6 +151,8 @@ async function fill(store: Store): Promise<{ ms: number; deliveries: number; dea
     logs += logRows.length;
     if ((base / BATCH) % 20 === 19) process.stderr.write(`  filled ${base + BATCH} events (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
   }
+  // Log records went in straight, in bulk: build the incident rollup from them, as migration 005 does.
+  await store.logs.rebuildIncidentRollup();
   await sql`pragma synchronous = full`.execute(store.db);
   return { ms: performance.now() - started, deliveries, deadLetters, logs };
 }
@@ -283,7 +285,7 @@ function nest(raw: BetterSqlite3.Database, rows: { event_id: string }[]) {
   return { rows, deliveries: s.d.all(...ids), deadLetters: s.l.all(...ids) };
 }
 
-/** Raw SQL twin of IncidentRepository.page: one grouped bucket query, then one UNION ALL of per-group samples. */
+/** Raw SQL over the records alone (no rollup): one grouped bucket query, then one UNION ALL of per-group samples. */
 function rawIncidents(raw: BetterSqlite3.Database, mcpOnly: boolean) {
   const where = `level_rank >= 2 and ts >= ? and ts < ?${mcpOnly ? ' and is_mcp = 1' : ''}`;
   const sampleStatements = new Map<number, BetterSqlite3.Statement>();
@@ -407,6 +409,7 @@ async function main() {
     ['runtime.incidents 24 h', false, 24],
     ['runtime.incidents 24 h mcp_only', true, 24],
     ['runtime.incidents 7 days', false, 168],
+    ['runtime.incidents 30 days', false, 720],
   ] as const) {
     const windowEnd = new Date(end + 1).toISOString();
     const windowStart = new Date(end + 1 - hours * 3600_000).toISOString();
@@ -416,7 +419,7 @@ async function main() {
       () => rawQ(windowStart, windowEnd),
     );
     table.push([name, fmt(s.p50), fmt(s.p99), fmt(r.p50), fmt(r.p99), '-', '-', '-', '-']);
-    if (hours === 24 && s.p99 >= 5) verdicts.push(`${name}: store p99 over 5 ms`);
+    if (s.p99 >= 5) verdicts.push(`${name}: store p99 over 5 ms`);
   }
 
   const header = ['case (ms)', 'store p50', 'store p99', 'raw p50', 'raw p99', 'p100 store p50', 'p100 store p99', 'p100 raw p50', 'p100 raw p99'];

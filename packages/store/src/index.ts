@@ -7,6 +7,7 @@ export * from './repositories/agent-reads';
 export * from './repositories/conversation-reads';
 export * from './repositories/events';
 export * from './repositories/incidents';
+export * from './repositories/logs';
 export * from './repositories/mailbox-reads';
 export * from './repositories/run-reads';
 export type * from './schema';

@@ -121,6 +121,20 @@ export interface LogsTable {
   session_id: string | null;
 }
 
+/** Warn-or-worse log records per hour and (component, error code): see migration 005. */
+export interface IncidentHoursTable {
+  /** The hour's ISO prefix, "YYYY-MM-DDTHH" (UTC). */
+  hour: string;
+  component: string;
+  /** The error code, or '' for none. */
+  error_key: string;
+  is_mcp: number;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+  level_rank: number;
+}
+
 export interface EntitiesTable {
   entity_id: string;
   entity_type: string;
@@ -253,6 +267,7 @@ export interface Database {
   deliveries: DeliveriesTable;
   dead_letters: DeadLettersTable;
   logs: LogsTable;
+  incident_hours: IncidentHoursTable;
   entities: EntitiesTable;
   mailbox_items: MailboxItemsTable;
   mailbox_history: MailboxHistoryTable;

@@ -10,6 +10,7 @@ import { AgentReadRepository } from './repositories/agent-reads';
 import { ConversationReadRepository } from './repositories/conversation-reads';
 import { EventRepository } from './repositories/events';
 import { IncidentRepository } from './repositories/incidents';
+import { LogRepository } from './repositories/logs';
 import { MailboxReadRepository } from './repositories/mailbox-reads';
 import { RunReadRepository } from './repositories/run-reads';
 import type { Database } from './schema';
@@ -30,6 +31,7 @@ export class Store {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly incidents: IncidentRepository;
+  readonly logs: LogRepository;
   readonly mailboxReads: MailboxReadRepository;
   readonly agentReads: AgentReadRepository;
   readonly conversationReads: ConversationReadRepository;
@@ -50,6 +52,7 @@ export class Store {
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db);
     this.incidents = new IncidentRepository(db);
+    this.logs = new LogRepository(db);
     this.mailboxReads = new MailboxReadRepository(db);
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store, type BulkEvent, type EventFilter, type EventPosition, type IncidentRow } from '@switchboard/store';
+import { Store, type BulkEvent, type EventFilter, type EventPosition, type IncidentRow, type NewLogRecord } from '@switchboard/store';
 
 /** Small deterministic PRNG so a failure reproduces. */
 function prng(seed: number) {
@@ -282,7 +282,7 @@ describe('IncidentRepository', () => {
     const r = prng(7);
     const components = ['dispatcher', 'agent.triage-agent', 'mcp.payments', 'mcp.crm', 'ingress'];
     const codes = ['DELIVERY_RETRY', 'DEAD_LETTER', 'MCP_TOOL_ERROR', null];
-    const rows = [];
+    const rows: NewLogRecord[] = [];
     for (let i = 0; i < 600; i++) {
       // Some records fall outside the window on either side.
       const ts = new Date(Date.parse(W_START) - 3 * 3600_000 + Math.floor(r() * 30 * 3600_000)).toISOString();
@@ -308,7 +308,10 @@ describe('IncidentRepository', () => {
       rows.push(row);
       logs.push({ ...row, seq: i + 1 });
     }
-    await store.db.insertInto('logs').values(rows).execute();
+    // Through the log repository, so the hourly incident rollup is kept as the runtime keeps it.
+    await store.transaction(async (trx) => {
+      for (const row of rows) await store.logs.write(row, trx);
+    });
   });
 
   function expectedGroups(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }) {
@@ -382,6 +385,42 @@ describe('IncidentRepository', () => {
       if (opts.mcpOnly) expect(got.every((g) => g.component.startsWith('mcp.'))).toBe(true);
     });
   }
+
+  it('agrees with a direct count of the records over random windows, bucket counts and filters (the rollup covers whole hours, the records the cut ones)', async () => {
+    const r = prng(99);
+    const dataStart = Date.parse(W_START) - 3 * 3600_000;
+    const components = [undefined, undefined, 'dispatcher', 'mcp.payments'];
+    for (let trial = 0; trial < 60; trial++) {
+      // Windows from minutes to days, at any millisecond, inside, across and outside the data.
+      const startMs = dataStart - 2 * 3600_000 + Math.floor(r() * 34 * 3600_000);
+      const endMs = startMs + 1 + Math.floor(r() ** 2 * 36 * 3600_000);
+      const windowStart = new Date(startMs).toISOString();
+      const windowEnd = new Date(endMs).toISOString();
+      const buckets = [0, 1, 7, 24, 30][Math.floor(r() * 5)]!;
+      const component = components[Math.floor(r() * components.length)];
+      const mcpOnly = r() < 0.25;
+      const page = await store.incidents.page({ windowStart, windowEnd, component, mcpOnly, sort: 'count', limit: 500, histogramBuckets: buckets });
+
+      const width = (endMs - startMs) / Math.max(1, buckets);
+      const bounds = Array.from({ length: Math.max(1, buckets) - 1 }, (_, i) => new Date(Math.floor(startMs + width * (i + 1))).toISOString());
+      const want = new Map<string, { count: number; first_seen: string; last_seen: string; level_rank: number; histogram: number[] }>();
+      for (const l of logs) {
+        if (l.level_rank < 2 || l.ts < windowStart || l.ts >= windowEnd) continue;
+        if (component !== undefined && l.component !== component) continue;
+        if (mcpOnly && !l.component.startsWith('mcp.')) continue;
+        const k = JSON.stringify([l.component, l.error_code]);
+        const g = want.get(k) ?? { count: 0, first_seen: l.ts, last_seen: l.ts, level_rank: 0, histogram: new Array<number>(buckets).fill(0) };
+        g.count++;
+        if (l.ts < g.first_seen) g.first_seen = l.ts;
+        if (l.ts > g.last_seen) g.last_seen = l.ts;
+        g.level_rank = Math.max(g.level_rank, l.level_rank);
+        if (buckets > 0) g.histogram[bounds.filter((b) => b <= l.ts).length]!++;
+        want.set(k, g);
+      }
+      const got = new Map(page.incidents.map((i) => [JSON.stringify([i.component, i.error_code]), { count: i.count, first_seen: i.first_seen, last_seen: i.last_seen, level_rank: i.level_rank, histogram: i.histogram ?? [] }]));
+      expect(got, JSON.stringify({ windowStart, windowEnd, buckets, component, mcpOnly })).toEqual(want);
+    }
+  });
 
   it('returns the log records of one group, latest first', async () => {
     const [group] = expectedGroups({ sort: 'count' });

@@ -9,7 +9,7 @@
  * and log records not tied to a run-scoped record, the bundle (a file), and container records,
  * which the managed-container stop owns.
  */
-import { sql, type Database, type Kysely, type Transaction } from '@switchboard/store';
+import { rebuildIncidentRollup, sql, type Database, type Kysely, type Transaction } from '@switchboard/store';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
 const DELETE_CHUNK_ROWS = 2000;
@@ -127,6 +127,8 @@ export async function deleteRunScoped(trx: Transaction<Database>): Promise<Remov
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
+  // The incident rollup follows the log records that are left (those tied to nothing removed).
+  await rebuildIncidentRollup(trx);
   return Object.fromEntries(REMOVED_TABLES.map((t) => [t, deleted[t]])) as RemovalCounts;
 }
 

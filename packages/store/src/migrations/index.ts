@@ -4,6 +4,7 @@ import * as foundation from './001_foundation';
 import { runtimeMigration } from './002_runtime';
 import * as runtimeIntegrity from './003_runtime_integrity';
 import * as readIndexes from './004_read_indexes';
+import * as incidentRollup from './005_incident_rollup';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -14,6 +15,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '002_runtime': runtimeMigration(engine),
         '003_runtime_integrity': runtimeIntegrity,
         '004_read_indexes': readIndexes,
+        '005_incident_rollup': incidentRollup,
       };
     },
   };

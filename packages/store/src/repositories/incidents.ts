@@ -49,6 +49,13 @@ export interface IncidentPage {
 export type LogRow = Selectable<LogsTable>;
 
 const SAMPLE_SIZE = 5;
+const HOUR_MS = 3_600_000;
+
+/** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
+export const hourOf = (ts: string) => ts.slice(0, 13);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type GroupAggregate = IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] };
 
 /**
  * runtime.incidents: warn-and-above log records grouped by (component, error_code) inside a
@@ -121,46 +128,85 @@ export class IncidentRepository {
     return [eb('component', '=', key.component), key.error_code === null ? eb('error_code', 'is', null) : eb('error_code', '=', key.error_code)];
   }
 
-  /** Every group in the window with its aggregates and per-bucket counts: one grouped query. */
-  private async groups(q: IncidentQuery): Promise<Map<string, IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] }>> {
+  /**
+   * Every group in the window with its aggregates and per-bucket counts. Whole hours that no
+   * bucket boundary cuts come from the hourly rollup (a few rows per hour); the hours at the
+   * window's edges and at bucket boundaries are counted from the records themselves, so counts,
+   * first/last seen and the histogram stay exact.
+   */
+  private async groups(q: IncidentQuery): Promise<Map<string, GroupAggregate>> {
     const buckets = Math.max(1, q.histogramBuckets);
     const start = Date.parse(q.windowStart);
-    const width = (Date.parse(q.windowEnd) - start) / buckets;
+    const end = Date.parse(q.windowEnd);
+    const width = (end - start) / buckets;
+    const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
     // Bucket boundaries as ISO text, so the bucket is a portable CASE over the ts column.
-    const bounds = Array.from({ length: buckets - 1 }, (_, i) => new Date(Math.floor(start + width * (i + 1))).toISOString());
-    const bucket = bucketExpression(bounds, 0);
-    // Bucketed in a derived table, so the GROUP BY names a column rather than repeating the CASE.
-    const bucketed = this.db
-      .selectFrom('logs')
-      .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
-      .where((eb) => eb.and(this.windowConditions(eb, q)));
-    const rows = await this.db
-      .selectFrom(bucketed.as('b'))
-      .select([
-        'b.component',
-        'b.error_code',
-        'b.bucket',
-        sql<number>`count(*)`.as('n'),
-        sql<string>`min(${sql.ref('b.ts')})`.as('first_seen'),
-        sql<string>`max(${sql.ref('b.ts')})`.as('last_seen'),
-        sql<number>`max(${sql.ref('b.level_rank')})`.as('level_rank'),
-      ])
-      .groupBy(['b.component', 'b.error_code', 'b.bucket'])
-      .execute();
-    const out = new Map<string, IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] }>();
-    for (const r of rows) {
+    const bucket = bucketExpression(boundsMs.map(iso), 0);
+    const out = new Map<string, GroupAggregate>();
+    const add = (r: { component: string; error_code: string | null; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
       const key = groupKey(r);
       let g = out.get(key);
       if (!g) {
         g = { component: r.component, error_code: r.error_code, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
         out.set(key, g);
       }
-      const n = Number(r.n);
-      g.count += n;
+      g.count += r.n;
       if (r.first_seen < g.first_seen) g.first_seen = r.first_seen;
       if (r.last_seen > g.last_seen) g.last_seen = r.last_seen;
-      g.level_rank = Math.max(g.level_rank, Number(r.level_rank));
-      if (q.histogramBuckets > 0) g.histogram[Number(r.bucket)] = n;
+      g.level_rank = Math.max(g.level_rank, r.level_rank);
+      if (q.histogramBuckets > 0) g.histogram[r.bucket]! += r.n;
+    };
+
+    // Hours that a window edge or a bucket boundary cuts: read from the records, clipped to the window.
+    const cutHours = new Set<number>();
+    for (const at of [start, ...boundsMs, end]) if (at % HOUR_MS !== 0) cutHours.add(at - (at % HOUR_MS));
+    for (const hour of [...cutHours].sort((x, y) => x - y)) {
+      const range = { windowStart: iso(Math.max(hour, start)), windowEnd: iso(Math.min(hour + HOUR_MS, end)) };
+      if (range.windowStart >= range.windowEnd) continue;
+      const bucketed = this.db
+        .selectFrom('logs')
+        .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
+        .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range })));
+      const rows = await this.db
+        .selectFrom(bucketed.as('b'))
+        .select([
+          'b.component',
+          'b.error_code',
+          'b.bucket',
+          sql<number>`count(*)`.as('n'),
+          sql<string>`min(${sql.ref('b.ts')})`.as('first_seen'),
+          sql<string>`max(${sql.ref('b.ts')})`.as('last_seen'),
+          sql<number>`max(${sql.ref('b.level_rank')})`.as('level_rank'),
+        ])
+        .groupBy(['b.component', 'b.error_code', 'b.bucket'])
+        .execute();
+      for (const r of rows) add({ ...r, bucket: Number(r.bucket), n: Number(r.n), level_rank: Number(r.level_rank) });
+    }
+
+    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket.
+    const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
+    const wholeEnd = Math.floor(end / HOUR_MS) * HOUR_MS;
+    if (firstWhole < wholeEnd) {
+      let rollup = this.db
+        .selectFrom('incident_hours')
+        .select(['hour', 'component', 'error_key', 'count', 'first_seen', 'last_seen', 'level_rank'])
+        .where('hour', '>=', hourOf(iso(firstWhole)))
+        .where('hour', '<', hourOf(iso(wholeEnd)));
+      if (q.component !== undefined) rollup = rollup.where('component', '=', q.component);
+      if (q.mcpOnly) rollup = rollup.where('is_mcp', '=', 1);
+      for (const r of await rollup.execute()) {
+        const hourStart = Date.parse(`${r.hour}:00:00.000Z`);
+        if (cutHours.has(hourStart)) continue;
+        add({
+          component: r.component,
+          error_code: r.error_key === '' ? null : r.error_key,
+          bucket: boundsMs.filter((b) => b <= hourStart).length,
+          n: Number(r.count),
+          first_seen: r.first_seen,
+          last_seen: r.last_seen,
+          level_rank: Number(r.level_rank),
+        });
+      }
     }
     return out;
   }

@@ -1,0 +1,64 @@
+/**
+ * Runtime log records, and the hourly incident rollup kept with them: a warn-or-worse record and
+ * its hour in `incident_hours` commit together, so the rollup always agrees with the records.
+ */
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Database, LogsTable } from '../schema';
+import { INCIDENT_MIN_LEVEL_RANK, hourOf } from './incidents';
+
+export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
+
+export class LogRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Writes in `on` (the caller's transaction) when given, so a record commits with what it describes. */
+  async write(record: NewLogRecord, on: Kysely<Database> = this.db): Promise<void> {
+    if (record.level_rank < INCIDENT_MIN_LEVEL_RANK) {
+      await on.insertInto('logs').values(record).execute();
+      return;
+    }
+    const writeBoth = async (trx: Kysely<Database>) => {
+      await trx.insertInto('logs').values(record).execute();
+      await trx
+        .insertInto('incident_hours')
+        .values({
+          hour: hourOf(record.ts),
+          component: record.component,
+          error_key: record.error_code ?? '',
+          is_mcp: record.is_mcp ?? 0,
+          count: 1,
+          first_seen: record.ts,
+          last_seen: record.ts,
+          level_rank: record.level_rank,
+        })
+        .onConflict((oc) =>
+          oc.columns(['hour', 'component', 'error_key']).doUpdateSet({
+            count: sql`incident_hours.count + 1`,
+            // CASE rather than two-argument MIN/MAX, which PostgreSQL spells LEAST/GREATEST.
+            first_seen: sql`case when excluded.first_seen < incident_hours.first_seen then excluded.first_seen else incident_hours.first_seen end`,
+            last_seen: sql`case when excluded.last_seen > incident_hours.last_seen then excluded.last_seen else incident_hours.last_seen end`,
+            level_rank: sql`case when excluded.level_rank > incident_hours.level_rank then excluded.level_rank else incident_hours.level_rank end`,
+          }),
+        )
+        .execute();
+    };
+    if (on.isTransaction) await writeBoth(on);
+    else await on.transaction().execute(writeBoth);
+  }
+
+  /** Recomputes the rollup from the records (after records were deleted, and when it is created). */
+  rebuildIncidentRollup(on: Kysely<Database> = this.db): Promise<void> {
+    return rebuildIncidentRollup(on);
+  }
+}
+
+export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
+  await db.deleteFrom('incident_hours').execute();
+  await sql`
+    insert into incident_hours (hour, component, error_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select substr(ts, 1, 13), component, coalesce(error_code, ''), max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    from logs
+    where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
+    group by substr(ts, 1, 13), component, coalesce(error_code, '')
+  `.execute(db);
+}
