@@ -15,7 +15,7 @@ export interface DemoScenarioOptions {
   tickets?: number;
   /** Ticket id prefix; change it to run the scenario again on the same store. */
   prefix?: string;
-  /** Refund approvals left pending for a human, newest first. */
+  /** Refund approvals within the limit left pending for a person (the oldest tickets'); at least one is approved. */
   leavePending?: number;
   timeoutMs?: number;
 }
@@ -55,25 +55,28 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
     // dead letters) must not change with it.
     .orderBy('source_entity_id', 'desc')
     .execute();
+  const amountOf = (item: { payload: string }) => Number((JSON.parse(item.payload) as { amount?: unknown }).amount);
+  const withinLimit = pending.filter((item) => amountOf(item) <= REFUND_LIMIT);
+  // The oldest refunds within the limit stay pending for a person, but at least one is approved so
+  // that every state shows; the newest one above the limit is rejected, the rest above it wait.
   const keep = options.leavePending ?? 3;
-  const decide = pending.slice(0, Math.max(0, pending.length - keep));
+  const toApprove = withinLimit.slice(0, Math.max(1, withinLimit.length - keep));
+  const toReject = pending.find((item) => amountOf(item) > REFUND_LIMIT);
   let approved = 0;
   let rejected = 0;
-  for (const item of decide) {
-    const amount = Number((JSON.parse(item.payload) as { amount?: unknown }).amount);
-    if (amount <= REFUND_LIMIT) {
-      const sheet = await runtime.decisionSheet(item.mailbox_id);
-      await runtime.approveMailboxItem({
-        mailbox_id: item.mailbox_id,
-        reason: `Within the ${REFUND_LIMIT} EUR agent refund limit`,
-        expected_entity_revision: sheet.entity_context.entity?.entity.revision,
-        actorTokenId: DEMO_ACTOR,
-      });
-      approved++;
-    } else if (rejected === 0) {
-      await runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'Above the refund limit; offered store credit instead', actorTokenId: DEMO_ACTOR });
-      rejected++;
-    }
+  for (const item of toApprove) {
+    const sheet = await runtime.decisionSheet(item.mailbox_id);
+    await runtime.approveMailboxItem({
+      mailbox_id: item.mailbox_id,
+      reason: `Within the ${REFUND_LIMIT} EUR agent refund limit`,
+      expected_entity_revision: sheet.entity_context.entity?.entity.revision,
+      actorTokenId: DEMO_ACTOR,
+    });
+    approved++;
+  }
+  if (toReject) {
+    await runtime.rejectMailboxItem({ mailbox_id: toReject.mailbox_id, reason: 'Above the refund limit; offered store credit instead', actorTokenId: DEMO_ACTOR });
+    rejected++;
   }
   await runtime.waitForIdle(timeoutMs);
 
