@@ -160,8 +160,15 @@ export class IncidentRepository {
     // Hours that a window edge or a bucket boundary cuts: read from the records, clipped to the window.
     const cutHours = new Set<number>();
     for (const at of [start, ...boundsMs, end]) if (at % HOUR_MS !== 0) cutHours.add(at - (at % HOUR_MS));
+    // Adjacent cut hours are read as one range (a 24-hour window in hourly buckets is one query).
+    const ranges: [number, number][] = [];
     for (const hour of [...cutHours].sort((x, y) => x - y)) {
-      const range = { windowStart: iso(Math.max(hour, start)), windowEnd: iso(Math.min(hour + HOUR_MS, end)) };
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === hour) last[1] = hour + HOUR_MS;
+      else ranges.push([hour, hour + HOUR_MS]);
+    }
+    for (const [from, to] of ranges) {
+      const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
       if (range.windowStart >= range.windowEnd) continue;
       const bucketed = this.db
         .selectFrom('logs')
@@ -194,13 +201,16 @@ export class IncidentRepository {
         .where('hour', '<', hourOf(iso(wholeEnd)));
       if (q.component !== undefined) rollup = rollup.where('component', '=', q.component);
       if (q.mcpOnly) rollup = rollup.where('is_mcp', '=', 1);
+      const bucketOfHour = new Map<string, number>();
       for (const r of await rollup.execute()) {
         const hourStart = Date.parse(`${r.hour}:00:00.000Z`);
         if (cutHours.has(hourStart)) continue;
+        let b = bucketOfHour.get(r.hour);
+        if (b === undefined) bucketOfHour.set(r.hour, (b = boundsMs.filter((bound) => bound <= hourStart).length));
         add({
           component: r.component,
           error_code: r.error_key === '' ? null : r.error_key,
-          bucket: boundsMs.filter((b) => b <= hourStart).length,
+          bucket: b,
           n: Number(r.count),
           first_seen: r.first_seen,
           last_seen: r.last_seen,
