@@ -167,15 +167,21 @@ export class IncidentRepository {
       if (last && last[1] === hour) last[1] = hour + HOUR_MS;
       else ranges.push([hour, hour + HOUR_MS]);
     }
-    for (const [from, to] of ranges) {
-      const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
-      if (range.windowStart >= range.windowEnd) continue;
-      const bucketed = this.db
-        .selectFrom('logs')
-        .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
-        .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range })));
+    // One statement for all of them: a UNION ALL of per-range index scans, grouped once.
+    const pieces = ranges
+      .map(([from, to]) => ({ windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) }))
+      .filter((range) => range.windowStart < range.windowEnd)
+      .map((range) =>
+        this.db
+          .selectFrom('logs')
+          .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
+          .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range }))),
+      );
+    if (pieces.length > 0) {
+      const [first, ...rest] = pieces;
+      const records = rest.reduce((acc, next) => acc.unionAll(next), first!);
       const rows = await this.db
-        .selectFrom(bucketed.as('b'))
+        .selectFrom(records.as('b'))
         .select([
           'b.component',
           'b.error_code',
@@ -190,32 +196,36 @@ export class IncidentRepository {
       for (const r of rows) add({ ...r, bucket: Number(r.bucket), n: Number(r.n), level_rank: Number(r.level_rank) });
     }
 
-    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket.
+    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket, summed
+    // per (group, bucket) in SQL so a month comes back as a few hundred rows.
     const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
-      let rollup = this.db
+      const hourStart = sql<string>`${sql.ref('hour')} || ${':00:00.000Z'}`;
+      const cut = [...cutHours].map((h) => hourOf(iso(h)));
+      let hours = this.db
         .selectFrom('incident_hours')
-        .select(['hour', 'component', 'error_key', 'count', 'first_seen', 'last_seen', 'level_rank'])
+        .select(['component', 'error_key', 'count', 'first_seen', 'last_seen', 'level_rank', bucketExpression(boundsMs.map(iso), 0, hourStart).as('bucket')])
         .where('hour', '>=', hourOf(iso(firstWhole)))
         .where('hour', '<', hourOf(iso(wholeEnd)));
-      if (q.component !== undefined) rollup = rollup.where('component', '=', q.component);
-      if (q.mcpOnly) rollup = rollup.where('is_mcp', '=', 1);
-      const bucketOfHour = new Map<string, number>();
-      for (const r of await rollup.execute()) {
-        const hourStart = Date.parse(`${r.hour}:00:00.000Z`);
-        if (cutHours.has(hourStart)) continue;
-        let b = bucketOfHour.get(r.hour);
-        if (b === undefined) bucketOfHour.set(r.hour, (b = boundsMs.filter((bound) => bound <= hourStart).length));
-        add({
-          component: r.component,
-          error_code: r.error_key === '' ? null : r.error_key,
-          bucket: b,
-          n: Number(r.count),
-          first_seen: r.first_seen,
-          last_seen: r.last_seen,
-          level_rank: Number(r.level_rank),
-        });
+      if (cut.length > 0) hours = hours.where('hour', 'not in', cut);
+      if (q.component !== undefined) hours = hours.where('component', '=', q.component);
+      if (q.mcpOnly) hours = hours.where('is_mcp', '=', 1);
+      const rows = await this.db
+        .selectFrom(hours.as('h'))
+        .select([
+          'h.component',
+          'h.error_key',
+          'h.bucket',
+          sql<number>`sum(${sql.ref('h.count')})`.as('n'),
+          sql<string>`min(${sql.ref('h.first_seen')})`.as('first_seen'),
+          sql<string>`max(${sql.ref('h.last_seen')})`.as('last_seen'),
+          sql<number>`max(${sql.ref('h.level_rank')})`.as('level_rank'),
+        ])
+        .groupBy(['h.component', 'h.error_key', 'h.bucket'])
+        .execute();
+      for (const r of rows) {
+        add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
       }
     }
     return out;
@@ -260,12 +270,12 @@ export class IncidentRepository {
  * The bucket index of `ts` among sorted boundaries, as nested CASEs that halve the range at each
  * level: about log2(buckets) comparisons per record instead of one per boundary.
  */
-function bucketExpression(bounds: string[], offset: number): RawBuilder<number> {
+function bucketExpression(bounds: string[], offset: number, at: RawBuilder<string> = sql<string>`${sql.ref('ts')}`): RawBuilder<number> {
   if (bounds.length === 0) return sql<number>`${sql.lit(offset)}`;
   const mid = Math.floor(bounds.length / 2);
-  const below = bucketExpression(bounds.slice(0, mid), offset);
-  const above = bucketExpression(bounds.slice(mid + 1), offset + mid + 1);
-  return sql<number>`case when ${sql.ref('ts')} < ${bounds[mid]!} then ${below} else ${above} end`;
+  const below = bucketExpression(bounds.slice(0, mid), offset, at);
+  const above = bucketExpression(bounds.slice(mid + 1), offset + mid + 1, at);
+  return sql<number>`case when ${at} < ${bounds[mid]!} then ${below} else ${above} end`;
 }
 
 function compareText(a: string, b: string): number {
