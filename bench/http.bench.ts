@@ -13,11 +13,12 @@
  * BENCH_BEFORE_ROOT (a checkout of an earlier commit, with node_modules: its server joins the ping
  * and publish rounds as "before", for a before/after ratio taken in the same run).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startProcess, stop } from './bench-processes';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 
@@ -37,34 +38,7 @@ interface Measured {
 
 const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT;
 
-function startProcess(script: string, env: Record<string, string>, cwd = root): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(cwd, script)], {
-      cwd,
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)|running: http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve({ child, port: Number(m[1] ?? m[2]) });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before listening: ${out}`)));
-  });
-}
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 async function load(port: number, connections: number, body: () => string, seconds = SECONDS): Promise<Measured> {
   const result = await autocannon({
@@ -149,7 +123,7 @@ if (SCENARIOS.includes('ping')) {
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else {
-        const b = await startProcess('bench/baselines/http-ping-baseline.ts', { BASELINE_TOKEN: TOKEN });
+        const b = await startProcess('bench/baselines/http-ping-baseline.ts', { BASELINE_TOKEN: TOKEN }, root);
         await load(b.port, 64, ping, 1);
         const m = await load(b.port, 64, ping);
         baseline.push(m);

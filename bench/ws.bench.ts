@@ -10,11 +10,11 @@
  * connection. (A subscriber that never reads is bounded by SWITCHBOARD_WS_MAX_BUFFERED_BYTES; see
  * apps/server/test/websocket-backpressure.test.ts.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startProcess, stop } from './bench-processes';
 import WebSocket from 'ws';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -31,29 +31,7 @@ interface Measured {
   framesPerClient: number;
 }
 
-function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, script)], {
-      cwd: root,
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)|running: http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve({ child, port: Number(m[1] ?? m[2]) });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before listening: ${out}`)));
-  });
-}
 
-const stop = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM'))));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** CPU time (user + system) of a process so far, in ms. */
@@ -102,8 +80,8 @@ async function measure(which: 'project' | 'baseline'): Promise<Measured> {
           SWITCHBOARD_HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS),
           SWITCHBOARD_HTTP_MAX_CONNECTIONS: String(CLIENTS + 100),
           SWITCHBOARD_RATE_LIMIT_PER_S: '100000000',
-        })
-      : await startProcess('bench/baselines/ws-heartbeat-baseline.ts', { BASELINE_INTERVAL_MS: String(INTERVAL_MS) });
+        }, root)
+      : await startProcess('bench/baselines/ws-heartbeat-baseline.ts', { BASELINE_INTERVAL_MS: String(INTERVAL_MS) }, root);
   try {
     await sleep(1000);
     const rssBefore = rssKb(child.pid!);

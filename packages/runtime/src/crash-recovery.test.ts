@@ -114,6 +114,17 @@ async function assertSettledExactlyOnce(store: Store, acked: string[], rootSubsc
   expect(running).toEqual([]);
 }
 
+/** Boots a new runtime on the killed one's data, lets it finish, and checks nothing was lost or doubled. */
+async function finishAndCheckExactlyOnce(dataDir: string, bundlePath: string, acked: string[]) {
+  const { store, runtime } = await finishWithNewRuntime(dataDir, bundlePath);
+  try {
+    await assertSettledExactlyOnce(store, acked);
+  } finally {
+    await runtime.stop();
+    await store.close();
+  }
+}
+
 describe('crash recovery', () => {
   it('SIGKILL mid-dispatch: a new runtime reclaims leases and finishes every acknowledged event exactly once', async () => {
     const dir = tempDir('sb-crash-');
@@ -130,13 +141,7 @@ describe('crash recovery', () => {
     expect(open.length).toBeGreaterThan(0);
     expect(done.length).toBeGreaterThan(0);
 
-    const { store, runtime } = await finishWithNewRuntime(dataDir, bundlePath);
-    try {
-      await assertSettledExactlyOnce(store, acked);
-    } finally {
-      await runtime.stop();
-      await store.close();
-    }
+    await finishAndCheckExactlyOnce(dataDir, bundlePath, acked);
   }, 120_000);
 
   it('SIGKILL under concurrent publish load (group commit): every acknowledged event is stored once, with its run and deliveries, and nothing half-written', async () => {
@@ -165,13 +170,7 @@ describe('crash recovery', () => {
       await probe.close();
     }
 
-    const { store, runtime } = await finishWithNewRuntime(dataDir, bundlePath);
-    try {
-      await assertSettledExactlyOnce(store, acked);
-    } finally {
-      await runtime.stop();
-      await store.close();
-    }
+    await finishAndCheckExactlyOnce(dataDir, bundlePath, acked);
   }, 120_000);
 
   it('SIGKILL mid-resume of 1,000 queued publishes: the next boot releases the rest, none twice', async () => {
