@@ -268,7 +268,6 @@ export class Dispatcher {
     });
   }
 
-
   /** Runs one claimed delivery to its recorded outcome. */
   async process(claimed: ClaimedDelivery): Promise<void> {
     const { bundle } = this.services;

@@ -1,4 +1,5 @@
-import { useState, type InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes } from 'react';
+import { useUrlDraft } from '../url-state';
 
 type Props = Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'checked' | 'onChange'> & {
   /** The value the URL holds. */
@@ -13,12 +14,7 @@ type Props = Omit<InputHTMLAttributes<HTMLInputElement>, 'type' | 'checked' | 'o
  * state. The box shows the clicked value at once and follows the URL whenever the URL moves.
  */
 export function UrlCheckbox({ checked, onCheckedChange, ...rest }: Props) {
-  const [shown, setShown] = useState(checked);
-  const [followed, setFollowed] = useState(checked);
-  if (followed !== checked) {
-    setFollowed(checked);
-    setShown(checked);
-  }
+  const [shown, setShown] = useUrlDraft(checked);
   return (
     <input
       {...rest}
