@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadAverage, median } from './rounds';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -46,11 +47,6 @@ function runWorker(packagesRoot: string): Promise<WorkerResult> {
   });
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const la = () => os.loadavg()[0]!.toFixed(2);
 const fmt = (r: WorkerResult) => `${Math.round(r.deliveriesPerSecond)} deliveries/s; latency p50 ${r.latencyP50.toFixed(1)} ms, p99 ${r.latencyP99.toFixed(1)} ms`;
 
 console.log(`bench:dispatch: ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} cpus${BEFORE_ROOT ? `, before = ${BEFORE_ROOT}` : ''}`);
@@ -60,7 +56,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const which of round % 2 ? contenders : [...contenders].reverse()) {
     const r = await runWorker(which === 'project' ? root : BEFORE_ROOT!);
     results[which].push(r);
-    console.log(`  round ${round} ${which.padEnd(7)} ${fmt(r)} (load ${la()})`);
+    console.log(`  round ${round} ${which.padEnd(7)} ${fmt(r)} (load ${loadAverage()})`);
   }
 }
 const summary = (rs: WorkerResult[]) => ({

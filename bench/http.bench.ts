@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startProcess, stop } from './bench-processes';
+import { loadAverage, median, startProcess, stop } from './rounds';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 
@@ -89,11 +89,6 @@ function rawInsertBaseline(seconds: number): number {
   return rows / seconds;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const la = () => os.loadavg()[0]!.toFixed(2);
 const fmt = (m: Measured) => `${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.errors ? `, ${m.errors} errors` : ''}`;
 
 console.log(`bench:http: load generator autocannon, ${ROUNDS} rounds, ${SECONDS} s per measurement, node ${process.version}, ${os.cpus().length} cpus`);
@@ -111,7 +106,7 @@ if (SCENARIOS.includes('ping')) {
         await load(s.port, 64, ping, 1);
         const m = await load(s.port, 64, ping);
         before.push(m);
-        console.log(`  ping round ${round} before    64c: ${fmt(m)} (load ${la()})`);
+        console.log(`  ping round ${round} before    64c: ${fmt(m)} (load ${loadAverage()})`);
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else if (which === 'project') {
@@ -119,7 +114,7 @@ if (SCENARIOS.includes('ping')) {
         await load(s.port, 64, ping, 1);
         const m = await load(s.port, 64, ping);
         project.push(m);
-        console.log(`  ping round ${round} project   64c: ${fmt(m)} (load ${la()})`);
+        console.log(`  ping round ${round} project   64c: ${fmt(m)} (load ${loadAverage()})`);
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else {
@@ -127,7 +122,7 @@ if (SCENARIOS.includes('ping')) {
         await load(b.port, 64, ping, 1);
         const m = await load(b.port, 64, ping);
         baseline.push(m);
-        console.log(`  ping round ${round} baseline  64c: ${fmt(m)} (load ${la()})`);
+        console.log(`  ping round ${round} baseline  64c: ${fmt(m)} (load ${loadAverage()})`);
         await stop(b.child);
       }
     }
@@ -160,20 +155,20 @@ if (SCENARIOS.includes('publish')) {
         const many = await load(s.port, 64, publish);
         at1.push(one);
         at64.push(many);
-        console.log(`  publish round ${round} project  1c: ${fmt(one)}; 64c: ${fmt(many)} (load ${la()})`);
+        console.log(`  publish round ${round} project  1c: ${fmt(one)}; 64c: ${fmt(many)} (load ${loadAverage()})`);
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else if (which === 'before') {
         const s = await serverUnderTest(BEFORE_ROOT);
         const many = await load(s.port, 64, publish);
         before64.push(many);
-        console.log(`  publish round ${round} before   64c: ${fmt(many)} (load ${la()})`);
+        console.log(`  publish round ${round} before   64c: ${fmt(many)} (load ${loadAverage()})`);
         await stop(s.child);
         fs.rmSync(s.dataDir, { recursive: true, force: true });
       } else {
         const rows = rawInsertBaseline(SECONDS);
         raw.push(rows);
-        console.log(`  publish round ${round} raw single-row autocommit inserts: ${Math.round(rows)} rows/s (load ${la()})`);
+        console.log(`  publish round ${round} raw single-row autocommit inserts: ${Math.round(rows)} rows/s (load ${loadAverage()})`);
       }
     }
   }

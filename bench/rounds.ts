@@ -1,5 +1,9 @@
-/** Fresh processes for the benchmarks: start a script with tsx and learn its port; stop it. */
+/**
+ * What every side-by-side benchmark needs for its rounds: contenders as fresh processes (start a
+ * script with tsx and learn its port; stop it), the median of a round's figures, the load average.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Starts `script` (relative to `cwd`) with node and the tsx loader on a free port; resolves once it says where it listens. */
@@ -31,3 +35,11 @@ export async function stop(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** The one-minute load average, for the per-round lines. */
+export const loadAverage = () => os.loadavg()[0]!.toFixed(2);

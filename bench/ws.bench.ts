@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startProcess, stop } from './bench-processes';
+import { loadAverage, median, startProcess, stop } from './rounds';
 import WebSocket from 'ws';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -103,11 +103,6 @@ async function measure(which: 'project' | 'baseline'): Promise<Measured> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const la = () => os.loadavg()[0]!.toFixed(2);
 const fmt = (m: Measured) => `CPU ${m.cpuMsPerBeat.toFixed(1)} ms per heartbeat round, RSS ${m.rssKbPerConnection.toFixed(2)} KB per connection, ${m.framesPerClient.toFixed(1)} frames per client in ${BEATS} intervals`;
 
 console.log(`bench:ws: ${CLIENTS} clients, ${ROUNDS} rounds, ${BEATS} heartbeat intervals of ${INTERVAL_MS} ms measured, node ${process.version}, ${os.cpus().length} cpus`);
@@ -117,7 +112,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const which of order) {
     const m = await measure(which);
     results[which].push(m);
-    console.log(`  round ${round} ${which.padEnd(8)} ${fmt(m)} (load ${la()})`);
+    console.log(`  round ${round} ${which.padEnd(8)} ${fmt(m)} (load ${loadAverage()})`);
   }
 }
 const cpuP = median(results.project.map((m) => m.cpuMsPerBeat));
