@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
@@ -167,37 +167,31 @@ export class IncidentRepository {
       if (last && last[1] === hour) last[1] = hour + HOUR_MS;
       else ranges.push([hour, hour + HOUR_MS]);
     }
-    // One statement for all of them: a UNION ALL of per-range index scans, grouped once.
-    const pieces = ranges
-      .map(([from, to]) => ({ windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) }))
-      .filter((range) => range.windowStart < range.windowEnd)
-      .map((range) =>
+    // Both sources yield rows of one shape (group, bucket, count, first/last seen, level): a cut
+    // range one row per group and bucket, the rollup one row per whole hour. One UNION ALL,
+    // summed once.
+    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours', { component: string; error_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
+    const pieces: Piece[] = [];
+    for (const [from, to] of ranges) {
+      const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
+      if (range.windowStart >= range.windowEnd) continue;
+      pieces.push(
         this.db
           .selectFrom('logs')
-          .select(['component', 'error_code', 'ts', 'level_rank', bucket.as('bucket')])
-          .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range }))),
+          .select([
+            'component',
+            sql<string>`coalesce(${sql.ref('error_code')}, '')`.as('error_key'),
+            bucket.as('bucket'),
+            sql<number>`count(*)`.as('n'),
+            sql<string>`min(${sql.ref('ts')})`.as('first_seen'),
+            sql<string>`max(${sql.ref('ts')})`.as('last_seen'),
+            sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
+          ])
+          .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range })))
+          .groupBy(['component', 'error_code', sql`bucket`]) as Piece,
       );
-    if (pieces.length > 0) {
-      const [first, ...rest] = pieces;
-      const records = rest.reduce((acc, next) => acc.unionAll(next), first!);
-      const rows = await this.db
-        .selectFrom(records.as('b'))
-        .select([
-          'b.component',
-          'b.error_code',
-          'b.bucket',
-          sql<number>`count(*)`.as('n'),
-          sql<string>`min(${sql.ref('b.ts')})`.as('first_seen'),
-          sql<string>`max(${sql.ref('b.ts')})`.as('last_seen'),
-          sql<number>`max(${sql.ref('b.level_rank')})`.as('level_rank'),
-        ])
-        .groupBy(['b.component', 'b.error_code', 'b.bucket'])
-        .execute();
-      for (const r of rows) add({ ...r, bucket: Number(r.bucket), n: Number(r.n), level_rank: Number(r.level_rank) });
     }
-
-    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket, summed
-    // per (group, bucket) in SQL so a month comes back as a few hundred rows.
+    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket.
     const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
@@ -205,28 +199,31 @@ export class IncidentRepository {
       const cut = [...cutHours].map((h) => hourOf(iso(h)));
       let hours = this.db
         .selectFrom('incident_hours')
-        .select(['component', 'error_key', 'count', 'first_seen', 'last_seen', 'level_rank', bucketExpression(boundsMs.map(iso), 0, hourStart).as('bucket')])
+        .select(['component', 'error_key', bucketExpression(boundsMs.map(iso), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
         .where('hour', '>=', hourOf(iso(firstWhole)))
         .where('hour', '<', hourOf(iso(wholeEnd)));
       if (cut.length > 0) hours = hours.where('hour', 'not in', cut);
       if (q.component !== undefined) hours = hours.where('component', '=', q.component);
       if (q.mcpOnly) hours = hours.where('is_mcp', '=', 1);
-      const rows = await this.db
-        .selectFrom(hours.as('h'))
-        .select([
-          'h.component',
-          'h.error_key',
-          'h.bucket',
-          sql<number>`sum(${sql.ref('h.count')})`.as('n'),
-          sql<string>`min(${sql.ref('h.first_seen')})`.as('first_seen'),
-          sql<string>`max(${sql.ref('h.last_seen')})`.as('last_seen'),
-          sql<number>`max(${sql.ref('h.level_rank')})`.as('level_rank'),
-        ])
-        .groupBy(['h.component', 'h.error_key', 'h.bucket'])
-        .execute();
-      for (const r of rows) {
-        add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
-      }
+      pieces.push(hours as Piece);
+    }
+    if (pieces.length === 0) return out;
+    const [first, ...rest] = pieces;
+    const rows = await this.db
+      .selectFrom(rest.reduce((acc, next) => acc.unionAll(next), first!).as('p'))
+      .select([
+        'p.component',
+        'p.error_key',
+        'p.bucket',
+        sql<number>`sum(${sql.ref('p.n')})`.as('n'),
+        sql<string>`min(${sql.ref('p.first_seen')})`.as('first_seen'),
+        sql<string>`max(${sql.ref('p.last_seen')})`.as('last_seen'),
+        sql<number>`max(${sql.ref('p.level_rank')})`.as('level_rank'),
+      ])
+      .groupBy(['p.component', 'p.error_key', 'p.bucket'])
+      .execute();
+    for (const r of rows) {
+      add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
     }
     return out;
   }
