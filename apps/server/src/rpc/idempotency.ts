@@ -71,7 +71,13 @@ export async function withIdempotency<T>(
     if (!answeredWithEffect) await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome));
     return result;
   } catch (err) {
-    if (answeredWithEffect) throw err;
+    if (answeredWithEffect) {
+      // The answer was written in the effect's transaction; if that commit failed (a group commit
+      // fails for all its members), the claim is still in progress: free it for the retry. A
+      // committed answer is left alone (release only drops in-progress claims).
+      await repo.release(keyRef);
+      throw err;
+    }
     if (err instanceof RpcError && !err.retryable) {
       await repo.complete(keyRef, JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } } satisfies StoredOutcome));
     } else {
