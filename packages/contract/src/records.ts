@@ -180,6 +180,7 @@ export const delivery = z.object({
   reason_code: z.string().optional(),
   session_id: z.string().optional(),
   attempts: z.number().int().optional(),
+  redrive_of_dead_letter_id: z.string().optional().describe('additive: set on a delivery a redrive created; the dead letter it sends again'),
 });
 
 export const deadLetter = z.object({
@@ -193,6 +194,15 @@ export const deadLetter = z.object({
   delivery_id: z.string().optional(),
   subscriber_id: z.string().optional(),
   reason_code: z.string().optional(),
+  redrive: z
+    .object({
+      redriven_at: timestamp,
+      actor_token_id: z.string(),
+      operation_id: z.string(),
+      delivery_id: z.string().describe('the new delivery attempt'),
+    })
+    .optional()
+    .describe('additive: set once the dead letter was redriven'),
 });
 
 export const storedEvent = z.object({
@@ -207,6 +217,7 @@ export const storedEvent = z.object({
   run_id: z.string().optional(),
   chain_depth: z.number().int().optional(),
   parent_event_id: z.string().optional(),
+  replay_of_event_id: z.string().optional().describe('additive: set on an event a replay published; the event it replays'),
 });
 
 export const runStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -249,4 +260,41 @@ export type Delivery = z.infer<typeof delivery>;
 export type DeadLetter = z.infer<typeof deadLetter>;
 export type StoredEvent = z.infer<typeof storedEvent>;
 export type Run = z.infer<typeof run>;
+export const operationKind = z.enum(['redrive', 'replay']);
+export const operationStatus = z.enum(['running', 'completed', 'cancelled', 'failed']);
+
+export const operation = z.object({
+  operation_id: z.string(),
+  kind: operationKind,
+  status: operationStatus,
+  rate_per_second: z.number(),
+  counts: z.object({
+    total: z.number().int(),
+    done: z.number().int().describe('items sent: a new delivery (redrive) or a new event (replay)'),
+    failed: z.number().int().describe('items that could not be sent'),
+    skipped: z.number().int().describe('items with nothing to send any more (already redriven, removed by a reset)'),
+  }),
+  outcomes: z
+    .object({ pending: z.number().int(), delivered: z.number().int(), dead_lettered: z.number().int(), cancelled: z.number().int() })
+    .describe('what became of the deliveries the operation created so far'),
+  selection: z.record(z.string(), z.unknown()).describe('the filter the operation was planned from'),
+  plan_hash: z.string(),
+  actor_token_id: z.string(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  finished_at: timestamp.optional(),
+  cancelled_by_token_id: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const operationItem = z.object({
+  item_index: z.number().int(),
+  target_id: z.string().describe('the dead letter (redrive) or event (replay) acted on'),
+  status: z.enum(['pending', 'done', 'failed', 'skipped']),
+  result_id: z.string().optional().describe('the delivery (redrive) or event (replay) created'),
+  note: z.string().optional(),
+});
+
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;
+export type Operation = z.infer<typeof operation>;
+export type OperationItem = z.infer<typeof operationItem>;

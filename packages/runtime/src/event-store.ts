@@ -15,6 +15,10 @@ export interface NewEvent {
   source: string;
   chain_depth: number;
   parent_event_id: string | null;
+  /** A replay: the event this one publishes again. */
+  replay_of_event_id?: string;
+  /** A replay to named subscribers: deliveries only to those of the catalog's subscribers. */
+  only_subscribers?: readonly string[];
 }
 
 export interface WrittenEvent {
@@ -41,11 +45,14 @@ export async function insertEventWithDeliveries(trx: Transaction<Database>, bund
       chain_depth: e.chain_depth,
       parent_event_id: e.parent_event_id,
       has_dead_letter: 0,
+      replay_of_event_id: e.replay_of_event_id ?? null,
     })
     .returning('seq')
     .executeTakeFirstOrThrow();
   const seq = Number(inserted.seq);
-  const subscribers = bundle.definition.events[e.event_name]?.subscribers ?? [];
+  const catalog = bundle.definition.events[e.event_name]?.subscribers ?? [];
+  const only = e.only_subscribers;
+  const subscribers = only ? catalog.filter((s) => only.includes(s.id)) : catalog;
   const delivery_ids: string[] = [];
   if (subscribers.length > 0) {
     const rows = subscribers.map((s) => {
@@ -77,7 +84,22 @@ export async function insertEventWithDeliveries(trx: Transaction<Database>, bund
   return { event_id, seq, created_at, subscribers: subscribers.map((s) => s.id), delivery_ids };
 }
 
-/** A run whose chain has no open deliveries settles: failed when any delivery dead-lettered. */
+/** A new run, rooted at the event about to be written with the given id. */
+export async function insertRun(
+  trx: Transaction<Database>,
+  bundle: LoadedBundle,
+  run: { run_id: string; root_event_id: string; event_name: string; entity_id: string | null; status: 'running' | 'queued'; created_at: string },
+): Promise<void> {
+  await trx
+    .insertInto('runs')
+    .values({ ...run, bundle_fingerprint: bundle.fingerprint, settled_at: null })
+    .execute();
+}
+
+/**
+ * A run whose chain has no open deliveries settles: failed when a dead letter of it has not been
+ * redriven (a redriven one was sent again, and its new delivery decides).
+ */
 export async function settleRunIfDone(trx: Transaction<Database>, runId: string | null, now: Date): Promise<string | undefined> {
   if (!runId) return undefined;
   const open = await trx
@@ -91,6 +113,7 @@ export async function settleRunIfDone(trx: Transaction<Database>, runId: string 
     .selectFrom('dead_letters')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('run_id', '=', runId)
+    .where('redriven_at', 'is', null)
     .executeTakeFirstOrThrow();
   const status = Number(dead.n) > 0 ? 'failed' : 'completed';
   const settled_at = now.toISOString();

@@ -10,7 +10,7 @@ import { RpcError } from '@switchboard/contract';
 import type { Clock, Database, Kysely, Transaction } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
-import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
+import { insertEventWithDeliveries, insertRun, settleRunIfDone } from './event-store';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
@@ -95,19 +95,14 @@ export class Ingress {
       const run_id = newId('run', now);
       const event_id = newId('evt', now);
       const paused = (await readIngressState(trx)) === 'paused';
-      await trx
-        .insertInto('runs')
-        .values({
-          run_id,
-          status: paused ? 'queued' : 'running',
-          root_event_id: event_id,
-          event_name: input.event_name,
-          entity_id: input.entity_id ?? null,
-          bundle_fingerprint: this.bundle.fingerprint,
-          created_at: nowIso,
-          settled_at: null,
-        })
-        .execute();
+      await insertRun(trx, this.bundle, {
+        run_id,
+        status: paused ? 'queued' : 'running',
+        root_event_id: event_id,
+        event_name: input.event_name,
+        entity_id: input.entity_id ?? null,
+        created_at: nowIso,
+      });
       if (paused) {
         await trx
           .insertInto('ingress_queue')

@@ -27,6 +27,9 @@ import { EntityContainers } from './containers/entity-containers';
 import { LocalProcessManager } from './containers/local-process-manager';
 import { ResetCoordinator, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
 import { ResetLock } from './reset/reset-lock';
+import { OperationRunner } from './operations/operation-runner';
+import { Recovery } from './operations/recovery';
+import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -48,6 +51,19 @@ export interface RuntimeOptions {
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
+
+const TOOL_FAULTS_KEY = 'tool_faults:';
+
+function describeToolServer(server: SimulatedMcpServer) {
+  return {
+    name: server.name,
+    ...(server.definition.description ? { description: server.definition.description } : {}),
+    tools: server.definition.tools,
+    failure_rate: server.definition.failure_rate,
+    timeout_rate: server.definition.timeout_rate,
+    faults: server.faultsOn ? ('on' as const) : ('off' as const),
+  };
+}
 
 /** A due delivery waiting longer than this marks the dispatcher degraded. */
 const DISPATCH_LAG_DEGRADED_MS = 30_000;
@@ -79,6 +95,9 @@ export class Runtime {
   readonly containers: ContainerManager;
   /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
   readonly resetLock: ResetLock;
+  /** Redrive and replay: estimates, operations and their runner. */
+  readonly recovery: Recovery;
+  private readonly operationRunner: OperationRunner;
   private readonly entityContainers: EntityContainers;
   private resetDrainTimeoutMs: number | undefined;
 
@@ -104,6 +123,16 @@ export class Runtime {
     this.resetLock = new ResetLock(store, clock);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log);
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
+    this.operationRunner = new OperationRunner({
+      store,
+      clock,
+      bundle,
+      log: this.log,
+      isResetting: () => this.isResetting(),
+      ingressPaused: async () => (await this.ingress.state()) === 'paused',
+      wakeDispatcher: wake,
+    });
+    this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
   }
 
   /**
@@ -118,6 +147,7 @@ export class Runtime {
     const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.registerAgents();
+    await runtime.loadToolServerFaults();
     await runtime.log.write({
       level: 'info',
       component: 'runtime',
@@ -152,10 +182,14 @@ export class Runtime {
 
   start(): void {
     this.dispatcher.start();
+    void this.operationRunner.start().catch((err: Error) =>
+      this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
+    );
   }
 
   /** Stops dispatching and waits for in-flight handlers. */
   async stop(): Promise<void> {
+    await this.operationRunner.stop();
     await this.dispatcher.stop();
     await this.entityContainers.stop();
     await this.containers.close();
@@ -262,6 +296,42 @@ export class Runtime {
     return this.dispatcher.cancelPending(runIds);
   }
 
+  /** event.redrive and event.replay: a dry run estimates, an apply starts an operation. */
+  async recover(request: Parameters<Recovery['run']>[0], onCommit?: Parameters<Recovery['run']>[1]) {
+    if (!request.dryRun) this.refuseDuringReset();
+    return this.recovery.run(request, onCommit);
+  }
+
+  toolServers(): Result<'runtime.tool_servers'>['tool_servers'] {
+    return this.services.tools.list().map(describeToolServer);
+  }
+
+  /** Turns a simulated tool server's faults on or off; remembered across restarts. */
+  async setToolServerFaults(name: string, faults: 'on' | 'off', actorTokenId: string, onCommit?: OnEffectCommit<{ tool_server: ReturnType<typeof describeToolServer> }>) {
+    const server = this.services.tools.server(name);
+    if (!server) throw new RpcError('NOT_FOUND', `no tool server ${name} in bundle ${this.bundle.definition.name}`, { tool_server: name });
+    const result = { tool_server: { ...describeToolServer(server), faults } };
+    await this.store.transaction(async (trx) => {
+      await trx
+        .insertInto('runtime_state')
+        .values({ key: `${TOOL_FAULTS_KEY}${name}`, value: faults })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: faults }))
+        .execute();
+      await onCommit?.(trx, result);
+    });
+    server.faultsOn = faults === 'on';
+    await this.log.write({ level: 'info', component: name, message: `faults turned ${faults} by ${actorTokenId}` });
+    return result;
+  }
+
+  private async loadToolServerFaults(): Promise<void> {
+    const rows = await this.store.db.selectFrom('runtime_state').select(['key', 'value']).where('key', 'like', `${TOOL_FAULTS_KEY}%`).execute();
+    for (const r of rows) {
+      const server = this.services.tools.server(r.key.slice(TOOL_FAULTS_KEY.length));
+      if (server) server.faultsOn = r.value !== 'off';
+    }
+  }
+
   /** True while a reset holds the runtime (readiness and mutations depend on it). */
   isResetting(): boolean {
     return this.resetLock.isHeld();
@@ -282,6 +352,7 @@ export class Runtime {
         containers: this.containers,
         log: this.log,
         containerStarts: this.entityContainers,
+        operations: { cancelAllForReset: () => this.operationRunner.cancelAllForReset('reset') },
       },
       this.resetLock,
       { drainTimeoutMs: this.resetDrainTimeoutMs },

@@ -10,6 +10,7 @@ export * from './repositories/incidents';
 export * from './repositories/logs';
 export * from './repositories/mailbox-reads';
 export * from './repositories/run-reads';
+export * from './repositories/operations';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export type { GroupCommit } from './group-commit';

@@ -61,6 +61,8 @@ export interface EventsTable {
   chain_depth: number;
   parent_event_id: string | null;
   has_dead_letter: number;
+  /** Set on an event published by a replay: the event it replays. */
+  replay_of_event_id: Generated<string | null>;
 }
 
 export interface DeliveriesTable {
@@ -83,6 +85,8 @@ export interface DeliveriesTable {
   session_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Set on a delivery a redrive created: the dead letter it sends again. */
+  redrive_of_dead_letter_id: Generated<string | null>;
 }
 
 export interface DeadLettersTable {
@@ -100,6 +104,45 @@ export interface DeadLettersTable {
   error_message: string | null;
   handler_node: string | null;
   reason_code: string | null;
+  redriven_at: Generated<string | null>;
+  redriven_by_token_id: Generated<string | null>;
+  redrive_operation_id: Generated<string | null>;
+  redrive_delivery_id: Generated<string | null>;
+}
+
+export interface OperationsTable {
+  operation_id: string;
+  /** redrive | replay */
+  kind: string;
+  /** running | completed | cancelled | failed */
+  status: string;
+  /** The selection the operation was planned from, as JSON. */
+  selection: string;
+  plan_hash: string;
+  rate_per_second: number;
+  total: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  actor_token_id: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  cancelled_by_token_id: string | null;
+  error: string | null;
+}
+
+export interface OperationItemsTable {
+  operation_id: string;
+  item_index: number;
+  /** The dead letter (redrive) or event (replay) the item acts on. */
+  target_id: string;
+  /** pending | done | failed | skipped */
+  status: string;
+  /** The delivery (redrive) or event (replay) the item created. */
+  result_id: string | null;
+  note: string | null;
+  processed_at: string | null;
 }
 
 export interface LogsTable {
@@ -277,4 +320,6 @@ export interface Database {
   ingress_queue: IngressQueueTable;
   resets: ResetsTable;
   containers: ContainersTable;
+  operations: OperationsTable;
+  operation_items: OperationItemsTable;
 }

@@ -13,6 +13,7 @@ import { IncidentRepository } from './repositories/incidents';
 import { LogRepository } from './repositories/logs';
 import { MailboxReadRepository } from './repositories/mailbox-reads';
 import { RunReadRepository } from './repositories/run-reads';
+import { OperationRepository } from './repositories/operations';
 import type { Database } from './schema';
 import { GroupCommit } from './group-commit';
 
@@ -36,6 +37,7 @@ export class Store {
   readonly agentReads: AgentReadRepository;
   readonly conversationReads: ConversationReadRepository;
   readonly runReads: RunReadRepository;
+  readonly operations: OperationRepository;
   readonly groupCommit: GroupCommit;
 
   private constructor(
@@ -57,6 +59,7 @@ export class Store {
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);
     this.runReads = new RunReadRepository(db);
+    this.operations = new OperationRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {

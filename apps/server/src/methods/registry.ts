@@ -26,6 +26,12 @@ import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
+import { eventRedrive } from './event/redrive';
+import { eventReplay } from './event/replay';
+import { operationGet } from './operation/get';
+import { operationList } from './operation/list';
+import { operationCancel } from './operation/cancel';
+import { runtimeSetToolServerFaults, runtimeToolServers } from './runtime/tool-servers';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -51,4 +57,11 @@ export const handlers = {
   'runtime.nuke': runtimeNuke,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
+  'event.redrive': eventRedrive,
+  'event.replay': eventReplay,
+  'operation.get': operationGet,
+  'operation.list': operationList,
+  'operation.cancel': operationCancel,
+  'runtime.tool_servers': runtimeToolServers,
+  'runtime.set_tool_server_faults': runtimeSetToolServerFaults,
 } satisfies CompleteHandlerRegistry;

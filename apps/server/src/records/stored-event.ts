@@ -12,6 +12,7 @@ export function toDelivery(d: EventDeliveryRow): Delivery {
     reason_code: d.reason_code,
     session_id: d.session_id,
     attempts: d.attempts,
+    redrive_of_dead_letter_id: d.redrive_of_dead_letter_id,
   });
 }
 
@@ -27,6 +28,10 @@ export function toDeadLetter(l: EventDeadLetterRow): DeadLetter {
     delivery_id: l.delivery_id,
     subscriber_id: l.subscriber_id,
     reason_code: l.reason_code,
+    redrive:
+      l.redriven_at && l.redrive_operation_id && l.redrive_delivery_id
+        ? { redriven_at: l.redriven_at, actor_token_id: l.redriven_by_token_id ?? 'unknown', operation_id: l.redrive_operation_id, delivery_id: l.redrive_delivery_id }
+        : undefined,
   });
 }
 
@@ -42,6 +47,7 @@ export function toStoredEvent(e: EventWithRecords): StoredEvent {
       run_id: e.run_id,
       chain_depth: e.chain_depth,
       parent_event_id: e.parent_event_id,
+      replay_of_event_id: e.replay_of_event_id,
     }),
     deliveries: e.deliveries.map(toDelivery),
     dead_letters: e.dead_letters.map(toDeadLetter),

@@ -3,23 +3,28 @@ import { defineMethod } from '../method';
 import { runStatus, storedEvent, timestampParam } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
+/** The event.list filter, shared with redrive and replay so they select what the list shows. */
+export const eventFilter = z.strictObject({
+  entity_id: z.string().min(1).optional(),
+  event_name: z.string().min(1).optional(),
+  has_dead_letter: z.boolean().optional(),
+  reason_code: z.string().min(1).optional(),
+  run_id: z.string().min(1).optional(),
+  subscriber_id: z.string().min(1).optional(),
+  event_id: z.string().min(1).optional().describe('additive: one event by id'),
+  dead_letter_redriven: z
+    .boolean()
+    .optional()
+    .describe('additive: false keeps events with a dead letter not yet redriven, true events with one already redriven'),
+});
+
 export const eventList = defineMethod({
   name: 'event.list',
   summary: 'Canonical event store query, newest first, with deliveries and dead letters nested.',
   description:
     'Dead-letter inspection is folded in through filter.has_dead_letter and filter.reason_code. Filters combine with AND: subscriber_id keeps events with a delivery to that subscriber; reason_code keeps events with a delivery or a dead letter carrying that reason code. next_cursor is bound to the filter, since and until (not limit).',
   params: z.strictObject({
-    filter: z
-      .strictObject({
-        entity_id: z.string().min(1).optional(),
-        event_name: z.string().min(1).optional(),
-        has_dead_letter: z.boolean().optional(),
-        reason_code: z.string().min(1).optional(),
-        run_id: z.string().min(1).optional(),
-        subscriber_id: z.string().min(1).optional(),
-        event_id: z.string().min(1).optional().describe('additive: one event by id'),
-      })
-      .optional(),
+    filter: eventFilter.optional(),
     since: timestampParam.optional().describe('inclusive lower bound on created_at'),
     until: timestampParam.optional().describe('exclusive upper bound on created_at'),
     limit: pageLimit,

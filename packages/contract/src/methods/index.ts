@@ -4,6 +4,7 @@ import { conversationGet, conversationList } from './conversation';
 import { eventList, eventPublish, runStart } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
 import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbox';
+import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
 import { runtimeIncidentLogs, runtimeIncidents, runtimeNuke, runtimePause, runtimeResume, runtimeStatus } from './runtime';
@@ -33,6 +34,13 @@ export const methods = {
   [agentGet.name]: agentGet,
   [conversationList.name]: conversationList,
   [conversationGet.name]: conversationGet,
+  [eventRedrive.name]: eventRedrive,
+  [eventReplay.name]: eventReplay,
+  [operationGet.name]: operationGet,
+  [operationList.name]: operationList,
+  [operationCancel.name]: operationCancel,
+  [runtimeToolServers.name]: runtimeToolServers,
+  [runtimeSetToolServerFaults.name]: runtimeSetToolServerFaults,
 } as const;
 
 export type Methods = typeof methods;
@@ -55,6 +63,7 @@ export * from './conversation';
 export * from './event';
 export * from './health';
 export * from './mailbox';
+export * from './operation';
 export * from './rpc';
 export * from './run';
 export * from './runtime';

@@ -32,6 +32,7 @@ export interface QuiescenceOutcome {
   cancelled_deliveries: number;
   cancelled_runs: number;
   cancelled_queued_publishes: number;
+  cancelled_operations: number;
 }
 
 async function countWhere(ctx: ResetContext, table: 'runs' | 'deliveries', statuses: string[]): Promise<number> {
@@ -80,6 +81,7 @@ export async function quiesce(ctx: ResetContext, drainTimeoutMs: number, resetId
     cancelled_deliveries: 0,
     cancelled_runs: 0,
     cancelled_queued_publishes: 0,
+    cancelled_operations: 0,
   };
   try {
     return await quiesceSteps(ctx, drainTimeoutMs, resetId, outcome);
@@ -113,6 +115,7 @@ async function quiesceSteps(ctx: ResetContext, drainTimeoutMs: number, resetId: 
   outcome.cancelled_deliveries = cancelled.cancelled_deliveries;
   outcome.cancelled_runs = cancelled.cancelled_runs;
   outcome.cancelled_queued_publishes = await ctx.ingress.cancelQueued();
+  outcome.cancelled_operations = (await ctx.operations?.cancelAllForReset()) ?? 0;
   return outcome;
 }
 

@@ -33,6 +33,8 @@ export interface ResetContext {
   log: RuntimeLog;
   /** Container starts for new entities: held while a reset runs, so the reset alone decides about containers. */
   containerStarts?: { pause(): Promise<void>; resume(): void; forgetPending(): void };
+  /** Redrive and replay operations: a reset cancels the running ones. */
+  operations?: { cancelAllForReset(): Promise<number> };
 }
 
 /** One failed step, as the API reports it in `errors`. */

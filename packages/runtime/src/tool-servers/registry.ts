@@ -32,6 +32,15 @@ export class ToolRegistry {
     for (const [name, def] of Object.entries(bundle.definition.tool_servers)) this.servers.set(name, new SimulatedMcpServer(name, def));
   }
 
+  /** Every server, in bundle order, for the operator's view. */
+  list(): SimulatedMcpServer[] {
+    return [...this.servers.values()];
+  }
+
+  server(name: string): SimulatedMcpServer | undefined {
+    return this.servers.get(name);
+  }
+
   serverFor(tool: string): string | undefined {
     for (const [name, server] of this.servers) if (server.definition.tools.includes(tool)) return name;
     return undefined;

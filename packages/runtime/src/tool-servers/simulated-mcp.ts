@@ -62,6 +62,9 @@ const TOOL_IMPLEMENTATIONS: Record<string, ToolImpl> = {
 };
 
 export class SimulatedMcpServer {
+  /** An operator turns faults off to "fix" the provider (and on again to break it). */
+  faultsOn = true;
+
   constructor(
     readonly name: string,
     readonly definition: ToolServerDefinition,
@@ -77,12 +80,12 @@ export class SimulatedMcpServer {
     const roll = unitHash(this.name, tool, key, String(attempt));
     const latency = 5 + Math.floor(unitHash('latency', this.name, tool, key, String(attempt)) * 40);
     await sleep(latency, signal);
-    if (roll < this.definition.failure_rate) {
+    if (this.faultsOn && roll < this.definition.failure_rate) {
       const reasons = ['upstream returned 502 Bad Gateway', 'connection reset by peer', 'provider rate limit exceeded (429)'];
       const reason = reasons[Math.floor(unitHash('reason', key, String(attempt)) * reasons.length)]!;
       return { isError: true, content: [{ type: 'text', text: reason }] };
     }
-    if (roll < this.definition.failure_rate + this.definition.timeout_rate) {
+    if (this.faultsOn && roll < this.definition.failure_rate + this.definition.timeout_rate) {
       await sleep(Number.POSITIVE_INFINITY, signal);
     }
     const impl = TOOL_IMPLEMENTATIONS[tool] ?? ((a: Record<string, unknown>) => ({ accepted: true, tool, arguments: a }));

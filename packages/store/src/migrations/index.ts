@@ -5,6 +5,7 @@ import { runtimeMigration } from './002_runtime';
 import * as runtimeIntegrity from './003_runtime_integrity';
 import * as readIndexes from './004_read_indexes';
 import * as incidentRollup from './005_incident_rollup';
+import * as operations from './006_operations';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -16,6 +17,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '003_runtime_integrity': runtimeIntegrity,
         '004_read_indexes': readIndexes,
         '005_incident_rollup': incidentRollup,
+        '006_operations': operations,
       };
     },
   };

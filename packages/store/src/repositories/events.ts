@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 
 /**
@@ -14,6 +14,8 @@ export interface EventFilter {
   has_dead_letter?: boolean;
   subscriber_id?: string;
   reason_code?: string;
+  /** Keeps events with a dead letter not yet redriven (false) or one already redriven (true). */
+  dead_letter_redriven?: boolean;
   since?: string;
   until?: string;
 }
@@ -27,7 +29,7 @@ export interface EventPosition {
 export type EventRow = Selectable<EventsTable>;
 export type EventDeliveryRow = Pick<
   Selectable<DeliveriesTable>,
-  'delivery_id' | 'event_id' | 'status' | 'subscriber_id' | 'subscriber_type' | 'last_error' | 'reason_code' | 'session_id' | 'attempts'
+  'delivery_id' | 'event_id' | 'status' | 'subscriber_id' | 'subscriber_type' | 'last_error' | 'reason_code' | 'session_id' | 'attempts' | 'redrive_of_dead_letter_id'
 >;
 export type EventDeadLetterRow = Omit<Selectable<DeadLettersTable>, 'event_seq' | 'event_created_at' | 'run_id'>;
 
@@ -43,12 +45,72 @@ export interface EventPage {
 }
 
 export interface BulkEvent {
-  event: Omit<EventRow, 'seq'> & { seq?: number };
-  deliveries: Omit<Selectable<DeliveriesTable>, 'event_seq' | 'event_created_at' | 'event_id'>[];
-  dead_letters: Omit<Selectable<DeadLettersTable>, 'event_seq' | 'event_created_at' | 'event_id'>[];
+  event: Insertable<Omit<EventsTable, 'seq'>> & { seq?: number };
+  deliveries: Insertable<Omit<DeliveriesTable, 'event_seq' | 'event_created_at' | 'event_id'>>[];
+  dead_letters: Insertable<Omit<DeadLettersTable, 'event_seq' | 'event_created_at' | 'event_id'>>[];
 }
 
-type PageTables = Database & { e: EventsTable; d: DeliveriesTable; l: DeadLettersTable };
+export type PageTables = Database & { e: EventsTable; d: DeliveriesTable; l: DeadLettersTable };
+
+/**
+ * Conditions on the event row itself (alias `e`) for every filter of the event query; `skip`
+ * leaves out the filter that drives an index walk. Redrive and replay select with the same
+ * conditions, so their estimates count what event.list shows.
+ */
+export function eventConditionsOf(eb: ExpressionBuilder<PageTables, 'e'>, filter: EventFilter, skip: 'subscriber' | 'reason' | null): Expression<SqlBool>[] {
+  const c: Expression<SqlBool>[] = [];
+  if (filter.event_id !== undefined) c.push(eb('e.event_id', '=', filter.event_id));
+  if (filter.entity_id !== undefined) c.push(eb('e.entity_id', '=', filter.entity_id));
+  if (filter.event_name !== undefined) c.push(eb('e.event_name', '=', filter.event_name));
+  if (filter.run_id !== undefined) c.push(eb('e.run_id', '=', filter.run_id));
+  // Literal, not a bound parameter: the has_dead_letter = 1 partial index is only chosen for a constant.
+  if (filter.has_dead_letter === true) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 1`);
+  if (filter.has_dead_letter === false) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 0`);
+  if (filter.dead_letter_redriven !== undefined) {
+    const redriven = filter.dead_letter_redriven;
+    c.push(
+      eb.exists(
+        eb
+          .selectFrom('dead_letters as xl')
+          .select(sql.lit(1).as('one'))
+          .whereRef('xl.event_id', '=', 'e.event_id')
+          .where('xl.redriven_at', redriven ? 'is not' : 'is', null),
+      ),
+    );
+  }
+  if (filter.subscriber_id !== undefined && skip !== 'subscriber') {
+    c.push(
+      eb.exists(
+        eb
+          .selectFrom('deliveries as sd')
+          .select(sql.lit(1).as('one'))
+          .whereRef('sd.event_id', '=', 'e.event_id')
+          .where('sd.subscriber_id', '=', filter.subscriber_id),
+      ),
+    );
+  }
+  if (filter.reason_code !== undefined && skip !== 'reason') {
+    c.push(
+      eb.or([
+        eb.exists(
+          eb
+            .selectFrom('deliveries as rd')
+            .select(sql.lit(1).as('one'))
+            .whereRef('rd.event_id', '=', 'e.event_id')
+            .where('rd.reason_code', '=', filter.reason_code),
+        ),
+        eb.exists(
+          eb
+            .selectFrom('dead_letters as rl')
+            .select(sql.lit(1).as('one'))
+            .whereRef('rl.event_id', '=', 'e.event_id')
+            .where('rl.reason_code', '=', filter.reason_code),
+        ),
+      ]),
+    );
+  }
+  return c;
+}
 
 /** Page order keyset: strictly older than the position, written so the range start is index-usable. */
 function olderThan<DB, TB extends keyof DB>(
@@ -90,49 +152,7 @@ export class EventRepository {
   private pageRows(filter: EventFilter, take: number, after: EventPosition | undefined): Promise<EventRow[]> {
     const db = this.db as unknown as Kysely<PageTables>;
 
-    /** Conditions on the event row itself; `skip` leaves out the filter that drives the walk. */
-    const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => {
-      const c: Expression<SqlBool>[] = [];
-      if (filter.event_id !== undefined) c.push(eb('e.event_id', '=', filter.event_id));
-      if (filter.entity_id !== undefined) c.push(eb('e.entity_id', '=', filter.entity_id));
-      if (filter.event_name !== undefined) c.push(eb('e.event_name', '=', filter.event_name));
-      if (filter.run_id !== undefined) c.push(eb('e.run_id', '=', filter.run_id));
-      // Literal, not a bound parameter: the has_dead_letter = 1 partial index is only chosen for a constant.
-      if (filter.has_dead_letter === true) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 1`);
-      if (filter.has_dead_letter === false) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 0`);
-      if (filter.subscriber_id !== undefined && skip !== 'subscriber') {
-        c.push(
-          eb.exists(
-            eb
-              .selectFrom('deliveries as sd')
-              .select(sql.lit(1).as('one'))
-              .whereRef('sd.event_id', '=', 'e.event_id')
-              .where('sd.subscriber_id', '=', filter.subscriber_id),
-          ),
-        );
-      }
-      if (filter.reason_code !== undefined && skip !== 'reason') {
-        c.push(
-          eb.or([
-            eb.exists(
-              eb
-                .selectFrom('deliveries as rd')
-                .select(sql.lit(1).as('one'))
-                .whereRef('rd.event_id', '=', 'e.event_id')
-                .where('rd.reason_code', '=', filter.reason_code),
-            ),
-            eb.exists(
-              eb
-                .selectFrom('dead_letters as rl')
-                .select(sql.lit(1).as('one'))
-                .whereRef('rl.event_id', '=', 'e.event_id')
-                .where('rl.reason_code', '=', filter.reason_code),
-            ),
-          ]),
-        );
-      }
-      return c;
-    };
+    const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => eventConditionsOf(eb, filter, skip);
 
     /** Time bounds and the keyset, on whichever (created_at, seq) pair the walk is ordered by. */
     const positionConditions = <TB extends keyof PageTables>(eb: ExpressionBuilder<PageTables, TB>, createdAt: string, seq: string) => {
@@ -149,6 +169,7 @@ export class EventRepository {
       filter.event_name !== undefined ||
       filter.run_id !== undefined ||
       filter.has_dead_letter !== undefined ||
+      filter.dead_letter_redriven !== undefined ||
       (skip === 'reason' && filter.subscriber_id !== undefined);
 
     if (filter.event_id === undefined && filter.reason_code !== undefined) {
@@ -187,7 +208,8 @@ export class EventRepository {
 
     if (filter.event_id === undefined && filter.subscriber_id !== undefined) {
       const subscriber = filter.subscriber_id;
-      // One delivery per (event, subscriber): the runtime writes one per catalog subscriber.
+      // The runtime writes one delivery per (event, catalog subscriber); a redrive adds more for the
+      // same pair, so walking only the first ones yields each event once.
       return db
         .selectFrom('deliveries as d')
         .innerJoin('events as e', 'e.seq', 'd.event_seq')
@@ -195,6 +217,7 @@ export class EventRepository {
         .where((eb) =>
           eb.and([
             eb('d.subscriber_id', '=', subscriber),
+            eb('d.redrive_of_dead_letter_id', 'is', null),
             ...positionConditions(eb, 'd.event_created_at', 'd.event_seq'),
             ...eventConditions(eb as never, 'subscriber'),
           ]),
@@ -222,7 +245,7 @@ export class EventRepository {
     const [deliveries, deadLetters] = await Promise.all([
       this.db
         .selectFrom('deliveries')
-        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'created_at'])
+        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'redrive_of_dead_letter_id', 'created_at'])
         .where('event_id', 'in', ids)
         .orderBy('created_at')
         .orderBy('delivery_id')
@@ -241,6 +264,10 @@ export class EventRepository {
           'error_message',
           'handler_node',
           'reason_code',
+          'redriven_at',
+          'redriven_by_token_id',
+          'redrive_operation_id',
+          'redrive_delivery_id',
         ])
         .where('event_id', 'in', ids)
         .orderBy('created_at')

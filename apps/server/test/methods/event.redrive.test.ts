@@ -1,0 +1,241 @@
+/**
+ * event.redrive, event.replay and operation.* over real HTTP, on the control bundle's
+ * charge.requested: its charge-card subscriber dead-letters while mcp.flaky's faults are on.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Result } from '@switchboard/contract';
+import type { TestServer } from '../harness';
+import { count, expectSameStore, fails, ok, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
+import { keyMaker, withControlServer } from './method-servers';
+
+const newKey = keyMaker('redrive');
+type Operation = Result<'operation.get'>['operation'];
+
+async function publishCharges(server: TestServer, n: number, batch: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await ok(server, 'event.publish', { event_name: 'charge.requested', payload: { batch, i } });
+    ids.push(r.event_id!);
+  }
+  await waitForQuiet(server);
+  return ids;
+}
+
+async function finished(server: TestServer, operationId: string, timeoutMs = 20_000): Promise<Operation> {
+  let op: Operation | undefined;
+  await waitFor(async () => {
+    op = (await ok(server, 'operation.get', { operation_id: operationId })).operation;
+    return op.status !== 'running';
+  }, timeoutMs, `operation ${operationId} to finish`);
+  return op!;
+}
+
+async function deadLettersOf(server: TestServer, eventIds: string[]) {
+  const out = [];
+  for (const event_id of eventIds) {
+    const { events } = await ok(server, 'event.list', { filter: { event_id } });
+    out.push(...events[0]!.dead_letters.map((l) => ({ ...l, event_id })));
+  }
+  return out;
+}
+
+describe('event.redrive', () => {
+  let server: TestServer;
+  withControlServer((s) => {
+    server = s as TestServer;
+  });
+
+  it('estimates without changing anything, and its counts match event.list', async () => {
+    await ok(server, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'on' });
+    const ids = await publishCharges(server, 6, 'estimate');
+    const listed = await ok(server, 'event.list', { filter: { event_name: 'charge.requested', has_dead_letter: true }, limit: 500 });
+    const listedDeadLetters = listed.events.flatMap((e) => e.dead_letters);
+    expect(listedDeadLetters.length).toBeGreaterThanOrEqual(6);
+
+    const before = await storeSnapshot(server);
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, filter: { event_name: 'charge.requested' } });
+    expectSameStore(before, await storeSnapshot(server));
+    expect(estimate.dry_run).toBe(true);
+    expect(estimate.operation).toBeUndefined();
+    expect(estimate.plan.matched).toBe(listedDeadLetters.length);
+    expect(estimate.plan.to_send).toBe(listedDeadLetters.filter((l) => !l.redrive).length);
+    expect(estimate.plan.by_subscriber).toEqual([{ subscriber_id: 'charge-card', count: estimate.plan.to_send }]);
+    expect(estimate.plan.by_reason_code.reduce((n, r) => n + r.count, 0)).toBe(estimate.plan.to_send);
+    expect(estimate.plan.sample.length).toBe(Math.min(10, estimate.plan.to_send));
+    expect(estimate.plan.plan_hash).toMatch(/^sha256:/);
+
+    // Narrowed to explicit ids: exactly those.
+    const mine = await deadLettersOf(server, ids);
+    const two = await ok(server, 'event.redrive', { dry_run: true, dead_letter_ids: mine.slice(0, 2).map((l) => l.dead_letter_id) });
+    expect(two.plan.to_send).toBe(2);
+    expect(two.plan.sample.map((s) => s.target_id).sort()).toEqual(mine.slice(0, 2).map((l) => l.dead_letter_id).sort());
+  });
+
+  it('refuses an apply without a plan hash, and a stale one with PLAN_STALE, sending nothing', async () => {
+    const before = await storeSnapshot(server);
+    await fails(server, 'event.redrive', { dry_run: false, filter: { event_name: 'charge.requested' } }, 'INVALID_PARAMS');
+    const stale = await fails(server, 'event.redrive', { dry_run: false, filter: { event_name: 'charge.requested' }, expected_plan_hash: 'sha256:not-the-plan' }, 'PLAN_STALE');
+    expect(stale.data.details.plan_hash).toMatch(/^sha256:/);
+    expectSameStore(before, await storeSnapshot(server));
+
+    // A dead letter added after the estimate makes its hash stale.
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, filter: { event_name: 'charge.requested' } });
+    await publishCharges(server, 1, 'late');
+    await fails(server, 'event.redrive', { dry_run: false, filter: { event_name: 'charge.requested' }, expected_plan_hash: estimate.plan.plan_hash }, 'PLAN_STALE');
+  });
+
+  it('redrives each dead letter once; one that fails again leaves a new dead letter linked to the first; an idempotent replay returns the same operation', async () => {
+    const ids = await publishCharges(server, 4, 'still-failing');
+    const firsts = await deadLettersOf(server, ids);
+    const selection = { dead_letter_ids: firsts.map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const key = newKey();
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100, idempotency_key: key });
+    expect(applied.operation!.status).toBe('running');
+    expect(applied.operation!.counts.total).toBe(4);
+    const again = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100, idempotency_key: key });
+    expect(again.operation!.operation_id).toBe(applied.operation!.operation_id);
+
+    const op = await finished(server, applied.operation!.operation_id);
+    expect(op.status).toBe('completed');
+    expect(op.counts).toEqual({ total: 4, done: 4, failed: 0, skipped: 0 });
+    await waitForQuiet(server);
+    expect(await count(server, 'operations')).toBeGreaterThanOrEqual(1);
+
+    const after = await deadLettersOf(server, ids);
+    for (const first of firsts) {
+      const row = after.find((l) => l.dead_letter_id === first.dead_letter_id)!;
+      expect(row.redrive?.operation_id).toBe(op.operation_id);
+      expect(row.redrive?.actor_token_id).toBeTruthy();
+      const { events } = await ok(server, 'event.list', { filter: { event_id: first.event_id } });
+      const redriven = events[0]!.deliveries.filter((d) => d.redrive_of_dead_letter_id === first.dead_letter_id);
+      expect(redriven).toHaveLength(1);
+      expect(redriven[0]!.delivery_id).toBe(row.redrive!.delivery_id);
+      expect(redriven[0]!.status).toBe('failed');
+      const second = events[0]!.dead_letters.filter((l) => l.delivery_id === redriven[0]!.delivery_id);
+      expect(second).toHaveLength(1);
+      expect(second[0]!.redrive).toBeUndefined();
+    }
+    const final = await ok(server, 'operation.get', { operation_id: op.operation_id });
+    expect(final.operation.outcomes).toMatchObject({ dead_lettered: 4, delivered: 0, pending: 0 });
+    expect(final.items.map((i) => i.status)).toEqual(['done', 'done', 'done', 'done']);
+
+    // The same selection again: all four already redriven, nothing to send.
+    const repeat = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    expect(repeat.plan).toMatchObject({ matched: 4, already_redriven: 4, to_send: 0 });
+
+    // event.list finds dead letters not yet redriven.
+    const open = await ok(server, 'event.list', { filter: { event_name: 'charge.requested', dead_letter_redriven: false }, limit: 500 });
+    expect(open.events.every((e) => e.dead_letters.some((l) => !l.redrive))).toBe(true);
+    const done = await ok(server, 'event.list', { filter: { event_name: 'charge.requested', dead_letter_redriven: true }, limit: 500 });
+    expect(done.events.map((e) => e.event_id).sort()).toEqual(expect.arrayContaining([...ids].sort()));
+  });
+
+  it('after the tool is fixed, a redrive delivers and settles the runs as completed', async () => {
+    const ids = await publishCharges(server, 3, 'fixed');
+    await ok(server, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'off' });
+    const tools = await ok(server, 'runtime.tool_servers');
+    expect(tools.tool_servers.find((t) => t.name === 'mcp.flaky')?.faults).toBe('off');
+    try {
+      const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+      const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+      const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+      await finished(server, applied.operation!.operation_id);
+      await waitForQuiet(server);
+      const op = await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id });
+      expect(op.operation.outcomes).toMatchObject({ delivered: 3, dead_lettered: 0, pending: 0 });
+      for (const event_id of ids) {
+        const { events } = await ok(server, 'event.list', { filter: { event_id } });
+        const run = await ok(server, 'run.get', { run_id: events[0]!.run_id! });
+        expect(run.run.status).toBe('completed');
+      }
+    } finally {
+      await ok(server, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'on' });
+    }
+  });
+
+  it('holds the rate cap', async () => {
+    const ids = await publishCharges(server, 16, 'rate');
+    const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const rate = 8;
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: rate });
+    await finished(server, applied.operation!.operation_id);
+    const times = (
+      await server.store.db.selectFrom('operation_items').select('processed_at').where('operation_id', '=', applied.operation!.operation_id).orderBy('processed_at').execute()
+    ).map((r) => Date.parse(r.processed_at!));
+    expect(times).toHaveLength(16);
+    const spanS = (times[times.length - 1]! - times[0]!) / 1000;
+    // A token bucket lets at most one quarter second of sending (2 items at 8/s) through at once.
+    const burst = Math.max(1, rate * 0.25);
+    expect(spanS).toBeGreaterThanOrEqual((16 - 1 - burst) / rate);
+    // Sends every item within ten percent of the planned time, plus a tick for the start.
+    expect(spanS).toBeLessThan((16 / rate) * 1.1 + 0.25);
+  });
+
+  it('cancel stops an operation; what it sent stays sent', async () => {
+    const ids = await publishCharges(server, 10, 'cancel');
+    const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 2 });
+    const id = applied.operation!.operation_id;
+    await waitFor(async () => (await ok(server, 'operation.get', { operation_id: id })).operation.counts.done >= 1, 10_000, 'the first item');
+    const cancelled = await ok(server, 'operation.cancel', { operation_id: id });
+    expect(cancelled.cancelled).toBe(true);
+    expect(cancelled.operation.status).toBe('cancelled');
+    const doneAtCancel = cancelled.operation.counts.done;
+    expect(doneAtCancel).toBeLessThan(10);
+
+    // Signal that the runner has had its chances: a later operation it runs completes.
+    const other = await publishCharges(server, 1, 'after-cancel');
+    const otherSel = { dead_letter_ids: (await deadLettersOf(server, other)).map((l) => l.dead_letter_id) };
+    const otherEstimate = await ok(server, 'event.redrive', { dry_run: true, ...otherSel });
+    const otherOp = await ok(server, 'event.redrive', { dry_run: false, ...otherSel, expected_plan_hash: otherEstimate.plan.plan_hash, rate_per_second: 50 });
+    await finished(server, otherOp.operation!.operation_id);
+    const later = await ok(server, 'operation.get', { operation_id: id });
+    expect(later.operation.counts.done).toBe(doneAtCancel);
+    expect(later.operation.status).toBe('cancelled');
+    const again = await ok(server, 'operation.cancel', { operation_id: id });
+    expect(again.cancelled).toBe(false);
+    await fails(server, 'operation.get', { operation_id: 'op_missing' }, 'NOT_FOUND');
+    await fails(server, 'operation.cancel', { operation_id: 'op_missing' }, 'NOT_FOUND');
+
+    const listed = await ok(server, 'operation.list', { status: 'cancelled' });
+    expect(listed.operations.map((o) => o.operation_id)).toContain(id);
+    expect(listed.operations.every((o) => o.status === 'cancelled')).toBe(true);
+  });
+
+  it('replays events to a named subscriber, each in a new run that records what it replays', async () => {
+    const ids = await publishCharges(server, 3, 'replay');
+    const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
+    expect(estimate.plan).toMatchObject({ kind: 'replay', matched: 3, to_send: 3, deliveries: 3 });
+    expect(estimate.plan.by_subscriber).toEqual([{ subscriber_id: 'note-charge', count: 3 }]);
+    const applied = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+    const op = await finished(server, applied.operation!.operation_id);
+    expect(op.counts.done).toBe(3);
+    await waitForQuiet(server);
+    const items = (await ok(server, 'operation.get', { operation_id: op.operation_id })).items;
+    for (const item of items) {
+      const { events } = await ok(server, 'event.list', { filter: { event_id: item.result_id! } });
+      const replayed = events[0]!;
+      expect(replayed.replay_of_event_id).toBe(item.target_id);
+      expect(replayed.deliveries.map((d) => [d.subscriber_id, d.status])).toEqual([['note-charge', 'delivered']]);
+      const original = (await ok(server, 'event.list', { filter: { event_id: item.target_id } })).events[0]!;
+      expect(replayed.run_id).not.toBe(original.run_id);
+      expect(replayed.payload).toEqual(original.payload);
+    }
+  });
+
+  it('a reset cancels running operations', async () => {
+    const ids = await publishCharges(server, 5, 'reset');
+    const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 0.5 });
+    const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+    const reset = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string });
+    expect(reset.quiescence.cancelled_operations).toBeGreaterThanOrEqual(1);
+    const op = await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id });
+    expect(op.operation.status).toBe('cancelled');
+    expect(op.operation.error).toMatch(/reset/);
+  });
+});
