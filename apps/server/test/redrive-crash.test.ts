@@ -1,0 +1,100 @@
+/**
+ * Crash test: the real server process is SIGKILLed in the middle of a redrive of 300 dead letters,
+ * then started again on the same data folder. The operation must continue where it stopped and
+ * redrive each dead letter exactly once: one new delivery per dead letter, none doubled, none lost.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import { CONTROL_BUNDLE, waitFor } from './control-helpers';
+import { startServerProcess as startProcess, type ServerProcess } from './server-process';
+
+const TOKEN = 'sbk_crash_test_token_0000000002';
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-redrive-crash-'));
+const children: ServerProcess[] = [];
+const DEAD_LETTERS = 300;
+
+afterAll(() => {
+  for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function startServerProcess(): Promise<ServerProcess> {
+  const server = await startProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE });
+  children.push(server);
+  return server;
+}
+
+async function call(url: string, body: unknown): Promise<any> {
+  const res = await fetch(url + '/v1/rpc', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
+  return res.json();
+}
+
+const rpc = async (url: string, method: string, params: unknown = {}) => {
+  const res = await call(url, { jsonrpc: '2.0', id: 1, method, params });
+  if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
+  return res.result;
+};
+
+it('a server killed during a redrive of 300 dead letters redrives each exactly once after restart', async () => {
+  const first = await startServerProcess();
+  for (let b = 0; b < DEAD_LETTERS / 100; b++) {
+    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'event.publish', params: { event_name: 'charge.requested', payload: { n: b * 100 + i } } }));
+    const answers = (await call(first.url, batch)) as any[];
+    expect(answers.every((a) => a.result?.status === 'running')).toBe(true);
+  }
+  const reader = new BetterSqlite3(path.join(dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
+  const scalar = (q: string) => (reader.prepare(q).get() as { n: number }).n;
+  await waitFor(() => scalar(`select count(*) as n from dead_letters`) === DEAD_LETTERS, 60_000, 'every charge to dead-letter');
+  await waitFor(async () => (await rpc(first.url, 'runtime.status')).pending_deliveries === 0, 30_000, 'the first dispatch to settle');
+
+  await rpc(first.url, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'off' });
+  const estimate = await rpc(first.url, 'event.redrive', { dry_run: true, filter: { event_name: 'charge.requested' } });
+  expect(estimate.plan.to_send).toBe(DEAD_LETTERS);
+  const applied = await rpc(first.url, 'event.redrive', { dry_run: false, filter: { event_name: 'charge.requested' }, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 150 });
+  const operationId: string = applied.operation.operation_id;
+
+  // Kill while the operation is under way, watched from outside (WAL allows a concurrent reader).
+  const doneItems = () => scalar(`select count(*) as n from operation_items where status = 'done'`);
+  await waitFor(() => doneItems() >= 50, 30_000, 'the redrive to be under way');
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const doneAtKill = doneItems();
+  expect(doneAtKill).toBeGreaterThanOrEqual(50);
+  expect(doneAtKill).toBeLessThan(DEAD_LETTERS);
+
+  const second = await startServerProcess();
+  await waitFor(
+    async () => {
+      const op = (await rpc(second.url, 'operation.get', { operation_id: operationId, items_limit: 0 })).operation;
+      const status = await rpc(second.url, 'runtime.status');
+      return op.status === 'completed' && status.pending_deliveries === 0;
+    },
+    60_000,
+    'the restarted runtime to finish the redrive',
+  );
+
+  const op = (await rpc(second.url, 'operation.get', { operation_id: operationId, items_limit: 0 })).operation;
+  expect(op.counts).toEqual({ total: DEAD_LETTERS, done: DEAD_LETTERS, failed: 0, skipped: 0 });
+  expect(op.outcomes).toMatchObject({ delivered: DEAD_LETTERS, dead_lettered: 0, pending: 0 });
+  // Exactly one redrive delivery per dead letter: none doubled, none lost.
+  const perDeadLetter = reader
+    .prepare(`select l.dead_letter_id, count(d.delivery_id) as n from dead_letters l left join deliveries d on d.redrive_of_dead_letter_id = l.dead_letter_id group by l.dead_letter_id`)
+    .all() as { n: number }[];
+  expect(perDeadLetter).toHaveLength(DEAD_LETTERS);
+  const histogram = perDeadLetter.reduce<Record<number, number>>((h, r) => ({ ...h, [r.n]: (h[r.n] ?? 0) + 1 }), {});
+  expect(histogram).toEqual({ 1: DEAD_LETTERS });
+  expect(scalar(`select count(*) as n from dead_letters where redriven_at is null`)).toBe(0);
+  expect(scalar(`select count(*) as n from deliveries where redrive_of_dead_letter_id is not null and status = 'delivered'`)).toBe(DEAD_LETTERS);
+  expect(scalar(`select count(*) as n from dead_letters l join deliveries d on d.delivery_id = l.redrive_delivery_id where d.redrive_of_dead_letter_id = l.dead_letter_id`)).toBe(DEAD_LETTERS);
+  expect(scalar(`select count(*) as n from runs where status = 'completed'`)).toBe(DEAD_LETTERS);
+  reader.close();
+  second.child.kill('SIGTERM');
+  await second.exited;
+}, 180_000);
