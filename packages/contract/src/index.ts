@@ -5,3 +5,4 @@ export * from './methods/index';
 export * from './openrpc';
 export * from './records';
 export * from './json-depth';
+export * from './limits';

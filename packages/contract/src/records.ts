@@ -290,6 +290,7 @@ export const operation = z.object({
 export const operationItem = z.object({
   item_index: z.number().int(),
   target_id: z.string().describe('the dead letter (redrive) or event (replay) acted on'),
+  event_id: z.string().optional().describe('the event of the dead letter (redrive), or the replayed event (replay)'),
   status: z.enum(['pending', 'done', 'failed', 'skipped']),
   result_id: z.string().optional().describe('the delivery (redrive) or event (replay) created'),
   note: z.string().optional(),

@@ -26,7 +26,7 @@ const serverCodes = {
   MAILBOX_NOT_PENDING: { title: 'This item was already decided', hint: 'It is no longer pending and cannot be decided again. Reload it to see the decision.' },
   STALE_DECISION_SHEET: { title: 'The entity changed since you opened this; review again', hint: 'Reload the decision sheet and review the entity as it is now.' },
   RESET_IN_PROGRESS: { title: 'A runtime reset is in progress', hint: 'Wait for the reset to finish, then try again.' },
-  PLAN_STALE: { title: 'The runtime changed since the reset preview', hint: 'Run the dry run again and review the new plan.' },
+  PLAN_STALE: { title: 'The runtime changed since the plan was previewed', hint: 'Preview again (dry run or estimate) and review the new plan before applying.' },
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },
   PAYLOAD_TOO_LARGE: { title: 'The request is too large', hint: 'Send less data in one request.' },
   STORE_BUSY: { title: 'The store is busy', hint: 'Another writer is holding the database for a moment; try again.' },

@@ -53,6 +53,7 @@ class HeartbeatStore {
   private client: WsClient | null = null;
   private listeners = new Set<() => void>();
   private arrivals: number[] = [];
+  private skipArrival = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private wasOpen = false;
   private openedAt = 0;
@@ -90,6 +91,11 @@ class HeartbeatStore {
         });
       }),
       client.onOpen(() => {
+        // The first heartbeat answers the subscribe at once, off the server's beat: spacing is
+        // measured from the second one on, or a first gap of a few ms would mark a healthy
+        // connection stale a moment later.
+        this.arrivals = [];
+        this.skipArrival = true;
         const sentAt = performance.now();
         client
           .request('health.subscribe', {})
@@ -100,7 +106,8 @@ class HeartbeatStore {
         const result = (params as { result?: HealthCheckResult } | undefined)?.result;
         if (!result) return;
         const now = Date.now();
-        this.arrivals = [...this.arrivals.slice(-5), now];
+        if (this.skipArrival) this.skipArrival = false;
+        else this.arrivals = [...this.arrivals.slice(-5), now];
         this.update({ last: result, lastAt: now, stale: false, intervalMs: measuredInterval(this.arrivals, this.snapshot.intervalMs) });
         this.measureLatency();
       }),

@@ -13,6 +13,7 @@ import { ErrorState } from '../ui/ErrorState';
 import { LoadingState } from '../ui/LoadingState';
 import { GoToId } from './GoToId';
 import { HeartbeatIndicator } from './HeartbeatIndicator';
+import { RunningOperations } from './RunningOperations';
 import { SignIn } from './SignIn';
 import './AppShell.css';
 
@@ -89,6 +90,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
         </nav>
         <GoToId />
         <div className="header-end">
+          <RunningOperations />
           <HeartbeatIndicator />
           <div className="session">
             <span className="session-name" title={`Signed in with token “${tokenName}”`}>

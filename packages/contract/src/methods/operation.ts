@@ -7,11 +7,8 @@ import { defineMethod } from '../method';
 import { operation, operationItem, operationKind, operationStatus, timestamp, timestampParam } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 import { eventFilter } from './event';
+import { DEFAULT_OPERATION_RATE, MAX_OPERATION_RATE } from '../limits';
 
-export const DEFAULT_OPERATION_RATE = 20;
-export const MAX_OPERATION_RATE = 1000;
-/** One operation acts on at most this many items; a wider selection must be narrowed. */
-export const MAX_OPERATION_ITEMS = 100_000;
 
 const count = z.number().int();
 

@@ -3,10 +3,11 @@
  * Loaded rows never move by themselves: with live tail on, new events are counted in a bar and
  * only shown when the operator asks.
  */
-import { useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { eventsQuery, useEvents, useNewEventCount } from '../../api/events';
+import type { StoredEvent } from '@switchboard/contract';
+import { eventsQuery, useEvents, useNewEventCount, type EventQuery } from '../../api/events';
 import { useRun } from '../../api/runs';
 import { paths } from '../../paths';
 import { EmptyState } from '../../ui/EmptyState';
@@ -17,6 +18,8 @@ import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
 import { onlyKeys, useUrlState } from '../../url-state';
+import { RecoveryDialog } from '../operations/RecoveryDialog';
+import type { RecoverySelection } from '../../api/operations';
 import { EventDetail } from './EventDetail';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
@@ -30,7 +33,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
   const tableRef = useRef<EventTableHandle>(null);
 
   // The query depends on filters and range only, not on selection: selecting a row must not refetch.
-  const filterQuery = onlyKeys(params, [...FILTER_KEYS, 'dead', 'range', 'since', 'until']);
+  const filterQuery = onlyKeys(params, [...FILTER_KEYS, 'dead', 'redriven', 'range', 'since', 'until']);
   const query = useMemo(() => eventQueryFromUrl(new URLSearchParams(filterQuery), mode, anchor), [filterQuery, mode, anchor]);
   const events = useEvents(query);
   const rows = useMemo(() => events.data?.pages.flatMap((p) => p.events) ?? [], [events.data]);
@@ -51,6 +54,23 @@ export function EventBrowser({ mode }: { mode: Mode }) {
     if (rangeOf(params) !== '' && rangeOf(params) !== 'custom') setAnchor(Date.now());
     else void queryClient.resetQueries({ queryKey: eventsQuery(query).queryKey });
   };
+
+  // Rows checked for a bulk action; a change of filters starts a new selection.
+  const [picked, setPicked] = useState<{ filters: string; ids: ReadonlySet<string> }>({ filters: filterQuery, ids: new Set() });
+  const pickedIds = picked.filters === filterQuery ? picked.ids : EMPTY;
+  const onPick = useCallback(
+    (id: string, on: boolean) =>
+      setPicked((p) => {
+        const ids = new Set(p.filters === filterQuery ? p.ids : []);
+        if (on) ids.add(id);
+        else ids.delete(id);
+        return { filters: filterQuery, ids };
+      }),
+    [filterQuery],
+  );
+  const [recoveryOpen, setRecoveryOpen] = useState(false);
+  const kind = mode === 'dead-letters' ? 'redrive' : 'replay';
+  const recovery = useMemo(() => recoveryScope(kind, query, rows, pickedIds), [kind, query, rows, pickedIds]);
 
   const selectedId = params.get('selected') ?? undefined;
   const selected = rows.find((r) => r.event_id === selectedId);
@@ -76,6 +96,20 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         <button type="button" className="btn btn-small" onClick={refresh} disabled={events.isFetching}>
           Refresh
         </button>
+        <button
+          type="button"
+          className="btn btn-small btn-primary"
+          onClick={() => setRecoveryOpen(true)}
+          disabled={!events.isSuccess || rows.length === 0}
+          data-testid="open-recovery"
+        >
+          {pickedIds.size > 0 ? `${kind === 'redrive' ? 'Redrive' : 'Replay'} ${pickedIds.size} selected…` : kind === 'redrive' ? 'Redrive all matching…' : 'Replay all matching…'}
+        </button>
+        {pickedIds.size > 0 && (
+          <button type="button" className="btn btn-small btn-quiet" onClick={() => setPicked({ filters: filterQuery, ids: new Set() })}>
+            Clear selection
+          </button>
+        )}
       </div>
       <EventFilters mode={mode} params={params} update={update} />
       {query.filter?.run_id && <RunSummary runId={query.filter.run_id} />}
@@ -116,6 +150,8 @@ export function EventBrowser({ mode }: { mode: Mode }) {
               isFetchingNextPage={events.isFetchingNextPage}
               fetchNextPage={() => void events.fetchNextPage()}
               nextPageError={nextPageError}
+              picked={pickedIds}
+              onPick={onPick}
             />
           )}
         </div>
@@ -128,8 +164,29 @@ export function EventBrowser({ mode }: { mode: Mode }) {
           />
         )}
       </div>
+      {recoveryOpen && <RecoveryDialog kind={kind} selection={recovery.selection} scope={recovery.scope} open={recoveryOpen} onOpenChange={setRecoveryOpen} />}
     </section>
   );
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+/** event.redrive and event.replay take at most this many explicit ids. */
+const MAX_IDS_PER_CALL = 1000;
+
+/**
+ * What a bulk action acts on: the checked rows (their dead letters not yet redriven, or the
+ * events), or everything the current filters match.
+ */
+function recoveryScope(kind: 'redrive' | 'replay', query: EventQuery, rows: StoredEvent[], picked: ReadonlySet<string>): { selection: RecoverySelection; scope: string } {
+  if (picked.size === 0) {
+    const { filter, since, until } = query;
+    return { selection: { ...(filter ? { filter } : {}), ...(since ? { since } : {}), ...(until ? { until } : {}) }, scope: 'all matching these filters' };
+  }
+  const chosen = rows.filter((r) => picked.has(r.event_id));
+  if (kind === 'replay') return { selection: { event_ids: chosen.map((r) => r.event_id) }, scope: `${chosen.length} selected event${chosen.length === 1 ? '' : 's'}` };
+  // Every dead letter of the checked events: the estimate counts the already redriven ones apart.
+  const ids = chosen.flatMap((r) => r.dead_letters.map((l) => l.dead_letter_id)).slice(0, MAX_IDS_PER_CALL);
+  return { selection: { dead_letter_ids: ids }, scope: `the dead letters of ${chosen.length} selected event${chosen.length === 1 ? '' : 's'}` };
 }
 
 function RunSummary({ runId }: { runId: string }) {

@@ -2,7 +2,7 @@
  * One stored event: identity and links, the payload as a text JSON tree, its deliveries and its
  * dead letters. Uses the loaded row when it is on screen, else reads the event by id.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { useEvent } from '../../api/events';
@@ -16,6 +16,8 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { RecoveryDialog } from '../operations/RecoveryDialog';
+import './EventDetail.css';
 
 export function EventDetail({
   eventId,
@@ -52,8 +54,14 @@ export function EventDetail({
 }
 
 function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlightDeadLetter: string | undefined }) {
+  const [recovery, setRecovery] = useState<{ kind: 'redrive' | 'replay'; ids: string[] } | null>(null);
   return (
     <>
+      <div className="detail-actions">
+        <button type="button" className="btn btn-small" onClick={() => setRecovery({ kind: 'replay', ids: [event.event_id] })} data-testid="replay-event">
+          Replay this event…
+        </button>
+      </div>
       <dl className="kv">
         <dt>Event id</dt>
         <dd>
@@ -73,6 +81,16 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
           <>
             <dt>Chain depth</dt>
             <dd>{event.chain_depth}</dd>
+          </>
+        )}
+        {event.replay_of_event_id && (
+          <>
+            <dt>Replay of</dt>
+            <dd>
+              <Link to={paths.event(event.replay_of_event_id)} className="mono" data-testid="replay-of">
+                {event.replay_of_event_id}
+              </Link>
+            </dd>
           </>
         )}
         {event.parent_event_id && (
@@ -96,7 +114,13 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
       ) : (
         <ul className="card-list" aria-label="Dead letters">
           {event.dead_letters.map((dl) => (
-            <DeadLetterCard key={dl.dead_letter_id} deadLetter={dl} highlighted={dl.dead_letter_id === highlightDeadLetter} />
+            <DeadLetterCard
+              key={dl.dead_letter_id}
+              deadLetter={dl}
+              highlighted={dl.dead_letter_id === highlightDeadLetter}
+              newAttempt={dl.redrive ? event.deliveries.find((d) => d.delivery_id === dl.redrive!.delivery_id) : undefined}
+              onRedrive={() => setRecovery({ kind: 'redrive', ids: [dl.dead_letter_id] })}
+            />
           ))}
         </ul>
       )}
@@ -107,15 +131,34 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
       ) : (
         <ul className="card-list" aria-label="Deliveries">
           {event.deliveries.map((d) => (
-            <DeliveryCard key={d.delivery_id} delivery={d} />
+            <DeliveryCard key={d.delivery_id} delivery={d} eventId={event.event_id} />
           ))}
         </ul>
+      )}
+      {recovery && (
+        <RecoveryDialog
+          kind={recovery.kind}
+          selection={recovery.kind === 'redrive' ? { dead_letter_ids: recovery.ids } : { event_ids: recovery.ids }}
+          scope={recovery.kind === 'redrive' ? `dead letter ${recovery.ids[0]}` : `event ${recovery.ids[0]}`}
+          open
+          onOpenChange={(open) => (open ? undefined : setRecovery(null))}
+        />
       )}
     </>
   );
 }
 
-function DeadLetterCard({ deadLetter: dl, highlighted }: { deadLetter: DeadLetter; highlighted: boolean }) {
+function DeadLetterCard({
+  deadLetter: dl,
+  highlighted,
+  newAttempt,
+  onRedrive,
+}: {
+  deadLetter: DeadLetter;
+  highlighted: boolean;
+  newAttempt: Delivery | undefined;
+  onRedrive: () => void;
+}) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (highlighted) ref.current?.scrollIntoView({ block: 'nearest' });
@@ -156,11 +199,24 @@ function DeadLetterCard({ deadLetter: dl, highlighted }: { deadLetter: DeadLette
         </dd>
       </dl>
       {dl.error_message && <p className="error-text">{dl.error_message}</p>}
+      {dl.redrive ? (
+        <p className="redrive-note" data-testid="redrive-history">
+          Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <span className="mono">{dl.redrive.actor_token_id}</span> in operation{' '}
+          <Link to={`/runtime?operation=${encodeURIComponent(dl.redrive.operation_id)}#operations`} className="mono">
+            {dl.redrive.operation_id}
+          </Link>
+          ; new attempt <span className="mono">{dl.redrive.delivery_id}</span> {newAttempt && <StatusBadge value={newAttempt.status} />}
+        </p>
+      ) : (
+        <button type="button" className="btn btn-small" onClick={onRedrive} data-testid="redrive-dead-letter">
+          Redrive…
+        </button>
+      )}
     </li>
   );
 }
 
-function DeliveryCard({ delivery: d }: { delivery: Delivery }) {
+function DeliveryCard({ delivery: d, eventId }: { delivery: Delivery; eventId: string }) {
   return (
     <li className="card" data-testid="delivery">
       <div>
@@ -172,6 +228,16 @@ function DeliveryCard({ delivery: d }: { delivery: Delivery }) {
       <dl className="kv">
         <dt>Delivery id</dt>
         <dd className="mono">{d.delivery_id}</dd>
+        {d.redrive_of_dead_letter_id && (
+          <>
+            <dt>Redrive of</dt>
+            <dd>
+              <Link to={paths.deadLetter(eventId, d.redrive_of_dead_letter_id)} className="mono" data-testid="redrive-of">
+                {d.redrive_of_dead_letter_id}
+              </Link>
+            </dd>
+          </>
+        )}
         {d.attempts !== undefined && (
           <>
             <dt>Attempts</dt>

@@ -35,7 +35,7 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
     return () => clearTimeout(t);
   }); // re-armed on every render while a draft differs from the URL
 
-  const ids = { dead: useId(), range: useId(), since: useId(), until: useId(), more: useId() };
+  const ids = { dead: useId(), redriven: useId(), range: useId(), since: useId(), until: useId(), more: useId() };
   const range = rangeOf(params);
   const field = (k: FilterKey) => (
     <div className="field" key={k}>
@@ -70,6 +70,16 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
             <option value="">Any</option>
             <option value="1">Only with dead letters</option>
             <option value="0">Without dead letters</option>
+          </select>
+        </div>
+      )}
+      {mode === 'dead-letters' && (
+        <div className="field">
+          <label htmlFor={ids.redriven}>Redrive</label>
+          <select id={ids.redriven} value={params.get('redriven') ?? ''} onChange={(e) => update({ redriven: e.target.value, selected: null })} data-testid="filter-redriven">
+            <option value="">Any</option>
+            <option value="0">Not yet redriven</option>
+            <option value="1">Redriven</option>
           </select>
         </div>
       )}

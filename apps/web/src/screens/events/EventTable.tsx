@@ -33,6 +33,8 @@ export function EventTable({
   isFetchingNextPage,
   fetchNextPage,
   nextPageError,
+  picked,
+  onPick,
 }: {
   ref?: Ref<EventTableHandle>;
   mode: Mode;
@@ -44,6 +46,9 @@ export function EventTable({
   isFetchingNextPage: boolean;
   fetchNextPage: () => void;
   nextPageError: unknown;
+  /** Rows checked for a bulk action (redrive, replay). */
+  picked: ReadonlySet<string>;
+  onPick: (id: string, on: boolean) => void;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const now = useNow(RELATIVE_TIME_PERIOD_MS);
@@ -85,6 +90,10 @@ export function EventTable({
     const target = e.target as HTMLElement;
     const row = target.closest<HTMLTableRowElement>('tr[data-id]');
     if (!row) return;
+    if (target instanceof HTMLInputElement && target.type === 'checkbox') {
+      onPick(row.dataset.id!, target.checked);
+      return;
+    }
     // Let the browser open the row link in a new tab or window when asked to.
     if (target.closest('a') && (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0)) return;
     e.preventDefault();
@@ -115,6 +124,9 @@ export function EventTable({
         <table className={`data vtable${deadMode ? ' vtable-dead' : ''}`} role="table" aria-label={deadMode ? 'Events with dead letters' : 'Events'} aria-rowcount={rows.length + 1}>
           <thead role="rowgroup">
             <tr role="row" aria-rowindex={1}>
+              <th role="columnheader" scope="col" className="c-pick">
+                <span className="visually-hidden">Select</span>
+              </th>
               <th role="columnheader" scope="col" className="c-time">Time</th>
               <th role="columnheader" scope="col" className="c-name">Event</th>
               <th role="columnheader" scope="col" className="c-id hide-narrow">
@@ -163,6 +175,7 @@ export function EventTable({
                   index={item.index}
                   start={item.start}
                   selected={event.event_id === selectedId}
+                  picked={picked.has(event.event_id)}
                   now={now}
                   deadMode={deadMode}
                   baseSearch={baseSearch}
@@ -192,6 +205,7 @@ const EventRow = memo(function EventRow({
   index,
   start,
   selected,
+  picked,
   now,
   deadMode,
   baseSearch,
@@ -200,6 +214,7 @@ const EventRow = memo(function EventRow({
   index: number;
   start: number;
   selected: boolean;
+  picked: boolean;
   now: number;
   deadMode: boolean;
   baseSearch: string;
@@ -216,6 +231,10 @@ const EventRow = memo(function EventRow({
       data-testid="event-row"
       style={{ transform: `translateY(${start}px)` }}
     >
+      <td role="cell" className="c-pick">
+        {/* Uncontrolled-looking but driven by `picked`: the body's click handler reports the change. */}
+        <input type="checkbox" checked={picked} onChange={() => undefined} aria-label={`Select ${e.event_name} ${e.event_id}`} data-testid="pick-row" />
+      </td>
       <td role="cell" className="c-time">
         <RelativeTimeAt iso={e.created_at} now={now} />
       </td>

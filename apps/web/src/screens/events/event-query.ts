@@ -38,6 +38,8 @@ export function eventQueryFromUrl(params: URLSearchParams, mode: Mode, anchor: n
     const value = params.get(key)?.trim();
     if (value) filter[key] = value;
   }
+  if (params.get('redriven') === '0') filter.dead_letter_redriven = false;
+  else if (params.get('redriven') === '1') filter.dead_letter_redriven = true;
   if (mode === 'dead-letters') filter.has_dead_letter = true;
   else if (params.get('dead') === '1') filter.has_dead_letter = true;
   else if (params.get('dead') === '0') filter.has_dead_letter = false;

@@ -13,6 +13,8 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { OperationsSection } from '../operations/OperationsSection';
+import { ToolServersSection } from '../operations/ToolServersSection';
 import './RuntimeScreen.css';
 
 export default function RuntimeScreen() {
@@ -97,6 +99,8 @@ export default function RuntimeScreen() {
                 </dd>
               </dl>
             </section>
+            <OperationsSection />
+            <ToolServersSection />
             <section className="panel panel-danger panel-full" aria-labelledby="reset-title">
               <h2 id="reset-title">Reset the runtime</h2>
               <p>

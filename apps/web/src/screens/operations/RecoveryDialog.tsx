@@ -1,0 +1,242 @@
+/**
+ * Redrive (dead letters) or replay (events), estimate first: opening the dialog runs the dry run,
+ * which shows exactly what an apply would send, to which subscribers, and why. Applying sends the
+ * estimate's plan hash (a changed set is refused, and the dialog offers a fresh estimate), the
+ * chosen rate and the dialog's idempotency key; large plans need the count typed to confirm. After
+ * apply the dialog shows live progress; closing it leaves the operation running.
+ */
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { Link } from 'react-router';
+import { DEFAULT_OPERATION_RATE, MAX_OPERATION_RATE } from '@switchboard/contract/limits';
+import { ApiError } from '../../api/client';
+import { useRecoveryApply, useRecoveryEstimate, type OperationPlan, type RecoveryKind, type RecoverySelection } from '../../api/operations';
+import { paths } from '../../paths';
+import { ErrorState } from '../../ui/ErrorState';
+import { LoadingState } from '../../ui/LoadingState';
+import { Modal, useDialogKey } from '../../ui/Modal';
+import { RelativeTime } from '../../ui/RelativeTime';
+import { OperationProgress } from './OperationProgress';
+import './RecoveryDialog.css';
+
+/** Plans sending more than this many items need the count typed to confirm. */
+export const TYPED_CONFIRMATION_ABOVE = 25;
+
+export function RecoveryDialog({
+  kind,
+  selection,
+  scope,
+  open,
+  onOpenChange,
+}: {
+  kind: RecoveryKind;
+  selection: RecoverySelection;
+  /** What the selection is, in words ("3 selected dead letters", "all matching these filters"). */
+  scope: ReactNode;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}) {
+  const { key, renew } = useDialogKey(open);
+  const estimate = useRecoveryEstimate(kind, selection, open);
+  const apply = useRecoveryApply(kind);
+  const [rate, setRate] = useState(String(DEFAULT_OPERATION_RATE));
+  const [typed, setTyped] = useState('');
+  const [operationId, setOperationId] = useState<string | null>(null);
+  const ids = { rate: useId(), typed: useId(), rateHint: useId() };
+  const verb = kind === 'redrive' ? 'Redrive' : 'Replay';
+
+  const close = () => {
+    if (apply.isPending) return;
+    apply.reset();
+    setTyped('');
+    setOperationId(null);
+    onOpenChange(false);
+  };
+
+  const plan = estimate.data?.plan;
+  const rateValue = Number(rate);
+  const rateValid = Number.isFinite(rateValue) && rateValue >= 0.1 && rateValue <= MAX_OPERATION_RATE;
+  const needsTyped = (plan?.to_send ?? 0) > TYPED_CONFIRMATION_ABOVE;
+  const confirmed = !needsTyped || typed.trim() === String(plan?.to_send);
+  const stale = apply.error instanceof ApiError && apply.error.code === 'PLAN_STALE';
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!plan || apply.isPending || !rateValid || !confirmed || plan.to_send === 0) return;
+    apply.mutate(
+      { selection, expected_plan_hash: plan.plan_hash, rate_per_second: rateValue, idempotency_key: key },
+      { onSuccess: (r) => setOperationId(r.operation?.operation_id ?? null) },
+    );
+  };
+
+  const estimateAgain = () => {
+    apply.reset();
+    renew();
+    setTyped('');
+    void estimate.refetch();
+  };
+
+  return (
+    <Modal open={open} onOpenChange={(o) => (o ? undefined : close())} title={`${verb} ${kind === 'redrive' ? 'dead letters' : 'events'}`} wide testId="recovery-dialog">
+      {operationId ? (
+        <div className="recovery-applied">
+          <OperationProgress operationId={operationId} />
+          <p className="muted small">Closing this dialog does not stop the operation; it stays listed on the Runtime page.</p>
+          <div className="modal-actions">
+            <Link className="btn" to={`/runtime#operations`} onClick={close}>
+              Open operations
+            </Link>
+            <button type="button" className="btn btn-primary" onClick={close} data-testid="close-recovery">
+              Close
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form onSubmit={submit} className="decision-form">
+          <p>
+            Scope: <strong>{scope}</strong>
+          </p>
+          {estimate.isPending ? (
+            <LoadingState label="Estimating" />
+          ) : estimate.isError ? (
+            <ErrorState compact error={estimate.error} onRetry={() => void estimate.refetch()} />
+          ) : (
+            <PlanSummary plan={plan!} kind={kind} />
+          )}
+          {plan && plan.to_send > 0 && (
+            <>
+              <div className="field recovery-rate">
+                <label htmlFor={ids.rate}>Rate ({kind === 'redrive' ? 'deliveries' : 'events'} per second)</label>
+                <input
+                  id={ids.rate}
+                  type="number"
+                  min={0.1}
+                  max={MAX_OPERATION_RATE}
+                  step="any"
+                  value={rate}
+                  onChange={(e) => setRate(e.target.value)}
+                  aria-describedby={ids.rateHint}
+                  aria-invalid={!rateValid}
+                  data-testid="recovery-rate"
+                />
+                <p id={ids.rateHint} className={`small ${rateValid ? 'muted' : 'bad'}`}>
+                  {rateValid
+                    ? `${formatDuration(plan.to_send / rateValue)} at this rate; a low rate spares a recovering dependency.`
+                    : `Between 0.1 and ${MAX_OPERATION_RATE}.`}
+                </p>
+              </div>
+              {needsTyped && (
+                <div className="field field-wide">
+                  <label htmlFor={ids.typed}>
+                    Type <code>{plan.to_send}</code> to confirm sending {plan.to_send.toLocaleString()} {kind === 'redrive' ? 'dead letters' : 'events'}
+                  </label>
+                  <input id={ids.typed} type="text" inputMode="numeric" autoComplete="off" value={typed} onChange={(e) => setTyped(e.target.value)} data-testid="recovery-confirm" />
+                </div>
+              )}
+            </>
+          )}
+          {apply.error && (
+            <div>
+              <ErrorState compact error={apply.error} />
+              {stale && (
+                <button type="button" className="btn btn-small" onClick={estimateAgain} data-testid="estimate-again">
+                  Estimate again
+                </button>
+              )}
+            </div>
+          )}
+          <div className="modal-actions">
+            <button type="button" className="btn" onClick={close} disabled={apply.isPending}>
+              Cancel
+            </button>
+            <button
+              type="submit"
+              className="btn btn-primary"
+              disabled={!plan || plan.to_send === 0 || apply.isPending || !rateValid || !confirmed || stale}
+              data-testid="apply-recovery"
+            >
+              {apply.isPending ? 'Starting…' : plan ? `${verb} ${plan.to_send.toLocaleString()}` : verb}
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 1) return 'Under a second';
+  if (seconds < 90) return `About ${Math.ceil(seconds)} s`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes < 90 ? `About ${minutes} min` : `About ${Math.round(minutes / 6) / 10} h`;
+}
+
+function PlanSummary({ plan, kind }: { plan: OperationPlan; kind: RecoveryKind }) {
+  const unit = kind === 'redrive' ? 'dead letter' : 'event';
+  return (
+    <div className="plan-summary" data-testid="recovery-plan">
+      <p className="plan-headline" aria-live="polite">
+        <strong data-testid="plan-to-send">{plan.to_send.toLocaleString()}</strong> {unit}
+        {plan.to_send === 1 ? '' : 's'} to send ({plan.deliveries.toLocaleString()} deliver{plan.deliveries === 1 ? 'y' : 'ies'}) of {plan.matched.toLocaleString()} matching
+        {plan.already_redriven > 0 ? `; ${plan.already_redriven.toLocaleString()} already redriven are not sent again` : ''}.
+      </p>
+      {plan.to_send === 0 ? (
+        <p className="callout">Nothing to send: {plan.matched === 0 ? `no ${unit} matches.` : 'everything matching was already redriven.'}</p>
+      ) : (
+        <>
+          {plan.oldest && plan.newest && (
+            <p className="muted small">
+              From <RelativeTime iso={plan.oldest} /> to <RelativeTime iso={plan.newest} />
+            </p>
+          )}
+          <div className="plan-groups">
+            <Breakdown title="By subscriber" rows={plan.by_subscriber.map((r) => [r.subscriber_id, r.count])} />
+            {plan.by_reason_code.length > 0 && <Breakdown title="By reason" rows={plan.by_reason_code.map((r) => [r.reason_code, r.count])} />}
+            <Breakdown title="By event" rows={plan.by_event_name.map((r) => [r.event_name, r.count])} />
+          </div>
+          <details className="plan-sample">
+            <summary>Sample ({plan.sample.length})</summary>
+            <ul>
+              {plan.sample.map((s) => (
+                <li key={s.target_id}>
+                  <Link to={kind === 'redrive' ? paths.deadLetter(s.event_id, s.target_id) : paths.event(s.event_id)} className="mono">
+                    {s.target_id}
+                  </Link>{' '}
+                  {s.event_name}
+                  {s.subscriber_id ? ` → ${s.subscriber_id}` : ''}
+                  {s.reason_code ? ` · ${s.reason_code}` : ''}
+                  {s.error_message ? <span className="muted"> · {s.error_message}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </details>
+        </>
+      )}
+    </div>
+  );
+}
+
+function Breakdown({ title, rows }: { title: string; rows: [string, number][] }) {
+  return (
+    <table className="data plan-breakdown">
+      <caption>{title}</caption>
+      <tbody>
+        {rows.slice(0, 8).map(([name, count]) => (
+          <tr key={name}>
+            <th scope="row" className="mono">
+              {name}
+            </th>
+            <td className="num">{count.toLocaleString()}</td>
+          </tr>
+        ))}
+        {rows.length > 8 && (
+          <tr>
+            <th scope="row" className="muted">
+              {rows.length - 8} more
+            </th>
+            <td className="num">{rows.slice(8).reduce((n, [, c]) => n + c, 0).toLocaleString()}</td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * Recovering from a failing provider, as an operator would: the payments tool times out and its
+ * dead letters pile up; the operator turns the tool's faults off on the Runtime page, redrives the
+ * dead letters from Dead letters (estimate, rate, typed confirmation), watches the progress to
+ * completion, sees the new deliveries delivered and the dead letters' redrive history, and the
+ * payments incident stops growing.
+ */
+import { OperationsSection, RecoveryDialog, ToolServers } from '../pages/recovery-page';
+import { ServerProcess } from '../server-process';
+import { eventually, expect, signInContext, test } from '../fixtures';
+import { seriousViolations, shotAtBothWidths } from '../console-checks';
+
+async function settled(server: ServerProcess) {
+  await eventually('the runtime to settle', async () => {
+    const s = await server.rpc('runtime.status');
+    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
+  }, 60_000);
+}
+
+/** Occurrences of mcp.payments incidents (errors and retries) over the last day. */
+async function paymentIncidents(server: ServerProcess): Promise<number> {
+  const { incidents } = await server.rpc('runtime.incidents', { component: 'mcp.payments', limit: 500 });
+  return incidents.reduce((n, i) => n + i.count, 0);
+}
+
+/** Refund approvals published straight to the bus: each one calls the payments tool. */
+async function publishRefunds(server: ServerProcess, prefix: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    await server.rpc('event.publish', { event_name: 'refund.approved', payload: { ticket_id: `${prefix}-${i}`, order_id: `ORD-${prefix}-${i}`, amount: 10 + i, currency: 'EUR' } });
+  }
+  await settled(server);
+}
+
+test.describe('redrive after fixing the failing tool', () => {
+  test.describe.configure({ mode: 'serial', timeout: 150_000 });
+  let own: ServerProcess;
+  test.beforeAll(async () => {
+    test.setTimeout(150_000);
+    own = await ServerProcess.start();
+    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    await settled(own);
+    // Payments faults are deterministic per call: these refunds leave a fixed set of dead letters.
+    await publishRefunds(own, 'E2E', 40);
+  });
+  test.afterAll(async () => {
+    await own?.dispose();
+  });
+
+  test('turn faults off, redrive from Dead letters, watch it complete, see the incident stop growing', async ({ page }) => {
+    const before = await own.rpc('event.redrive', { dry_run: true, filter: { subscriber_id: 'pay-refund' } });
+    expect(before.plan.to_send).toBeGreaterThan(0);
+    const toSend = before.plan.to_send;
+
+    await signInContext(page, own);
+    await page.goto(`${own.url}/runtime`);
+    const tools = new ToolServers(page);
+    await expect(tools.row('mcp.payments')).toContainText('on');
+    await tools.toggle('mcp.payments').click();
+    await expect(tools.row('mcp.payments')).toContainText('off');
+    await expect(tools.toggle('mcp.payments')).toHaveText('Turn faults on');
+    await shotAtBothWidths(page, '70-tool-servers-fixed');
+
+    await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=0`);
+    await expect(page.getByTestId('event-row').first()).toBeVisible();
+    await page.getByTestId('open-recovery').click();
+    const dialog = new RecoveryDialog(page);
+    await expect(dialog.toSend).toHaveText(String(toSend));
+    await expect(dialog.plan).toContainText('pay-refund');
+    await dialog.rate.fill('4');
+    if (toSend > 25) await dialog.confirm.fill(String(toSend));
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '71-redrive-estimate');
+    const incidentsBefore = await paymentIncidents(own);
+
+    await dialog.apply.click();
+    await expect(dialog.progress).toBeVisible();
+    await shotAtBothWidths(page, '72-redrive-progress');
+    // Progress to completion, live: every dead letter sent and its new delivery delivered.
+    await expect(dialog.progress).toHaveAttribute('data-status', 'completed', { timeout: 60_000 });
+    await expect(dialog.sent).toHaveText(`${toSend} of ${toSend}`);
+    await expect(dialog.outcomes).toContainText(`${toSend} delivered`, { timeout: 30_000 });
+    await expect(dialog.outcomes).toContainText('0 dead-lettered again');
+    await shotAtBothWidths(page, '73-redrive-done');
+    await dialog.close.click();
+
+    // The dead letters say they were redriven, and link to the new attempt's operation.
+    await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=0`);
+    await expect(page.getByText('No events with dead letters match these filters')).toBeVisible();
+    await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=1`);
+    await page.getByTestId('event-row').first().click();
+    const history = page.getByTestId('redrive-history').first();
+    await expect(history).toContainText('Redriven');
+    await expect(history).toContainText('delivered');
+    await shotAtBothWidths(page, '74-redrive-history');
+    await history.getByRole('link').click();
+    const operations = new OperationsSection(page);
+    await expect(operations.rows.first()).toContainText('completed');
+    await expect(operations.root.getByTestId('operation-progress')).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '75-operations');
+
+    // The incident stops growing: the same kind of traffic no longer fails at the payments tool.
+    expect(await paymentIncidents(own)).toBe(incidentsBefore);
+    await publishRefunds(own, 'AFTER', 20);
+    expect(await paymentIncidents(own)).toBe(incidentsBefore);
+    const after = await own.rpc('event.redrive', { dry_run: true, filter: { subscriber_id: 'pay-refund' } });
+    expect(after.plan).toMatchObject({ to_send: 0, already_redriven: toSend });
+  });
+});
