@@ -243,10 +243,11 @@ export function toOperation(row: OperationRow, outcomes: Record<string, number>)
   };
 }
 
-function toOperationItem(row: OperationItemRow): OperationItem {
+function toOperationItem(row: OperationItemRow & { event_id: string | null }): OperationItem {
   return {
     item_index: Number(row.item_index),
     target_id: row.target_id,
+    ...(row.event_id ? { event_id: row.event_id } : {}),
     status: row.status as OperationItem['status'],
     ...(row.result_id ? { result_id: row.result_id } : {}),
     ...(row.note ? { note: row.note } : {}),

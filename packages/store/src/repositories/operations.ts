@@ -152,8 +152,17 @@ export class OperationRepository {
     return rows.length > options.limit && last ? { operations: page, next: { created_at: last.created_at, operation_id: last.operation_id } } : { operations: page };
   }
 
-  items(operationId: string, limit: number): Promise<OperationItemRow[]> {
-    return this.db.selectFrom('operation_items').selectAll().where('operation_id', '=', operationId).orderBy('item_index').limit(limit).execute();
+  /** Items in order, each with the event it concerns (a redriven dead letter's, or the replayed one). */
+  items(operationId: string, limit: number): Promise<(OperationItemRow & { event_id: string | null })[]> {
+    return this.db
+      .selectFrom('operation_items as i')
+      .leftJoin('dead_letters as l', 'l.dead_letter_id', 'i.target_id')
+      .selectAll('i')
+      .select((eb) => eb.fn.coalesce('l.event_id', 'i.target_id').as('event_id'))
+      .where('i.operation_id', '=', operationId)
+      .orderBy('i.item_index')
+      .limit(limit)
+      .execute();
   }
 
   /** Ids of operations still running (a restarted process continues them). */
