@@ -99,6 +99,18 @@ test.describe('redrive after fixing the failing tool', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '75-operations');
 
+    // The payments incidents say their dead letters were all redriven and delivered.
+    const { incidents } = await own.rpc('runtime.incidents', { component: 'mcp.payments', limit: 50 });
+    const withDeadLetters = [];
+    for (const i of incidents) {
+      const logs = await own.rpc('runtime.incident_logs', { incident_id: i.incident_id });
+      if (logs.dead_letters) withDeadLetters.push({ id: i.incident_id, ...logs.dead_letters });
+    }
+    expect(withDeadLetters.length).toBeGreaterThan(0);
+    await page.goto(`${own.url}/incidents?component=mcp.payments&selected=${encodeURIComponent(withDeadLetters[0]!.id)}`);
+    await expect(page.getByTestId('incident-recovery')).toHaveText(`All ${withDeadLetters[0]!.total} dead letter${withDeadLetters[0]!.total === 1 ? '' : 's'} of this incident were redriven and delivered.`);
+    await shotAtBothWidths(page, '76-incident-recovered');
+
     // The incident stops growing: the same kind of traffic no longer fails at the payments tool.
     expect(await paymentIncidents(own)).toBe(incidentsBefore);
     await publishRefunds(own, 'AFTER', 20);

@@ -149,6 +149,16 @@ describe('event.redrive', () => {
         const run = await ok(server, 'run.get', { run_id: events[0]!.run_id! });
         expect(run.run.status).toBe('completed');
       }
+      // The dead-letter incident says how many of its dead letters were redriven and delivered.
+      const { incidents } = await ok(server, 'runtime.incidents', { component: 'dispatcher' });
+      const deadLetterIncident = incidents.find((i) => i.error_code === 'DEAD_LETTER')!;
+      const { dead_letters } = await ok(server, 'runtime.incident_logs', { incident_id: deadLetterIncident.incident_id });
+      const listed = (await ok(server, 'event.list', { filter: { has_dead_letter: true }, limit: 500 })).events;
+      const all = listed.flatMap((e) => e.dead_letters.map((l) => ({ l, deliveries: e.deliveries })));
+      const redriven = all.filter(({ l }) => l.redrive);
+      const delivered = redriven.filter(({ l, deliveries }) => deliveries.find((d) => d.delivery_id === l.redrive!.delivery_id)?.status === 'delivered');
+      expect(dead_letters).toEqual({ total: all.length, redriven: redriven.length, delivered: delivered.length });
+      expect(delivered.length).toBeGreaterThanOrEqual(3);
     } finally {
       await ok(server, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'on' });
     }

@@ -30,7 +30,13 @@ export const runtimeIncidentLogs = defineMethod({
     since_hours: z.number().int().min(1).max(24 * 90).optional(),
     limit: pageLimit,
   }),
-  result: z.object({ logs: z.array(logRecord) }),
+  result: z.object({
+    logs: z.array(logRecord),
+    dead_letters: z
+      .object({ total: z.number().int(), redriven: z.number().int(), delivered: z.number().int() })
+      .optional()
+      .describe('additive: the dead letters the incident\'s records name, how many were redriven, and how many redrives were delivered'),
+  }),
   errors: ['NOT_FOUND'],
   mutating: false,
 });

@@ -112,6 +112,29 @@ export class IncidentRepository {
       .execute();
   }
 
+  /**
+   * The dead letters an incident's records in the window name (by dead letter or by delivery), and
+   * how many of them were redriven and how many of those redrives were delivered.
+   */
+  async deadLetterRecovery(key: IncidentKey, window: { windowStart: string; windowEnd: string }): Promise<{ total: number; redriven: number; delivered: number }> {
+    const inGroup = (column: 'dead_letter_id' | 'delivery_id') =>
+      this.db
+        .selectFrom('logs')
+        .select(column)
+        .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key), eb(column, 'is not', null)]));
+    const row = await this.db
+      .selectFrom('dead_letters as l')
+      .leftJoin('deliveries as d', 'd.delivery_id', 'l.redrive_delivery_id')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('total'),
+        eb.fn.count<number>('l.redriven_at').as('redriven'),
+        eb.fn.sum<number>(eb.case().when('d.status', '=', 'delivered').then(1).else(0).end()).as('delivered'),
+      ])
+      .where((eb) => eb.or([eb('l.dead_letter_id', 'in', inGroup('dead_letter_id') as never), eb('l.delivery_id', 'in', inGroup('delivery_id') as never)]))
+      .executeTakeFirstOrThrow();
+    return { total: Number(row.total), redriven: Number(row.redriven), delivered: Number(row.delivered ?? 0) };
+  }
+
   private windowConditions(eb: ExpressionBuilder<Database, 'logs'>, q: Pick<IncidentQuery, 'windowStart' | 'windowEnd' | 'component' | 'mcpOnly'>) {
     // Literals, so SQLite can match the partial indexes (level_rank >= 2, is_mcp = 1).
     const c: Expression<SqlBool>[] = [

@@ -16,5 +16,6 @@ export const runtimeIncidentLogs: Handler<'runtime.incident_logs'> = async (para
   };
   const logs = await ctx.store.incidents.logs(key, window, params.limit ?? DEFAULT_PAGE_LIMIT);
   if (logs.length === 0) throw notFound();
-  return { logs: logs.map(toLogRecord) };
+  const deadLetters = await ctx.store.incidents.deadLetterRecovery(key, window);
+  return { logs: logs.map(toLogRecord), ...(deadLetters.total > 0 ? { dead_letters: deadLetters } : {}) };
 };

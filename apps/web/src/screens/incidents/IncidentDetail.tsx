@@ -67,6 +67,7 @@ export function IncidentDetail({
           Incident <code>{incidentId}</code> is not in the loaded list (other filters or an older page); its log records follow.
         </p>
       )}
+      {logs.data?.dead_letters && <DeadLetterRecovery {...logs.data.dead_letters} />}
       <h3>Sample log records</h3>
       {logs.isPending ? (
         <LoadingState label="Loading log records" />
@@ -167,5 +168,17 @@ function DeadLetterLink({ log }: { log: LogRecord }) {
         )}
       </dd>
     </>
+  );
+}
+
+/** Whether the incident's dead letters were sent again, and got through. */
+function DeadLetterRecovery({ total, redriven, delivered }: { total: number; redriven: number; delivered: number }) {
+  const all = delivered === total;
+  return (
+    <p className={`callout ${all ? 'callout-ok' : redriven > 0 ? 'callout-info' : ''}`} data-testid="incident-recovery">
+      {all
+        ? `All ${total.toLocaleString()} dead letter${total === 1 ? '' : 's'} of this incident were redriven and delivered.`
+        : `${total.toLocaleString()} dead letter${total === 1 ? '' : 's'}: ${redriven.toLocaleString()} redriven, ${delivered.toLocaleString()} of those delivered.`}
+    </p>
   );
 }
