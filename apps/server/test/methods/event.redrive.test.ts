@@ -236,6 +236,28 @@ describe('event.redrive', () => {
     }
   });
 
+  it('a replay waits while ingress is paused, and runs on resume', async () => {
+    const ids = await publishCharges(server, 2, 'paused-replay');
+    await ok(server, 'runtime.pause', { reason: 'replay test' });
+    try {
+      const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
+      const replay = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+      // Signal that the runner has had its chances: a redrive it runs meanwhile completes.
+      const other = await deadLettersOf(server, ids);
+      const otherSel = { dead_letter_ids: other.map((l) => l.dead_letter_id) };
+      const otherEstimate = await ok(server, 'event.redrive', { dry_run: true, ...otherSel });
+      const otherOp = await ok(server, 'event.redrive', { dry_run: false, ...otherSel, expected_plan_hash: otherEstimate.plan.plan_hash, rate_per_second: 100 });
+      await finished(server, otherOp.operation!.operation_id);
+      const waiting = await ok(server, 'operation.get', { operation_id: replay.operation!.operation_id });
+      expect(waiting.operation).toMatchObject({ status: 'running', counts: { total: 2, done: 0 } });
+      await ok(server, 'runtime.resume');
+      const done = await finished(server, replay.operation!.operation_id);
+      expect(done.counts.done).toBe(2);
+    } finally {
+      if ((await ok(server, 'runtime.status')).ingress === 'paused') await ok(server, 'runtime.resume');
+    }
+  });
+
   it('a reset cancels running operations', async () => {
     const ids = await publishCharges(server, 5, 'reset');
     const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };

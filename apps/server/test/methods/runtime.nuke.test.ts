@@ -201,6 +201,8 @@ describe('while a reset holds the lock', () => {
     await fails(server, 'runtime.resume', {}, 'RESET_IN_PROGRESS');
     await fails(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'x' }, 'RESET_IN_PROGRESS');
     await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id }, 'RESET_IN_PROGRESS');
+    await fails(server, 'event.redrive', { dry_run: false, expected_plan_hash: 'sha256:any' }, 'RESET_IN_PROGRESS');
+    await fails(server, 'event.replay', { dry_run: false, expected_plan_hash: 'sha256:any' }, 'RESET_IN_PROGRESS');
     expect((await ok(server, 'runtime.status')).reset_in_progress).toBe(true);
     // Retryable errors are not stored: a keyed call refused during the reset can succeed later.
     const key = newKey();
