@@ -5,7 +5,7 @@
  * chosen rate and the dialog's idempotency key; large plans need the count typed to confirm. After
  * apply the dialog shows live progress; closing it leaves the operation running.
  */
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DEFAULT_OPERATION_RATE, MAX_OPERATION_RATE } from '@switchboard/contract/limits';
 import { ApiError } from '../../api/client';
@@ -36,7 +36,13 @@ export function RecoveryDialog({
   onOpenChange: (open: boolean) => void;
 }) {
   const { key, renew } = useDialogKey(open);
-  const estimate = useRecoveryEstimate(kind, selection, open);
+  // The operator may narrow the plan to some of its subscribers; the choices come from the
+  // unrestricted estimate, and every change estimates again.
+  const [only, setOnly] = useState<string[] | null>(null);
+  const [choices, setChoices] = useState<string[] | null>(null);
+  const effective = useMemo(() => (only ? { ...selection, subscriber_ids: only } : selection), [selection, only]);
+  const estimate = useRecoveryEstimate(kind, effective, open && (only === null || only.length > 0));
+  if (choices === null && only === null && estimate.data) setChoices(estimate.data.plan.by_subscriber.map((s) => s.subscriber_id));
   const apply = useRecoveryApply(kind);
   const [rate, setRate] = useState(String(DEFAULT_OPERATION_RATE));
   const [typed, setTyped] = useState('');
@@ -49,10 +55,13 @@ export function RecoveryDialog({
     apply.reset();
     setTyped('');
     setOperationId(null);
+    setOnly(null);
+    setChoices(null);
     onOpenChange(false);
   };
 
-  const plan = estimate.data?.plan;
+  const noneChosen = only !== null && only.length === 0;
+  const plan = noneChosen ? undefined : estimate.data?.plan;
   const rateValue = Number(rate);
   const rateValid = Number.isFinite(rateValue) && rateValue >= 0.1 && rateValue <= MAX_OPERATION_RATE;
   const needsTyped = (plan?.to_send ?? 0) > TYPED_CONFIRMATION_ABOVE;
@@ -63,7 +72,7 @@ export function RecoveryDialog({
     e.preventDefault();
     if (!plan || apply.isPending || !rateValid || !confirmed || plan.to_send === 0) return;
     apply.mutate(
-      { selection, expected_plan_hash: plan.plan_hash, rate_per_second: rateValue, idempotency_key: key },
+      { selection: effective, expected_plan_hash: plan.plan_hash, rate_per_second: rateValue, idempotency_key: key },
       { onSuccess: (r) => setOperationId(r.operation?.operation_id ?? null) },
     );
   };
@@ -95,7 +104,35 @@ export function RecoveryDialog({
           <p>
             Scope: <strong>{scope}</strong>
           </p>
-          {estimate.isPending ? (
+          {choices && choices.length > 1 && (
+            <fieldset className="recovery-subscribers" disabled={apply.isPending}>
+              <legend>Send to subscribers</legend>
+              {choices.map((id) => {
+                const checked = only === null || only.includes(id);
+                return (
+                  <label key={id} className="field-inline">
+                    <input
+                      type="checkbox"
+                      checked={checked}
+                      onChange={(e) => {
+                        const current = only ?? choices;
+                        const next = e.target.checked ? [...current, id] : current.filter((c) => c !== id);
+                        setOnly(next.length === choices.length ? null : next);
+                        setTyped('');
+                        apply.reset();
+                        renew();
+                      }}
+                      data-testid="recovery-subscriber"
+                    />
+                    <span className="mono">{id}</span>
+                  </label>
+                );
+              })}
+            </fieldset>
+          )}
+          {noneChosen ? (
+            <p className="callout">Choose at least one subscriber.</p>
+          ) : estimate.isPending ? (
             <LoadingState label="Estimating" />
           ) : estimate.isError ? (
             <ErrorState compact error={estimate.error} onRetry={() => void estimate.refetch()} />
