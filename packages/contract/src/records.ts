@@ -203,6 +203,7 @@ export const deadLetter = z.object({
     })
     .optional()
     .describe('additive: set once the dead letter was redriven'),
+  redrive_of_dead_letter_id: z.string().optional().describe('additive: set when this dead letter is the failure of a redrive; the dead letter that was redriven'),
 });
 
 export const storedEvent = z.object({

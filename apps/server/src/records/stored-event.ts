@@ -16,7 +16,7 @@ export function toDelivery(d: EventDeliveryRow): Delivery {
   });
 }
 
-export function toDeadLetter(l: EventDeadLetterRow): DeadLetter {
+export function toDeadLetter(l: EventDeadLetterRow, redriveOf?: string | null): DeadLetter {
   return omitAbsent({
     dead_letter_id: l.dead_letter_id,
     chain_depth: l.chain_depth,
@@ -32,10 +32,13 @@ export function toDeadLetter(l: EventDeadLetterRow): DeadLetter {
       l.redriven_at && l.redrive_operation_id && l.redrive_delivery_id
         ? { redriven_at: l.redriven_at, actor_token_id: l.redriven_by_token_id ?? 'unknown', operation_id: l.redrive_operation_id, delivery_id: l.redrive_delivery_id }
         : undefined,
+    redrive_of_dead_letter_id: redriveOf,
   });
 }
 
 export function toStoredEvent(e: EventWithRecords): StoredEvent {
+  // A dead letter of a redrive delivery names the dead letter that delivery sent again.
+  const redriveOf = new Map(e.deliveries.flatMap((d) => (d.redrive_of_dead_letter_id ? [[d.delivery_id, d.redrive_of_dead_letter_id] as const] : [])));
   return {
     ...omitAbsent({
       event_id: e.event_id,
@@ -50,6 +53,6 @@ export function toStoredEvent(e: EventWithRecords): StoredEvent {
       replay_of_event_id: e.replay_of_event_id,
     }),
     deliveries: e.deliveries.map(toDelivery),
-    dead_letters: e.dead_letters.map(toDeadLetter),
+    dead_letters: e.dead_letters.map((l) => toDeadLetter(l, l.delivery_id ? redriveOf.get(l.delivery_id) : undefined)),
   };
 }

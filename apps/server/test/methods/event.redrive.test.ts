@@ -115,6 +115,8 @@ describe('event.redrive', () => {
       const second = events[0]!.dead_letters.filter((l) => l.delivery_id === redriven[0]!.delivery_id);
       expect(second).toHaveLength(1);
       expect(second[0]!.redrive).toBeUndefined();
+      expect(second[0]!.redrive_of_dead_letter_id).toBe(first.dead_letter_id);
+      expect(row.redrive_of_dead_letter_id).toBeUndefined();
     }
     const final = await ok(server, 'operation.get', { operation_id: op.operation_id });
     expect(final.operation.outcomes).toMatchObject({ dead_lettered: 4, delivered: 0, pending: 0 });

@@ -119,6 +119,7 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
               deadLetter={dl}
               highlighted={dl.dead_letter_id === highlightDeadLetter}
               newAttempt={dl.redrive ? event.deliveries.find((d) => d.delivery_id === dl.redrive!.delivery_id) : undefined}
+              eventId={event.event_id}
               onRedrive={() => setRecovery({ kind: 'redrive', ids: [dl.dead_letter_id] })}
             />
           ))}
@@ -152,11 +153,13 @@ function DeadLetterCard({
   deadLetter: dl,
   highlighted,
   newAttempt,
+  eventId,
   onRedrive,
 }: {
   deadLetter: DeadLetter;
   highlighted: boolean;
   newAttempt: Delivery | undefined;
+  eventId: string;
   onRedrive: () => void;
 }) {
   const ref = useRef<HTMLLIElement>(null);
@@ -199,6 +202,15 @@ function DeadLetterCard({
         </dd>
       </dl>
       {dl.error_message && <p className="error-text">{dl.error_message}</p>}
+      {dl.redrive_of_dead_letter_id && (
+        <p className="small" data-testid="redrive-of-dead-letter">
+          The redrive of{' '}
+          <Link to={paths.deadLetter(eventId, dl.redrive_of_dead_letter_id)} className="mono">
+            {dl.redrive_of_dead_letter_id}
+          </Link>{' '}
+          failed again.
+        </p>
+      )}
       {dl.redrive ? (
         <p className="redrive-note" data-testid="redrive-history">
           Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <span className="mono">{dl.redrive.actor_token_id}</span> in operation{' '}
