@@ -212,6 +212,20 @@ describe('event.redrive', () => {
     await fails(server, 'operation.get', { operation_id: 'op_missing' }, 'NOT_FOUND');
     await fails(server, 'operation.cancel', { operation_id: 'op_missing' }, 'NOT_FOUND');
 
+    // Pages of operation.list: newest first, each once, cursors bound to the filter.
+    const all = await ok(server, 'operation.list', { limit: 500 });
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(server, 'operation.list', { limit: 2, ...(cursor ? { cursor } : {}) });
+      paged.push(...page.operations.map((o) => o.operation_id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(paged).toEqual(all.operations.map((o) => o.operation_id));
+    expect(all.operations.length).toBeGreaterThanOrEqual(4);
+    const firstPage = await ok(server, 'operation.list', { limit: 1 });
+    await fails(server, 'operation.list', { limit: 1, status: 'running', cursor: firstPage.next_cursor }, 'INVALID_CURSOR');
+
     const listed = await ok(server, 'operation.list', { status: 'cancelled' });
     expect(listed.operations.map((o) => o.operation_id)).toContain(id);
     expect(listed.operations.every((o) => o.status === 'cancelled')).toBe(true);
