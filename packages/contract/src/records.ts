@@ -14,6 +14,8 @@ const json = z.record(z.string(), z.unknown());
 
 export const logLevel = z.enum(['debug', 'info', 'warn', 'error', 'fatal']);
 
+export const incidentStateName = z.enum(['open', 'acknowledged', 'resolved', 'ignored']);
+
 export const incident = z.object({
   incident_id: z.string(),
   component: z.string(),
@@ -28,6 +30,22 @@ export const incident = z.object({
     .array(z.number().int())
     .optional()
     .describe('additive: occurrences per equal time bucket across the look-back window, oldest first'),
+  state: incidentStateName.optional().describe('additive: open unless an operator acknowledged, resolved or ignored it'),
+  regressed: z.boolean().optional().describe('additive: it was resolved and occurred again (state is open)'),
+  state_changed_at: timestamp.optional(),
+  state_changed_by: z.string().optional().describe('id of the token that last set the state'),
+  ignore_until: timestamp.optional().describe('ignored until this time'),
+  ignore_remaining: z.number().int().optional().describe('ignored until this many more occurrences'),
+  trend: z.number().optional().describe("additive: occurrences in the window's last hour against its mean hourly rate (above 1 rising)"),
+});
+
+export const incidentActivity = z.object({
+  ts: timestamp,
+  actor_token_id: z.string().describe('"runtime" for a regression'),
+  action: z.enum(['open', 'acknowledged', 'resolved', 'ignored', 'regressed']),
+  note: z.string().optional(),
+  ignore_until: timestamp.optional(),
+  ignore_occurrences: z.number().int().optional(),
 });
 
 export const logRecord = z.object({
@@ -300,3 +318,4 @@ export const operationItem = z.object({
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;
 export type Operation = z.infer<typeof operation>;
 export type OperationItem = z.infer<typeof operationItem>;
+export type IncidentActivity = z.infer<typeof incidentActivity>;

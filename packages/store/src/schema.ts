@@ -289,6 +289,32 @@ export interface ResetsTable {
   result: string | null;
 }
 
+/** The state an operator gave an incident group; see migration 007. */
+export interface IncidentStatesTable {
+  component: string;
+  /** The error code, or '' for none. */
+  error_key: string;
+  /** open | acknowledged | resolved | ignored */
+  state: string;
+  changed_at: string;
+  actor_token_id: string;
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+}
+
+export interface IncidentActivityTable {
+  seq: Generated<number>;
+  component: string;
+  error_key: string;
+  ts: string;
+  actor_token_id: string;
+  state: string;
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+}
+
 export interface ContainersTable {
   container_id: string;
   entity_id: string;
@@ -322,4 +348,6 @@ export interface Database {
   containers: ContainersTable;
   operations: OperationsTable;
   operation_items: OperationItemsTable;
+  incident_states: IncidentStatesTable;
+  incident_activity: IncidentActivityTable;
 }

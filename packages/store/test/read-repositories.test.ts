@@ -372,7 +372,14 @@ describe('IncidentRepository', () => {
       const want = expectedGroups(opts);
       expect(want.length).toBeGreaterThan(2);
       const got = await walkIncidents(opts, 3);
-      expect(got.map(({ histogram: _h, ...rest }) => rest)).toEqual(want.map(({ times: _t, ...rest }) => rest));
+      expect(got.map(({ histogram: _h, state: _s, trend: _t, ...rest }) => rest)).toEqual(want.map(({ times: _t, ...rest }) => rest));
+      // No state was set: all open. Trend: the last hour's count against the window's hourly mean.
+      const lastHour = Date.parse(W_END) - 3600_000;
+      for (const [i, g] of got.entries()) {
+        expect(g.state).toEqual({ state: 'open', regressed: false });
+        const recent = want[i]!.times.filter((ts) => Date.parse(ts) >= lastHour).length;
+        expect(g.trend).toBeCloseTo(recent / (g.count / 24), 2);
+      }
       for (const [i, g] of got.entries()) {
         const h = g.histogram!;
         expect(h).toHaveLength(24);

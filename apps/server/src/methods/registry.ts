@@ -18,6 +18,7 @@ import { mailboxList } from './mailbox/list';
 import { runGet } from './run/get';
 import { runtimeIncidentLogs } from './runtime/incident-logs';
 import { runtimeIncidents } from './runtime/incidents';
+import { runtimeIncidentActivity, runtimeIncidentUpdate } from './runtime/incident-update';
 import { runtimeStatus } from './runtime/status';
 import { eventPublish } from './event/publish';
 import { runStart } from './run/start';
@@ -41,6 +42,8 @@ export const handlers = {
   'rpc.discover': rpcDiscover,
   'runtime.incidents': runtimeIncidents,
   'runtime.incident_logs': runtimeIncidentLogs,
+  'runtime.incident_update': runtimeIncidentUpdate,
+  'runtime.incident_activity': runtimeIncidentActivity,
   'runtime.status': runtimeStatus,
   'event.list': eventList,
   'mailbox.get': mailboxGet,

@@ -41,6 +41,13 @@ export function toIncident(row: IncidentRow): Incident {
     sample_message: row.sample_message,
     error_code: row.error_code,
     histogram: row.histogram,
+    state: row.state.state,
+    regressed: row.state.regressed,
+    state_changed_at: row.state.changed_at,
+    state_changed_by: row.state.actor_token_id,
+    ignore_until: row.state.ignore_until,
+    ignore_remaining: row.state.ignore_remaining,
+    trend: row.trend,
   });
 }
 

@@ -7,7 +7,7 @@ import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbo
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
-import { runtimeIncidentLogs, runtimeIncidents, runtimeNuke, runtimePause, runtimeResume, runtimeStatus } from './runtime';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeNuke, runtimePause, runtimeResume, runtimeStatus } from './runtime';
 
 /** Every method of the v1 surface, keyed by its wire name. */
 export const methods = {
@@ -18,6 +18,8 @@ export const methods = {
   [rpcDiscover.name]: rpcDiscover,
   [runtimeIncidents.name]: runtimeIncidents,
   [runtimeIncidentLogs.name]: runtimeIncidentLogs,
+  [runtimeIncidentUpdate.name]: runtimeIncidentUpdate,
+  [runtimeIncidentActivity.name]: runtimeIncidentActivity,
   [runtimeStatus.name]: runtimeStatus,
   [runtimePause.name]: runtimePause,
   [runtimeResume.name]: runtimeResume,

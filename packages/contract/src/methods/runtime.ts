@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
-import { incident, logRecord, timestamp } from '../records';
+import { incident, incidentActivity, incidentStateName, logRecord, timestamp, timestampParam } from '../records';
 import { emptyParams, idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
 export const runtimeIncidents = defineMethod({
@@ -12,7 +12,15 @@ export const runtimeIncidents = defineMethod({
     since_hours: z.number().int().min(1).max(24 * 90).optional().describe('look-back window in hours, default 24'),
     component: z.string().min(1).optional(),
     mcp_only: z.boolean().optional().describe('only components of MCP tool servers (mcp.*)'),
-    sort: z.enum(['last_seen', 'count']).optional().describe('additive; default last_seen'),
+    sort: z
+      .enum(['last_seen', 'count', 'severity', 'first_seen', 'trend'])
+      .optional()
+      .describe('additive; default last_seen. severity: highest level first, then last seen; trend: rising first'),
+    states: z
+      .array(z.enum(['open', 'regressed', 'acknowledged', 'resolved', 'ignored']))
+      .min(1)
+      .optional()
+      .describe('additive: only incidents in these states (open includes regressed); all when absent. The console asks for open'),
     histogram_buckets: z.number().int().min(1).max(96).optional().describe('additive; buckets in each incident histogram, default 24'),
     limit: pageLimit,
     cursor: pageCursor,
@@ -37,6 +45,33 @@ export const runtimeIncidentLogs = defineMethod({
       .optional()
       .describe('additive: the dead letters the incident\'s records name, how many were redriven, and how many redrives were delivered'),
   }),
+  errors: ['NOT_FOUND'],
+  mutating: false,
+});
+
+export const runtimeIncidentUpdate = defineMethod({
+  name: 'runtime.incident_update',
+  summary: 'Additive: acknowledges, resolves, ignores or reopens an incident; recorded in its activity with the token and an optional note.',
+  description:
+    'A resolved incident that occurs again is open and regressed. An ignored one is open again after ignore_until, or after ignore_occurrences more occurrences; with neither it stays ignored until changed.',
+  params: z.strictObject({
+    incident_id: z.string().min(1),
+    state: incidentStateName,
+    note: z.string().max(2000).optional(),
+    ignore_until: timestampParam.optional().describe('with state ignored: open again at this time'),
+    ignore_occurrences: z.number().int().min(1).max(1_000_000).optional().describe('with state ignored: open again after this many more occurrences'),
+    idempotency_key: idempotencyKey,
+  }),
+  result: z.object({ incident_id: z.string(), state: incidentStateName, regressed: z.boolean(), state_changed_at: timestamp }),
+  errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  mutating: true,
+});
+
+export const runtimeIncidentActivity = defineMethod({
+  name: 'runtime.incident_activity',
+  summary: "Additive: an incident's state changes, oldest first, with its regressions.",
+  params: z.strictObject({ incident_id: z.string().min(1) }),
+  result: z.object({ activity: z.array(incidentActivity) }),
   errors: ['NOT_FOUND'],
   mutating: false,
 });

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
@@ -9,13 +9,55 @@ export interface IncidentKey {
   error_code: string | null;
 }
 
+export type IncidentStateName = 'open' | 'acknowledged' | 'resolved' | 'ignored';
+/** A state filter: `open` includes regressed incidents, `regressed` is only those. */
+export type IncidentStateFilter = IncidentStateName | 'regressed';
+export type IncidentSort = 'last_seen' | 'count' | 'severity' | 'first_seen' | 'trend';
+
+/** An incident group's state as the operator left it, with what happened since. */
+export interface IncidentStateView {
+  state: IncidentStateName;
+  /** Resolved, then it occurred again: open once more. */
+  regressed: boolean;
+  regressed_at?: string;
+  changed_at?: string;
+  actor_token_id?: string;
+  note?: string | null;
+  ignore_until?: string | null;
+  /** Ignored until N more occurrences: how many remain. */
+  ignore_remaining?: number;
+}
+
+export interface IncidentStateChange {
+  state: IncidentStateName;
+  actor_token_id: string;
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+  now: string;
+}
+
+export interface IncidentActivityRow {
+  ts: string;
+  actor_token_id: string;
+  /** A state an operator set, or `regressed` when a resolved incident occurred again. */
+  action: IncidentStateName | 'regressed';
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+}
+
 export interface IncidentQuery {
   /** Inclusive start and exclusive end of the look-back window. */
   windowStart: string;
   windowEnd: string;
   component?: string;
   mcpOnly?: boolean;
-  sort: 'last_seen' | 'count';
+  sort: IncidentSort;
+  /** Keep only incidents in these states (all when absent). */
+  states?: IncidentStateFilter[];
+  /** "Now" for ignore-until times; the window's end when absent. */
+  now?: string;
   limit: number;
   after?: IncidentPosition;
   /** Equal buckets across the window; 0 leaves histograms out. */
@@ -28,6 +70,9 @@ export interface IncidentPosition {
   last_seen: string;
   component: string;
   error_code: string | null;
+  first_seen?: string;
+  level_rank?: number;
+  trend?: number;
 }
 
 export interface IncidentRow extends IncidentKey {
@@ -39,6 +84,9 @@ export interface IncidentRow extends IncidentKey {
   /** Up to five, latest first. */
   sample_log_ids: string[];
   histogram?: number[];
+  /** Occurrences in the window's last hour against the window's hourly rate (1 = steady). */
+  trend: number;
+  state: IncidentStateView;
 }
 
 export interface IncidentPage {
@@ -55,7 +103,13 @@ const HOUR_MS = 3_600_000;
 export const hourOf = (ts: string) => ts.slice(0, 13);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-type GroupAggregate = IncidentPosition & { first_seen: string; level_rank: number; histogram: number[] };
+type GroupAggregate = IncidentPosition & { first_seen: string; level_rank: number; histogram: number[]; trend: number };
+
+const OPEN: IncidentStateView = { state: 'open', regressed: false };
+
+function matchesState(view: IncidentStateView, states: IncidentStateFilter[]): boolean {
+  return states.some((s) => (s === 'regressed' ? view.regressed : s === view.state));
+}
 
 /**
  * runtime.incidents: warn-and-above log records grouped by (component, error_code) inside a
@@ -69,13 +123,31 @@ export class IncidentRepository {
 
   async page(q: IncidentQuery): Promise<IncidentPage> {
     const groups = await this.groups(q);
-    const order = (a: IncidentPosition, b: IncidentPosition) =>
-      (q.sort === 'count' ? b.count - a.count : 0) ||
-      compareText(b.last_seen, a.last_seen) ||
-      compareText(a.component, b.component) ||
-      compareText(a.error_code ?? '', b.error_code ?? '');
+    await this.addTrends(q, groups);
+    const states = await this.stateViews(q.now ?? q.windowEnd);
+    const stateOf = (g: IncidentKey) => states.get(groupKey(g)) ?? OPEN;
+    const primary = (a: GroupAggregate | IncidentPosition, b: GroupAggregate | IncidentPosition): number => {
+      switch (q.sort) {
+        case 'count':
+          return b.count - a.count;
+        case 'severity':
+          return (b.level_rank ?? 0) - (a.level_rank ?? 0);
+        case 'first_seen':
+          return compareText(b.first_seen ?? '', a.first_seen ?? '');
+        case 'trend':
+          return (b.trend ?? 0) - (a.trend ?? 0);
+        default:
+          return 0;
+      }
+    };
+    const order = (a: GroupAggregate | IncidentPosition, b: GroupAggregate | IncidentPosition) =>
+      primary(a, b) || compareText(b.last_seen, a.last_seen) || compareText(a.component, b.component) || compareText(a.error_code ?? '', b.error_code ?? '');
     const after = q.after;
-    const sorted = [...groups.values()].sort(order).filter((g) => !after || order(g, after) > 0);
+    const wanted = q.states;
+    const sorted = [...groups.values()]
+      .filter((g) => !wanted || matchesState(stateOf(g), wanted))
+      .sort(order)
+      .filter((g) => !after || order(g, after) > 0);
     const pageGroups = sorted.slice(0, q.limit);
     const samples = await this.samples(q, pageGroups);
     const incidents = pageGroups.map((g): IncidentRow => {
@@ -89,15 +161,140 @@ export class IncidentRepository {
         level_rank: g.level_rank,
         sample_message: sample[0]?.message ?? '',
         sample_log_ids: sample.map((s) => s.log_id),
+        trend: g.trend,
+        state: stateOf(g),
       };
       if (q.histogramBuckets > 0) row.histogram = g.histogram;
       return row;
     });
-    const last = incidents[incidents.length - 1];
+    const last = pageGroups[pageGroups.length - 1];
     if (sorted.length > q.limit && last) {
-      return { incidents, next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code } };
+      return {
+        incidents,
+        next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code, first_seen: last.first_seen, level_rank: last.level_rank, trend: last.trend },
+      };
     }
     return { incidents };
+  }
+
+  /**
+   * Every group an operator gave a state, as it stands now: a resolved group that occurred since
+   * is open and regressed; an ignored one is open again once its time passed or its count of new
+   * occurrences was reached.
+   */
+  async stateViews(now: string): Promise<Map<string, IncidentStateView>> {
+    const rows = await this.db.selectFrom('incident_states').selectAll().execute();
+    const out = new Map<string, IncidentStateView>();
+    for (const r of rows) {
+      const key: IncidentKey = { component: r.component, error_code: r.error_key === '' ? null : r.error_key };
+      const base = { changed_at: r.changed_at, actor_token_id: r.actor_token_id, note: r.note };
+      let view: IncidentStateView = { ...base, state: r.state as IncidentStateName, regressed: false };
+      if (r.state === 'resolved') {
+        const since = await this.occurrencesSince(key, r.changed_at);
+        if (since.count > 0) view = { ...base, state: 'open', regressed: true, regressed_at: since.first! };
+      } else if (r.state === 'ignored') {
+        const until = r.ignore_until;
+        const limit = r.ignore_occurrences === null ? null : Number(r.ignore_occurrences);
+        const since = limit !== null ? await this.occurrencesSince(key, r.changed_at) : { count: 0, first: null };
+        if ((until && now >= until) || (limit !== null && since.count >= limit)) view = { ...base, state: 'open', regressed: false };
+        else view = { ...view, ignore_until: until, ...(limit !== null ? { ignore_remaining: limit - since.count } : {}) };
+      }
+      out.set(groupKey(key), view);
+    }
+    return out;
+  }
+
+  /**
+   * Each group's trend: its occurrences in the window's last hour against its mean hourly rate over
+   * the window (above 1 is rising). One grouped read of the last hour's index entries.
+   */
+  private async addTrends(q: IncidentQuery, groups: Map<string, GroupAggregate>): Promise<void> {
+    if (groups.size === 0) return;
+    const end = Date.parse(q.windowEnd);
+    const start = Date.parse(q.windowStart);
+    const hourStart = iso(Math.max(start, end - HOUR_MS));
+    const rows = await this.db
+      .selectFrom('logs')
+      .select(['component', 'error_code', (eb) => eb.fn.countAll<number>().as('n')])
+      .where((eb) => eb.and(this.windowConditions(eb, { ...q, windowStart: hourStart })))
+      .groupBy(['component', 'error_code'])
+      .execute();
+    const windowHours = Math.max(1, (end - start) / HOUR_MS);
+    for (const r of rows) {
+      const g = groups.get(groupKey(r));
+      if (g && g.count > 0) g.trend = Math.round((Number(r.n) / (g.count / windowHours)) * 100) / 100;
+    }
+  }
+
+  /** Warn-or-worse records of a group after `ts` (any window): how many, and the first. */
+  async occurrencesSince(key: IncidentKey, ts: string): Promise<{ count: number; first: string | null }> {
+    const row = await this.db
+      .selectFrom('logs')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('ts').as('first')])
+      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key), eb('ts', '>', ts)]))
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.n), first: (row.first as string | null) ?? null };
+  }
+
+  /** Whether a group ever had a warn-or-worse record (an incident id names something real). */
+  async exists(key: IncidentKey): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('logs')
+      .select('log_id')
+      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Sets a group's state and records the change in its activity, in one transaction. */
+  async setState(key: IncidentKey, change: IncidentStateChange, onCommit?: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+    const error_key = key.error_code ?? '';
+    const values = {
+      state: change.state,
+      changed_at: change.now,
+      actor_token_id: change.actor_token_id,
+      note: change.note,
+      ignore_until: change.ignore_until,
+      ignore_occurrences: change.ignore_occurrences,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('incident_states')
+        .values({ component: key.component, error_key, ...values })
+        .onConflict((oc) => oc.columns(['component', 'error_key']).doUpdateSet(values))
+        .execute();
+      await trx
+        .insertInto('incident_activity')
+        .values({ component: key.component, error_key, ts: change.now, actor_token_id: change.actor_token_id, state: change.state, note: change.note, ignore_until: change.ignore_until, ignore_occurrences: change.ignore_occurrences })
+        .execute();
+      await onCommit?.(trx);
+    });
+  }
+
+  /** A group's state changes, oldest first, with a `regressed` entry where a resolved incident occurred again. */
+  async activity(key: IncidentKey): Promise<IncidentActivityRow[]> {
+    const rows = await this.db
+      .selectFrom('incident_activity')
+      .selectAll()
+      .where('component', '=', key.component)
+      .where('error_key', '=', key.error_code ?? '')
+      .orderBy('seq')
+      .execute();
+    const out: IncidentActivityRow[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      out.push({ ts: r.ts, actor_token_id: r.actor_token_id, action: r.state as IncidentStateName, note: r.note, ignore_until: r.ignore_until, ignore_occurrences: r.ignore_occurrences });
+      if (r.state === 'resolved') {
+        // Occurrences between this resolve and the next change regressed it.
+        const next = rows[i + 1];
+        const since = await this.occurrencesSince(key, r.ts);
+        if (since.first && (!next || since.first < next.ts)) {
+          out.push({ ts: since.first, actor_token_id: 'runtime', action: 'regressed', note: null, ignore_until: null, ignore_occurrences: null });
+        }
+      }
+    }
+    return out;
   }
 
   /** Log records of one group inside the window, latest first. */
@@ -170,7 +367,7 @@ export class IncidentRepository {
       const key = groupKey(r);
       let g = out.get(key);
       if (!g) {
-        g = { component: r.component, error_code: r.error_code, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
+        g = { component: r.component, error_code: r.error_code, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0), trend: 0 };
         out.set(key, g);
       }
       g.count += r.n;

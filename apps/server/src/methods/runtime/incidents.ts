@@ -19,6 +19,9 @@ const position = z.strictObject({
   last_seen: z.string(),
   component: z.string(),
   error_code: z.string().nullable(),
+  first_seen: z.string().optional(),
+  level_rank: z.number().int().optional(),
+  trend: z.number().optional(),
 });
 
 export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx) => {
@@ -27,6 +30,7 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
     component: params.component,
     mcp_only: params.mcp_only ?? false,
     sort: params.sort ?? 'last_seen',
+    states: params.states ? [...new Set(params.states)].sort() : null,
   };
   const histogramBuckets = params.histogram_buckets ?? DEFAULT_HISTOGRAM_BUCKETS;
   const cursor = params.cursor ? await decodeCursor(ctx.store, 'runtime.incidents', binding, params.cursor, position) : undefined;
@@ -40,6 +44,8 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
     component: binding.component,
     mcpOnly: binding.mcp_only,
     sort: binding.sort,
+    states: binding.states ?? undefined,
+    now: new Date(now).toISOString(),
     limit: params.limit ?? DEFAULT_PAGE_LIMIT,
     histogramBuckets,
     after: cursor,
