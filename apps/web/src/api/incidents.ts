@@ -1,5 +1,5 @@
 /** runtime.incidents and runtime.incident_logs: query factories and hooks for the triage screen. */
-import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ParamsInput } from '@switchboard/contract';
 import { rpc } from './client';
 import { rpcKeys } from './query-client';
@@ -32,4 +32,29 @@ export function incidentLogsQuery(incidentId: string, sinceHours: number | undef
 
 export function useIncidentLogs(incidentId: string | undefined, sinceHours: number | undefined) {
   return useQuery({ ...incidentLogsQuery(incidentId ?? '', sinceHours), enabled: Boolean(incidentId) });
+}
+
+export function incidentActivityQuery(incidentId: string) {
+  return queryOptions({
+    queryKey: rpcKeys.query('runtime.incident_activity', { incident_id: incidentId }),
+    queryFn: ({ signal }) => rpc('runtime.incident_activity', { incident_id: incidentId }, signal),
+    staleTime: 0,
+  });
+}
+
+export function useIncidentActivity(incidentId: string) {
+  return useQuery(incidentActivityQuery(incidentId));
+}
+
+/** Sets an incident's state; the list and the activity are read again after it. */
+export function useUpdateIncident() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (params: ParamsInput<'runtime.incident_update'> & { idempotency_key: string }) => rpc('runtime.incident_update', params),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: rpcKeys.method('runtime.incidents') }),
+        queryClient.invalidateQueries({ queryKey: rpcKeys.method('runtime.incident_activity') }),
+      ]),
+  });
 }

@@ -12,6 +12,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { IncidentStatePanel } from './IncidentStatePanel';
 
 export function IncidentDetail({
   incidentId,
@@ -67,6 +68,7 @@ export function IncidentDetail({
           Incident <code>{incidentId}</code> is not in the loaded list (other filters or an older page); its log records follow.
         </p>
       )}
+      <IncidentStatePanel incidentId={incidentId} incident={incident} />
       {logs.data?.dead_letters && <DeadLetterRecovery {...logs.data.dead_letters} />}
       <h3>Sample log records</h3>
       {logs.isPending ? (

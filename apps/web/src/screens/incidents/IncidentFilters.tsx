@@ -1,6 +1,7 @@
 import { useEffect, useId } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
+import { SORT_CHOICES, STATE_CHOICES, type SortChoice } from './incident-state';
 
 export const WINDOW_CHOICES = [
   { hours: 1, label: 'Last hour' },
@@ -15,14 +16,18 @@ export function IncidentFilters({
   windowHours,
   component,
   mcpOnly,
+  state,
+  sort,
   update,
 }: {
   windowHours: number;
   component: string;
   mcpOnly: boolean;
+  state: string;
+  sort: SortChoice;
   update: (patch: UrlPatch) => void;
 }) {
-  const ids = { window: useId(), component: useId(), mcp: useId() };
+  const ids = { window: useId(), component: useId(), mcp: useId(), state: useId(), sort: useId() };
   const [draft, setDraft] = useUrlDraft(component);
   // Typing settles before the URL (and the query) changes.
   useEffect(() => {
@@ -41,6 +46,26 @@ export function IncidentFilters({
         <select id={ids.window} value={windowHours} onChange={(e) => update({ window: e.target.value === '24' ? null : e.target.value })}>
           {WINDOW_CHOICES.map((c) => (
             <option key={c.hours} value={c.hours}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.state}>State</label>
+        <select id={ids.state} value={state} onChange={(e) => update({ state: e.target.value === 'open' ? null : e.target.value, selected: null })} data-testid="incident-state-filter">
+          {STATE_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={ids.sort}>Sort</label>
+        <select id={ids.sort} value={sort} onChange={(e) => update({ sort: e.target.value === 'severity' ? null : e.target.value })} data-testid="incident-sort">
+          {SORT_CHOICES.map((c) => (
+            <option key={c.value} value={c.value}>
               {c.label}
             </option>
           ))}

@@ -6,7 +6,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { withParams } from '../../url-state';
 import './IncidentTable.css';
 
-type Sort = 'last_seen' | 'count';
+import { stateLabel, stateTone, trendLabel, type SortChoice as Sort } from './incident-state';
 
 export function IncidentTable({
   incidents,
@@ -39,17 +39,19 @@ export function IncidentTable({
       <table className="data" aria-label="Incidents">
         <colgroup>
           <col className="c-level" />
+          <col className="c-state" />
           <col className="c-component" />
           <col className="c-code hide-narrow" />
           <col className="c-count" />
           <col className="c-last" />
           <col className="c-first hide-narrow hide-with-detail" />
-          <col className="c-spark hide-narrow" />
+          <col className="c-spark hide-narrow hide-with-detail" />
           <col className="c-sample hide-narrow hide-with-detail" />
         </colgroup>
         <thead>
           <tr>
             <th scope="col">Level</th>
+            <th scope="col">State</th>
             <th scope="col">Component</th>
             <th scope="col" className="hide-narrow">
               Error code
@@ -59,7 +61,7 @@ export function IncidentTable({
             <th scope="col" className="hide-narrow hide-with-detail">
               First seen
             </th>
-            <th scope="col" className="hide-narrow">
+            <th scope="col" className="hide-narrow hide-with-detail">
               Occurrences
             </th>
             <th scope="col" className="hide-narrow hide-with-detail">
@@ -72,6 +74,9 @@ export function IncidentTable({
             <tr key={i.incident_id} aria-selected={i.incident_id === selectedId} onClick={() => onSelect(i.incident_id)} data-testid="incident-row">
               <td>
                 <StatusBadge value={i.level} />
+              </td>
+              <td data-testid="incident-state">
+                <StatusBadge value={stateLabel(i)} tone={stateTone(i)} />
               </td>
               <td title={i.component}>
                 <Link className="row-link" to={withParams(params, { selected: i.incident_id })} onClick={(e) => e.stopPropagation()}>
@@ -88,8 +93,9 @@ export function IncidentTable({
               <td className="hide-narrow hide-with-detail">
                 <RelativeTime iso={i.first_seen} />
               </td>
-              <td className="hide-narrow">
+              <td className="hide-narrow hide-with-detail">
                 {i.histogram ? <Sparkline values={i.histogram} label={sparklineLabel(i.histogram, windowHours)} /> : <span className="muted">—</span>}
+                {sort === 'trend' && <div className="small muted">{trendLabel(i.trend)}</div>}
               </td>
               <td className="hide-narrow hide-with-detail sample" title={i.sample_message}>
                 {i.sample_message}

@@ -11,6 +11,7 @@ import { useUrlState } from '../../url-state';
 import { IncidentDetail } from './IncidentDetail';
 import { IncidentFilters, WINDOW_CHOICES } from './IncidentFilters';
 import { IncidentTable } from './IncidentTable';
+import { sortChoice, stateChoice } from './incident-state';
 import { RefreshButton } from '../../ui/RefreshButton';
 
 export const HISTOGRAM_BUCKETS = 24;
@@ -19,10 +20,12 @@ export default function IncidentsScreen() {
   const [params, update] = useUrlState();
   const windowParam = Number(params.get('window'));
   const windowHours = WINDOW_CHOICES.some((c) => c.hours === windowParam) ? windowParam : 24;
-  const sort = params.get('sort') === 'count' ? 'count' : 'last_seen';
+  const sort = sortChoice(params.get('sort'));
+  const state = stateChoice(params.get('state'));
   const filters: Filters = {
     since_hours: windowHours,
     sort,
+    ...(state.states ? { states: state.states } : {}),
     histogram_buckets: HISTOGRAM_BUCKETS,
     ...(params.get('component') ? { component: params.get('component')! } : {}),
     ...(params.get('mcp') === '1' ? { mcp_only: true } : {}),
@@ -32,7 +35,7 @@ export default function IncidentsScreen() {
   const nextPageError = query.isFetchNextPageError ? query.error : null;
   const selectedId = params.get('selected') ?? undefined;
   const selected = incidents.find((i) => i.incident_id === selectedId);
-  const filtered = Boolean(filters.component || filters.mcp_only);
+  const filtered = Boolean(filters.component || filters.mcp_only || state.value !== 'open');
 
   return (
     <section className="screen" aria-labelledby="incidents-title">
@@ -41,12 +44,12 @@ export default function IncidentsScreen() {
         {query.isSuccess && (
           <span className="count" aria-live="polite">
             {incidents.length}
-            {query.hasNextPage ? '+' : ''} incident{incidents.length === 1 ? '' : 's'} in the last {windowHours} h
+            {query.hasNextPage ? '+' : ''} {state.value === 'all' ? '' : `${state.value} `}incident{incidents.length === 1 ? '' : 's'} in the last {windowHours} h
           </span>
         )}
         <RefreshButton query={query} />
       </div>
-      <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} update={update} />
+      <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} state={state.value} sort={sort} update={update} />
       <StaleNotice />
       <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
@@ -55,13 +58,18 @@ export default function IncidentsScreen() {
           ) : query.isError ? (
             <ErrorState error={query.error} onRetry={() => void query.refetch()} />
           ) : incidents.length === 0 ? (
-            <EmptyState title={filtered ? 'No incidents match these filters' : `No incidents in the last ${windowHours} h`}>
+            <EmptyState title={filtered ? 'No incidents match these filters' : `No open incidents in the last ${windowHours} h`}>
               {filtered ? (
-                <button type="button" className="btn" onClick={() => update({ component: null, mcp: null })}>
+                <button type="button" className="btn" onClick={() => update({ component: null, mcp: null, state: null })}>
                   Clear filters
                 </button>
               ) : (
-                <p>Nothing has logged a warning or error in this window.</p>
+                <p>
+                  Nothing open has logged a warning or error in this window.{' '}
+                  <button type="button" className="btn btn-small btn-quiet" onClick={() => update({ state: 'all' })}>
+                    Show all states
+                  </button>
+                </p>
               )}
             </EmptyState>
           ) : (
@@ -73,7 +81,7 @@ export default function IncidentsScreen() {
                 windowHours={windowHours}
                 params={params}
                 onSelect={(id) => update({ selected: id }, { push: true })}
-                onSort={(s) => update({ sort: s === 'last_seen' ? null : s })}
+                onSort={(s) => update({ sort: s === 'severity' ? null : s })}
               />
               <div className="table-footer">
                 {nextPageError && <ErrorState compact error={nextPageError} />}

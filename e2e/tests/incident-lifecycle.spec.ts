@@ -1,0 +1,90 @@
+/**
+ * Triage that shrinks: an operator acknowledges and resolves an incident, sees it leave the
+ * default view (open incidents), finds it under Resolved, and sees it come back as regressed
+ * when it occurs again, with the whole story in its activity.
+ */
+import { IncidentsPage } from '../pages/incidents-page';
+import { ServerProcess } from '../server-process';
+import { eventually, expect, signInContext, test } from '../fixtures';
+import { seriousViolations, shotAtBothWidths } from '../console-checks';
+
+async function settled(server: ServerProcess) {
+  await eventually('the runtime to settle', async () => {
+    const s = await server.rpc('runtime.status');
+    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
+  }, 60_000);
+}
+
+/** Refund approvals straight to the bus: each calls the flaky payments tool. */
+async function publishRefunds(server: ServerProcess, prefix: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    await server.rpc('event.publish', { event_name: 'refund.approved', payload: { ticket_id: `${prefix}-${i}`, amount: 20 + i, currency: 'EUR' } });
+  }
+  await settled(server);
+}
+
+test.describe('incident lifecycle', () => {
+  test.describe.configure({ mode: 'serial', timeout: 150_000 });
+  let own: ServerProcess;
+  test.beforeAll(async () => {
+    test.setTimeout(150_000);
+    own = await ServerProcess.start();
+    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    await settled(own);
+    await publishRefunds(own, 'LC', 20);
+  });
+  test.afterAll(async () => {
+    await own?.dispose();
+  });
+
+  test('acknowledge and resolve an incident, see it leave the default view, then regress', async ({ page }) => {
+    const { incidents } = await own.rpc('runtime.incidents', { component: 'mcp.payments', limit: 50 });
+    const target = incidents.find((i) => i.level === 'error')!;
+    expect(target, 'an error incident of mcp.payments').toBeTruthy();
+
+    await signInContext(page, own);
+    const view = new IncidentsPage(page);
+    await page.goto(`${own.url}/incidents?component=mcp.payments`);
+    const row = view.rows.filter({ hasText: target.error_code! });
+    await expect(row).toHaveCount(1);
+    await expect(row.getByTestId('incident-state')).toHaveText('open');
+    await view.open(target.incident_id);
+    const panel = page.getByTestId('incident-state-panel');
+    await panel.getByTestId('incident-note').fill('payments provider degraded; vendor ticket 4411');
+    await panel.getByTestId('incident-acknowledge').click();
+    // The default view shows open (and regressed) incidents: an acknowledged one leaves it, and
+    // its detail stays open with the new state and the note in its activity.
+    await expect(row).toHaveCount(0);
+    await expect(panel.locator('.incident-state-now')).toContainText('acknowledged');
+    await expect(panel.getByTestId('incident-activity')).toContainText('vendor ticket 4411');
+    await page.getByTestId('incident-state-filter').selectOption('acknowledged');
+    await expect(view.rows.filter({ hasText: target.error_code! }).getByTestId('incident-state')).toHaveText('acknowledged');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '80-incident-acknowledged');
+
+    await view.open(target.incident_id);
+    await panel.getByTestId('incident-resolve').click();
+    await expect(view.rows.filter({ hasText: target.error_code! })).toHaveCount(0);
+    await page.getByTestId('incident-state-filter').selectOption('resolved');
+    await expect(page).toHaveURL(/state=resolved/);
+    await expect(view.rows.filter({ hasText: target.error_code! }).getByTestId('incident-state')).toHaveText('resolved');
+    await shotAtBothWidths(page, '81-incident-resolved');
+
+    // It occurs again: new refunds fail at the payments tool the same way.
+    await eventually('the incident to regress', async () => {
+      await publishRefunds(own, `RG${Date.now()}`, 10);
+      const { incidents: now } = await own.rpc('runtime.incidents', { component: 'mcp.payments', states: ['regressed'], limit: 50 });
+      return now.some((i) => i.incident_id === target.incident_id);
+    }, 90_000);
+    await page.goto(`${own.url}/incidents?component=mcp.payments&selected=${encodeURIComponent(target.incident_id)}`);
+    const back = view.rows.filter({ hasText: target.error_code! });
+    await expect(back.getByTestId('incident-state')).toHaveText('regressed');
+    const activity = page.getByTestId('incident-activity');
+    await expect(activity.locator('li')).toHaveCount(3);
+    await expect(activity.locator('li').first()).toContainText('regressed');
+    await expect(activity).toContainText('resolved');
+    await expect(activity).toContainText('acknowledged');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '82-incident-regressed');
+  });
+});
