@@ -82,6 +82,7 @@ export class DecisionDialog {
   readonly confirm: Locator;
   readonly alert: Locator;
   readonly approveConsequence: Locator;
+  readonly payload: Locator;
   readonly rejectConsequence: Locator;
   readonly notPending: Locator;
   readonly staleSheet: Locator;
@@ -92,6 +93,7 @@ export class DecisionDialog {
     this.confirm = this.root.getByTestId('confirm-decision');
     this.alert = this.root.getByRole('alert');
     this.approveConsequence = this.root.getByTestId('approve-consequence');
+    this.payload = this.root.getByTestId('approve-payload');
     this.rejectConsequence = this.root.getByTestId('reject-consequence');
     this.notPending = this.root.getByTestId('not-pending');
     this.staleSheet = this.root.getByTestId('stale-sheet');

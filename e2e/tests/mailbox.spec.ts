@@ -108,7 +108,11 @@ test.describe('mailbox', () => {
     await expect(dialog.root).toBeVisible();
     await expect(dialog.approveConsequence).toContainText('Approving will emit refund.approved to pay-refund, mark-refund-approved');
     await expect(dialog.approveConsequence).toContainText(`at revision ${revision}`);
-    await dialog.confirm.click();
+    // The payload it will emit is shown, and focus starts on Approve: Enter approves.
+    const item = await server.rpc('mailbox.get', { mailbox_id: mailboxId });
+    await expect(dialog.payload).toContainText(String(item.item.payload.ticket_id));
+    await expect(dialog.confirm).toBeFocused();
+    await page.keyboard.press('Enter');
     await expect(dialog.root).toBeHidden();
     expect(sentParams).toMatchObject({ mailbox_id: mailboxId, expected_entity_revision: revision });
     expect(typeof sentParams!.idempotency_key).toBe('string');

@@ -3,7 +3,7 @@
  * and the idempotency key that belongs to one opening of it: every submit from the same opened
  * dialog reuses the key, so a double click or a retried request acts once.
  */
-import { useState, type ReactNode } from 'react';
+import { useState, type ReactNode, type RefObject } from 'react';
 import * as Dialog from '@radix-ui/react-dialog';
 import './Modal.css';
 
@@ -16,6 +16,7 @@ export function Modal({
   tone,
   wide,
   testId,
+  initialFocus,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -25,6 +26,8 @@ export function Modal({
   tone?: 'danger';
   wide?: boolean;
   testId?: string;
+  /** What takes focus on open (the first field or the primary action); never the close button. */
+  initialFocus?: RefObject<HTMLElement | null>;
 }) {
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
@@ -33,6 +36,11 @@ export function Modal({
         <Dialog.Content
           className={`modal${wide ? ' modal-wide' : ''}${tone === 'danger' ? ' modal-danger' : ''}`}
           data-testid={testId}
+          onOpenAutoFocus={(e) => {
+            if (!initialFocus?.current) return;
+            e.preventDefault();
+            initialFocus.current.focus();
+          }}
           {...(description ? {} : { 'aria-describedby': undefined })}
         >
           <div className="modal-header">

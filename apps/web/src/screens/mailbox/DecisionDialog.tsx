@@ -8,6 +8,7 @@ import type { Result } from '@switchboard/contract';
 import { ApiError } from '../../api/client';
 import { useApproveItem, useRejectItem } from '../../api/mailbox';
 import { ErrorState } from '../../ui/ErrorState';
+import { JsonTree } from '../../ui/JsonTree';
 import { Modal, useDialogKey } from '../../ui/Modal';
 import { QUICK_REASONS, REASON_MAX, reasonProblem } from './mailbox-format';
 import './DecisionDialog.css';
@@ -37,6 +38,7 @@ export function DecisionDialog({
   const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const confirmRef = useRef<HTMLButtonElement>(null);
   const ids = { reason: useId(), hint: useId(), count: useId(), problem: useId() };
   const mutation = mode === 'approve' ? approve : reject;
   const busy = mutation.isPending;
@@ -113,6 +115,8 @@ export function DecisionDialog({
       title={mode === 'approve' ? 'Approve this item?' : 'Reject this item?'}
       tone={mode === 'reject' ? 'danger' : undefined}
       testId="decision-dialog"
+      wide={mode === 'approve'}
+      initialFocus={mode === 'reject' ? reasonRef : confirmRef}
     >
       <form onSubmit={submit} className="decision-form" noValidate>
         <p className="muted small">
@@ -137,6 +141,10 @@ export function DecisionDialog({
                 ', which no subscriber receives.'
               )}
             </p>
+            <details className="emit-payload" open data-testid="approve-payload">
+              <summary>Payload to emit</summary>
+              <JsonTree value={item.payload} fileName={`${item.mailbox_id}.${preview.event_name}.json`} />
+            </details>
             {entity && (
               <p className="small">
                 Decided against entity <span className="mono">{entity.entity_id}</span> at revision <strong>{entity.revision}</strong>, as shown on the
@@ -211,7 +219,7 @@ export function DecisionDialog({
             Cancel
           </button>
           {code === 'MAILBOX_NOT_PENDING' || code === 'STALE_DECISION_SHEET' ? null : (
-            <button type="submit" className={mode === 'reject' ? 'btn btn-danger' : 'btn btn-primary'} disabled={busy} data-testid="confirm-decision">
+            <button ref={confirmRef} type="submit" className={mode === 'reject' ? 'btn btn-danger' : 'btn btn-primary'} disabled={busy} data-testid="confirm-decision">
               {busy
                 ? mode === 'reject'
                   ? 'Rejecting…'
