@@ -1,6 +1,6 @@
 export { BundleError, fingerprintOf, loadBundle, type LoadedBundle } from './bundle/load';
 export type { AgentDefinition, BundleDefinition, EntityTypeDefinition, NodeDefinition, ScriptRule, ToolServerDefinition } from './bundle/schema';
-export { DEFAULT_BUNDLE_PATH, Runtime, type IngressState, type RuntimeOptions, type RuntimeStatus } from './runtime';
+export { DEFAULT_BUNDLE_PATH, Runtime, type AppliedReset, type IngressState, type RuntimeOptions, type RuntimeStatus } from './runtime';
 export { Dispatcher, backoffFor, type DispatcherOptions } from './dispatcher';
 export type { PublishInput, PublishResult } from './ingress';
 export type { ApproveInput, DecisionOutcome, RejectInput } from './mailbox';

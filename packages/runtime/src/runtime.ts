@@ -54,6 +54,15 @@ export type RuntimeStatus = Result<'runtime.status'>;
 
 const TOOL_FAULTS_KEY = 'tool_faults:';
 
+/** What every open console hears after a reset was applied. */
+export interface AppliedReset {
+  reset_id: string;
+  status: ResetResult['status'];
+  finished_at: string;
+  reason?: string;
+  actor_token_id?: string;
+}
+
 function describeToolServer(server: SimulatedMcpServer) {
   return {
     name: server.name,
@@ -95,6 +104,7 @@ export class Runtime {
   readonly containers: ContainerManager;
   /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
   readonly resetLock: ResetLock;
+  private readonly resetListeners = new Set<(reset: AppliedReset) => void>();
   /** Redrive and replay: estimates, operations and their runner. */
   readonly recovery: Recovery;
   private readonly operationRunner: OperationRunner;
@@ -341,7 +351,28 @@ export class Runtime {
    * runtime.nuke: a dry run previews, an apply resets through the reset owners (plan and lock,
    * quiescence, cleanup, managed-container stop). Throws RESET_IN_PROGRESS or PLAN_STALE.
    */
-  reset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+  /** Called after every applied reset, whatever its outcome (every open console is told). */
+  onReset(listener: (reset: AppliedReset) => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  async reset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+    const result = await this.runReset(request, onCommit);
+    if (!request.dryRun) {
+      const applied: AppliedReset = {
+        reset_id: result.reset_id ?? '',
+        status: result.status,
+        finished_at: this.clock.now().toISOString(),
+        ...(request.reason ? { reason: request.reason } : {}),
+        ...(request.actorTokenId ? { actor_token_id: request.actorTokenId } : {}),
+      };
+      for (const listener of this.resetListeners) listener(applied);
+    }
+    return result;
+  }
+
+  private runReset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const coordinator = new ResetCoordinator(
       {
         store: this.store,

@@ -11,6 +11,7 @@ export * from './repositories/logs';
 export * from './repositories/mailbox-reads';
 export * from './repositories/run-reads';
 export * from './repositories/operations';
+export * from './repositories/runtime-records';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export type { GroupCommit } from './group-commit';

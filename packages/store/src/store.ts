@@ -14,6 +14,7 @@ import { LogRepository } from './repositories/logs';
 import { MailboxReadRepository } from './repositories/mailbox-reads';
 import { RunReadRepository } from './repositories/run-reads';
 import { OperationRepository } from './repositories/operations';
+import { RuntimeRecordReads } from './repositories/runtime-records';
 import type { Database } from './schema';
 import { GroupCommit } from './group-commit';
 
@@ -38,6 +39,7 @@ export class Store {
   readonly conversationReads: ConversationReadRepository;
   readonly runReads: RunReadRepository;
   readonly operations: OperationRepository;
+  readonly runtimeRecords: RuntimeRecordReads;
   readonly groupCommit: GroupCommit;
 
   private constructor(
@@ -60,6 +62,7 @@ export class Store {
     this.conversationReads = new ConversationReadRepository(db);
     this.runReads = new RunReadRepository(db);
     this.operations = new OperationRepository(db);
+    this.runtimeRecords = new RuntimeRecordReads(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {

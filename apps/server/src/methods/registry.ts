@@ -25,6 +25,7 @@ import { runStart } from './run/start';
 import { runtimePause } from './runtime/pause';
 import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
+import { runtimeQueue, runtimeResets } from './runtime/records';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
 import { eventRedrive } from './event/redrive';
@@ -58,6 +59,8 @@ export const handlers = {
   'runtime.pause': runtimePause,
   'runtime.resume': runtimeResume,
   'runtime.nuke': runtimeNuke,
+  'runtime.resets': runtimeResets,
+  'runtime.queue': runtimeQueue,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
   'event.redrive': eventRedrive,

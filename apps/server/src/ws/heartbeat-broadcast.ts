@@ -42,6 +42,16 @@ export class HeartbeatBroadcast {
     return removed;
   }
 
+  /**
+   * A notification to every socket holding a subscription, once per socket (not per
+   * subscription): how a reset reaches every open console at once.
+   */
+  notifyAll(method: string, params: unknown): void {
+    const frame = JSON.stringify({ jsonrpc: '2.0', method, params });
+    const sockets = new Set([...this.subscribers.values()].map((s) => s.socket));
+    for (const socket of sockets) if (socket.readyState === socket.OPEN) socket.send(frame);
+  }
+
   stop(): void {
     clearTimeout(this.timer);
     this.timer = undefined;

@@ -67,6 +67,8 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
   const heartbeats = new HeartbeatBroadcast(() => computeHealth(store, runtime), config.heartbeatIntervalMs, config.wsMaxBufferedBytes, logger);
+  // Every open console drops what it shows once the runtime was reset, within a second.
+  cleanups.add(runtime.onReset((reset) => heartbeats.notifyAll('runtime.reset', reset)));
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();

@@ -23,6 +23,17 @@ export interface HeartbeatSnapshot {
   stale: boolean;
   /** Bumped after a reconnect that followed an outage, so data can be refetched. */
   recoveries: number;
+  /** The latest reset the server announced while this tab was connected. */
+  lastReset: ResetNotice | null;
+}
+
+/** The `runtime.reset` notification every open console receives after a reset was applied. */
+export interface ResetNotice {
+  reset_id: string;
+  status: string;
+  finished_at: string;
+  reason?: string;
+  actor_token_id?: string;
 }
 
 const DEFAULT_INTERVAL_MS = 5000;
@@ -68,6 +79,7 @@ class HeartbeatStore {
     nextRetryAt: null,
     stale: false,
     recoveries: 0,
+    lastReset: null,
   };
 
   start(): void {
@@ -101,6 +113,10 @@ class HeartbeatStore {
           .request('health.subscribe', {})
           .then(() => this.update({ latencyMs: Math.round(performance.now() - sentAt) }))
           .catch(() => client.reconnectNow());
+      }),
+      client.onNotification('runtime.reset', (params) => {
+        const notice = params as ResetNotice | undefined;
+        if (notice && typeof notice.reset_id === 'string') this.update({ lastReset: notice });
       }),
       client.onNotification('health.heartbeat', (params) => {
         const result = (params as { result?: HealthCheckResult } | undefined)?.result;

@@ -51,3 +51,22 @@ export function useNukeApply() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: rpcKeys.all }),
   });
 }
+
+export function useResets() {
+  return useQuery({
+    queryKey: rpcKeys.query('runtime.resets', {}),
+    queryFn: ({ signal }) => rpc('runtime.resets', { limit: 20 }, signal),
+    staleTime: 0,
+  });
+}
+
+/** Publishes queued while ingress is paused; read while it is. */
+export function useQueuedPublishes(enabled: boolean) {
+  return useQuery({
+    queryKey: rpcKeys.query('runtime.queue', {}),
+    queryFn: ({ signal }) => rpc('runtime.queue', { limit: 100 }, signal),
+    enabled,
+    staleTime: 0,
+    refetchInterval: enabled ? 5_000 : false,
+  });
+}

@@ -14,6 +14,7 @@ import { LoadingState } from '../ui/LoadingState';
 import { GoToId } from './GoToId';
 import { HeartbeatIndicator } from './HeartbeatIndicator';
 import { RunningOperations } from './RunningOperations';
+import { RuntimeNotices } from './RuntimeNotices';
 import { SignIn } from './SignIn';
 import './AppShell.css';
 
@@ -102,6 +103,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
           </div>
         </div>
       </header>
+      <RuntimeNotices />
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading screen" />}
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<LoadingState label="Loading screen" />}>

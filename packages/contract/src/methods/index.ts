@@ -7,7 +7,7 @@ import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbo
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
-import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeNuke, runtimePause, runtimeResume, runtimeStatus } from './runtime';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
 
 /** Every method of the v1 surface, keyed by its wire name. */
 export const methods = {
@@ -24,6 +24,8 @@ export const methods = {
   [runtimePause.name]: runtimePause,
   [runtimeResume.name]: runtimeResume,
   [runtimeNuke.name]: runtimeNuke,
+  [runtimeResets.name]: runtimeResets,
+  [runtimeQueue.name]: runtimeQueue,
   [eventList.name]: eventList,
   [eventPublish.name]: eventPublish,
   [runStart.name]: runStart,

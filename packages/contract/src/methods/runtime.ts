@@ -76,6 +76,48 @@ export const runtimeIncidentActivity = defineMethod({
   mutating: false,
 });
 
+export const resetRecord = z.object({
+  reset_id: z.string(),
+  started_at: timestamp,
+  finished_at: timestamp.optional(),
+  status: z.string().describe('in_progress, completed, partial_failure or interrupted'),
+  reason: z.string().optional(),
+  actor_token_id: z.string().optional(),
+  plan_hash: z.string().optional(),
+  result: z.record(z.string(), z.unknown()).optional().describe('what each reset owner reported'),
+});
+
+export const runtimeResets = defineMethod({
+  name: 'runtime.resets',
+  summary: 'Additive: past runtime resets from the audit records, newest first: who, when, why, the plan hash and the result.',
+  params: z.strictObject({ limit: pageLimit }),
+  result: z.object({ resets: z.array(resetRecord) }),
+  errors: [],
+  mutating: false,
+});
+
+export const runtimeQueue = defineMethod({
+  name: 'runtime.queue',
+  summary: 'Additive: publishes queued while ingress is paused, oldest first (the order resume releases them in).',
+  params: z.strictObject({ limit: pageLimit }),
+  result: z.object({
+    queued: z.array(
+      z.object({
+        queue_id: z.string(),
+        event_id: z.string(),
+        run_id: z.string(),
+        event_name: z.string(),
+        entity_id: z.string().optional(),
+        source: z.string(),
+        queued_at: timestamp,
+      }),
+    ),
+    queue_depth: z.number().int(),
+  }),
+  errors: [],
+  mutating: false,
+});
+
 export const runtimeStatus = defineMethod({
   name: 'runtime.status',
   summary: 'Ingress state, queue depth, bundle and reset state of the runtime.',

@@ -2,7 +2,8 @@
  * The runtime: ingress state with pause and resume, the loaded bundle, queue depth and activity,
  * and the reset (runtime.nuke) behind a three-step dialog.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useLocation } from 'react-router';
 import { useRuntimeStatus } from '../../api/runtime';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorState } from '../../ui/ErrorState';
@@ -14,6 +15,7 @@ import { IngressDialog } from './IngressDialog';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
+import { PastResets, QueuedPublishes } from './RuntimeRecords';
 import { ToolServersSection } from '../operations/ToolServersSection';
 import './RuntimeScreen.css';
 
@@ -23,6 +25,12 @@ export default function RuntimeScreen() {
   const [nukeOpen, setNukeOpen] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const s = status.data;
+  const location = useLocation();
+  const loaded = status.isSuccess;
+  // Links from the notices land on a section; the router does not scroll to a hash by itself.
+  useEffect(() => {
+    if (loaded && (location.hash === '#ingress' || location.hash === '#resets')) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+  }, [loaded, location.hash]);
 
   return (
     <section className="screen screen-page" aria-labelledby="runtime-title">
@@ -44,7 +52,7 @@ export default function RuntimeScreen() {
             </p>
           )}
           <div className="page-grid">
-            <section className="panel" aria-labelledby="ingress-title">
+            <section className="panel" aria-labelledby="ingress-title" id="ingress">
               <h2 id="ingress-title">Ingress</h2>
               <dl className="kv">
                 <dt>State</dt>
@@ -63,6 +71,7 @@ export default function RuntimeScreen() {
                   Resume ingress…
                 </button>
               )}
+              {s!.ingress === 'paused' && <QueuedPublishes />}
             </section>
             <section className="panel" aria-labelledby="bundle-title">
               <h2 id="bundle-title">Bundle</h2>
@@ -101,6 +110,7 @@ export default function RuntimeScreen() {
             </section>
             <OperationsSection />
             <ToolServersSection />
+            <PastResets />
             <section className="panel panel-danger panel-full" aria-labelledby="reset-title">
               <h2 id="reset-title">Reset the runtime</h2>
               <p>

@@ -1,0 +1,63 @@
+/**
+ * runtime.resets (the audit trail as a read method), runtime.queue (publishes queued while ingress
+ * is paused), and the runtime.reset notification every subscribed socket receives after a reset.
+ */
+import { describe, expect, it } from 'vitest';
+import { RpcSocket, wsUrl } from '../ws-client';
+import type { TestServer } from '../harness';
+import { ok } from '../control-helpers';
+import { withControlServer } from './method-servers';
+
+describe('runtime.resets, runtime.queue and the reset notification', () => {
+  let server: TestServer;
+  withControlServer((s) => {
+    server = s as TestServer;
+  });
+
+  it('lists publishes queued while paused, oldest first, and nothing once resumed', async () => {
+    await ok(server, 'runtime.pause', { reason: 'queue test' });
+    const published = [];
+    for (let n = 0; n < 3; n++) published.push(await ok(server, 'event.publish', { event_name: 'tick', payload: { n } }));
+    const queue = await ok(server, 'runtime.queue', {});
+    expect(queue.queue_depth).toBe(3);
+    expect(queue.queued.map((q) => q.event_id)).toEqual(published.map((p) => p.event_id));
+    expect(queue.queued.map((q) => q.run_id)).toEqual(published.map((p) => p.run_id));
+    expect(queue.queued.every((q) => q.event_name === 'tick')).toBe(true);
+    expect((await ok(server, 'runtime.queue', { limit: 1 })).queued).toHaveLength(1);
+    await ok(server, 'runtime.resume');
+    expect(await ok(server, 'runtime.queue', {})).toEqual({ queued: [], queue_depth: 0 });
+  });
+
+  it('a reset is announced to every subscribed socket, once per socket, and listed by runtime.resets', async () => {
+    const open = () => RpcSocket.open(wsUrl(server.url), { headers: { authorization: `Bearer ${server.token}` } });
+    const [a, b, idle] = await Promise.all([open(), open(), open()]);
+    await a.call('health.subscribe', {});
+    await a.call('health.subscribe', {});
+    await b.call('health.subscribe', {});
+    expect((await ok(server, 'runtime.resets', {})).resets).toEqual([]);
+
+    const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason: 'clean slate for the test' });
+    const notices = (s: RpcSocket) => s.notifications.filter((n) => n.method === 'runtime.reset');
+    await a.waitFor(() => (notices(a).length > 0 ? true : undefined), 1000);
+    await b.waitFor(() => (notices(b).length > 0 ? true : undefined), 1000);
+    const notice = notices(b)[0]!.params as Record<string, unknown>;
+    expect(notice).toMatchObject({ reset_id: applied.reset_id, status: applied.status, reason: 'clean slate for the test', actor_token_id: expect.stringMatching(/^tok_/) });
+    // A socket with two subscriptions hears it once; a socket with none does not hear it.
+    expect(notices(a)).toHaveLength(1);
+    expect(notices(idle)).toHaveLength(0);
+
+    const { resets } = await ok(server, 'runtime.resets', {});
+    expect(resets).toHaveLength(1);
+    expect(resets[0]).toMatchObject({
+      reset_id: applied.reset_id,
+      status: 'completed',
+      reason: 'clean slate for the test',
+      plan_hash: preview.plan.plan_hash,
+      actor_token_id: notice.actor_token_id,
+    });
+    expect(resets[0]!.finished_at! >= resets[0]!.started_at).toBe(true);
+    expect(resets[0]!.result).toBeTypeOf('object');
+    await Promise.all([a.close(), b.close(), idle.close()]);
+  });
+});

@@ -1,0 +1,85 @@
+/** The Runtime page's records: publishes queued while ingress is paused, and past resets. */
+import { Link } from 'react-router';
+import { useQueuedPublishes, useResets } from '../../api/runtime';
+import { paths } from '../../paths';
+import { ErrorState } from '../../ui/ErrorState';
+import { LoadingState } from '../../ui/LoadingState';
+import { RelativeTime } from '../../ui/RelativeTime';
+import { StatusBadge } from '../../ui/StatusBadge';
+
+export function QueuedPublishes() {
+  const queue = useQueuedPublishes(true);
+  if (queue.isPending) return <LoadingState label="Loading queued publishes" />;
+  if (queue.isError) return <ErrorState compact error={queue.error} onRetry={() => void queue.refetch()} />;
+  const { queued, queue_depth } = queue.data;
+  if (queued.length === 0) return <p className="muted small">Nothing queued yet.</p>;
+  return (
+    <div className="queued-publishes" data-testid="queued-publishes">
+      <p className="small">
+        {queue_depth > queued.length ? `The first ${queued.length} of ${queue_depth.toLocaleString()}` : `${queued.length.toLocaleString()} queued`}, in the order resume releases them:
+      </p>
+      <ol>
+        {queued.map((q) => (
+          <li key={q.queue_id}>
+            <code className="event-name">{q.event_name}</code> <RelativeTime iso={q.queued_at} />{' '}
+            {q.entity_id && (
+              <Link to={paths.entity(q.entity_id)} className="mono small">
+                {q.entity_id}
+              </Link>
+            )}{' '}
+            <span className="muted small mono">{q.event_id}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+export function PastResets() {
+  const resets = useResets();
+  return (
+    <section className="panel panel-full" aria-labelledby="resets-title" id="resets" data-testid="past-resets">
+      <h2 id="resets-title">Past resets</h2>
+      {resets.isPending ? (
+        <LoadingState label="Loading past resets" />
+      ) : resets.isError ? (
+        <ErrorState compact error={resets.error} onRetry={() => void resets.refetch()} />
+      ) : resets.data.resets.length === 0 ? (
+        <p className="muted">This runtime has never been reset.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Result</th>
+                <th scope="col">By</th>
+                <th scope="col">Reason</th>
+                <th scope="col" className="hide-narrow">
+                  Plan hash
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {resets.data.resets.map((r) => (
+                <tr key={r.reset_id} data-testid="past-reset">
+                  <td>
+                    <RelativeTime iso={r.started_at} />
+                  </td>
+                  <td>
+                    <StatusBadge value={r.status} tone={r.status === 'completed' ? 'ok' : r.status === 'in_progress' ? 'info' : 'bad'} />
+                  </td>
+                  <td className="mono small">{r.actor_token_id ?? '—'}</td>
+                  <td className="wrap-cell">{r.reason ?? <span className="muted">—</span>}</td>
+                  <td className="hide-narrow mono small" title={r.plan_hash}>
+                    {r.plan_hash ? `${r.plan_hash.slice(0, 19)}…` : '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * What every open console notices: a reset made elsewhere (through the API while a tab shows the
+ * mailbox) within 2 s, with its lists emptied; and paused ingress, with the queue depth, in the
+ * header of every screen, and the queued publishes on the Runtime page.
+ */
+import { MailboxQueue } from '../pages/mailbox-page';
+import { ServerProcess } from '../server-process';
+import { eventually, expect, signInContext, test } from '../fixtures';
+import { seriousViolations, shotAtBothWidths } from '../console-checks';
+
+const SCREENS = ['/incidents', '/events', '/dead-letters', '/mailbox', '/agents', '/conversations', '/runtime'];
+
+test.describe('runtime notices', () => {
+  test.describe.configure({ mode: 'serial', timeout: 150_000 });
+  let own: ServerProcess;
+  test.beforeAll(async () => {
+    test.setTimeout(150_000);
+    own = await ServerProcess.start();
+    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+  });
+  test.afterAll(async () => {
+    await own?.dispose();
+  });
+
+  test('paused ingress shows in the header of every screen with the queue depth; the Runtime page lists the queue', async ({ page }) => {
+    await signInContext(page, own);
+    await own.rpc('runtime.pause', { reason: 'maintenance window' });
+    for (let n = 0; n < 3; n++) await own.rpc('event.publish', { event_name: 'ticket.created', payload: { ticket_id: `Q-${n}`, order_id: `ORD-Q-${n}`, subject: 'queued', customer: 'c', channel: 'email', body: 'b' } });
+    for (const path of SCREENS) {
+      await page.goto(`${own.url}${path}`);
+      const notice = page.getByTestId('ingress-paused-notice');
+      await expect(notice, path).toContainText('Ingress is paused');
+      await expect(notice, path).toContainText('3 publishes queued');
+    }
+    await page.goto(`${own.url}/runtime#ingress`);
+    const queued = page.getByTestId('queued-publishes');
+    await expect(queued.locator('li')).toHaveCount(3);
+    await expect(queued).toContainText('ticket.created');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '85-ingress-paused');
+    await own.rpc('runtime.resume');
+    await expect(page.getByTestId('ingress-paused-notice')).toHaveCount(0, { timeout: 10_000 });
+  });
+
+  test('a reset made through the API while a tab shows the mailbox: the tab says so and its lists empty within 2 s', async ({ page }) => {
+    await eventually('the runtime to settle', async () => {
+      const s = await own.rpc('runtime.status');
+      return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
+    }, 60_000);
+    await signInContext(page, own);
+    const mailbox = new MailboxQueue(page);
+    await page.goto(`${own.url}/mailbox`);
+    await expect(mailbox.rows.first()).toBeVisible();
+    // The console's heartbeat socket is subscribed before the reset is made.
+    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+
+    const preview = await own.rpc('runtime.nuke', { dry_run: true });
+    await own.rpc('runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason: 'fresh demo for the workshop' });
+    const resetAt = Date.now();
+    const notice = page.getByTestId('reset-notice');
+    await expect(notice).toContainText('The runtime was reset', { timeout: 2000 });
+    await expect(notice).toContainText('fresh demo for the workshop');
+    await expect(mailbox.rows).toHaveCount(0, { timeout: Math.max(100, 2000 - (Date.now() - resetAt)) });
+    expect(Date.now() - resetAt).toBeLessThan(2000);
+    await shotAtBothWidths(page, '86-reset-notice');
+
+    // The Runtime page lists it among past resets.
+    await notice.getByRole('link', { name: 'Past resets' }).click();
+    const past = page.getByTestId('past-reset');
+    await expect(past).toHaveCount(1);
+    await expect(past.first()).toContainText('fresh demo for the workshop');
+    await expect(past.first()).toContainText('completed');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+});
