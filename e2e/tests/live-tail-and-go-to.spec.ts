@@ -56,5 +56,53 @@ test('"go to id" opens an event, a run and an entity by id, and says when nothin
 
   await box.fill('no_such_id_anywhere');
   await box.press('Enter');
-  await expect(page.getByRole('status').filter({ hasText: 'No event, run, entity, agent, session or mailbox item has the id' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'No record has the id “no_such_id_anywhere”' })).toBeVisible();
+});
+
+test('"go to id" opens every kind of id the console shows: mailbox item, agent, session, turn, dead letter, delivery, log record, operation', async ({ signedIn: page, server }) => {
+  const { items } = await server.rpc('mailbox.list', { limit: 1 });
+  const { agents } = await server.rpc('agent.list', { limit: 1 });
+  const { conversations } = await server.rpc('conversation.list', { limit: 1 });
+  const { turns } = await server.rpc('conversation.get', { session_id: conversations[0]!.session_id });
+  const { events } = await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 });
+  const dead = events[0]!;
+  const { incidents } = await server.rpc('runtime.incidents', { limit: 1 });
+  const published = await server.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-goto-op' } });
+  const estimate = await server.rpc('event.replay', { dry_run: true, event_ids: [published.event_id!] });
+  const replay = await server.rpc('event.replay', { dry_run: false, event_ids: [published.event_id!], expected_plan_hash: estimate.plan.plan_hash });
+
+  const cases: { id: string; url: RegExp; shows: () => Promise<void> }[] = [
+    { id: items[0]!.mailbox_id, url: new RegExp(`/mailbox/${items[0]!.mailbox_id}`), shows: () => expect(page.getByText(items[0]!.mailbox_id).first()).toBeVisible() },
+    { id: agents[0]!.agent_id, url: new RegExp(`/agents/${agents[0]!.agent_id}`), shows: () => expect(page.getByRole('heading', { name: agents[0]!.agent_id }).first()).toBeVisible() },
+    { id: conversations[0]!.session_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}`), shows: () => expect(page.getByTestId('turn').first()).toBeVisible() },
+    { id: turns[0]!.turn_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}[?]turn=${turns[0]!.turn_id}`), shows: () => expect(page.getByText(turns[0]!.turn_id).first()).toBeVisible() },
+    {
+      id: dead.dead_letters[0]!.dead_letter_id,
+      url: new RegExp(`/dead-letters[?].*dead_letter=${dead.dead_letters[0]!.dead_letter_id}`),
+      shows: () => expect(page.locator('[data-testid="dead-letter"][aria-current="true"]')).toContainText(dead.dead_letters[0]!.dead_letter_id),
+    },
+    {
+      id: dead.deliveries[0]!.delivery_id,
+      url: new RegExp(`/events[?].*selected=${dead.event_id}`),
+      shows: () => expect(page.getByRole('complementary', { name: 'Event details' })).toContainText(dead.deliveries[0]!.delivery_id),
+    },
+    {
+      id: incidents[0]!.sample_log_ids[0]!,
+      url: /\/incidents\?.*selected=inc_/,
+      shows: () => expect(page.getByRole('complementary', { name: 'Incident details' })).toContainText(incidents[0]!.sample_log_ids[0]!),
+    },
+    {
+      id: replay.operation!.operation_id,
+      url: new RegExp(`/runtime[?]operation=${replay.operation!.operation_id}`),
+      shows: () => expect(page.getByTestId('operations').getByTestId('operation-progress')).toContainText(replay.operation!.operation_id),
+    },
+  ];
+  await page.goto('/incidents');
+  const box = page.getByRole('searchbox', { name: 'Go to id' });
+  for (const c of cases) {
+    await box.fill(c.id);
+    await box.press('Enter');
+    await expect(page, c.id).toHaveURL(c.url);
+    await c.shows();
+  }
 });

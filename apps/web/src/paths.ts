@@ -14,4 +14,9 @@ export const paths = {
   agent: (agentId: string) => `/agents/${encodeURIComponent(agentId)}`,
   session: (sessionId: string) => `/conversations/${encodeURIComponent(sessionId)}`,
   mailbox: (mailboxId: string) => `/mailbox/${encodeURIComponent(mailboxId)}`,
+  turn: (sessionId: string, turnId: string) => `/conversations/${encodeURIComponent(sessionId)}?${q({ turn: turnId })}`,
+  incident: (incidentId: string) => `/incidents?${q({ state: 'all', selected: incidentId })}`,
+  operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,
+  /** A delivery opens on its event, whose detail lists it. */
+  delivery: (eventId: string) => `/events?${q({ event_id: eventId, selected: eventId })}`,
 };

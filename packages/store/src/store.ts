@@ -15,6 +15,7 @@ import { MailboxReadRepository } from './repositories/mailbox-reads';
 import { RunReadRepository } from './repositories/run-reads';
 import { OperationRepository } from './repositories/operations';
 import { RuntimeRecordReads } from './repositories/runtime-records';
+import { LookupRepository } from './repositories/lookup';
 import type { Database } from './schema';
 import { GroupCommit } from './group-commit';
 
@@ -40,6 +41,7 @@ export class Store {
   readonly runReads: RunReadRepository;
   readonly operations: OperationRepository;
   readonly runtimeRecords: RuntimeRecordReads;
+  readonly lookup: LookupRepository;
   readonly groupCommit: GroupCommit;
 
   private constructor(
@@ -63,6 +65,7 @@ export class Store {
     this.runReads = new RunReadRepository(db);
     this.operations = new OperationRepository(db);
     this.runtimeRecords = new RuntimeRecordReads(db);
+    this.lookup = new LookupRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {

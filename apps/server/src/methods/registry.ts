@@ -26,6 +26,7 @@ import { runtimePause } from './runtime/pause';
 import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
 import { runtimeQueue, runtimeResets } from './runtime/records';
+import { runtimeLookup } from './runtime/lookup';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
 import { eventRedrive } from './event/redrive';
@@ -61,6 +62,7 @@ export const handlers = {
   'runtime.nuke': runtimeNuke,
   'runtime.resets': runtimeResets,
   'runtime.queue': runtimeQueue,
+  'runtime.lookup': runtimeLookup,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
   'event.redrive': eventRedrive,

@@ -1,43 +1,50 @@
 /**
- * "Go to id": finds what kind of record an id names by asking the server, so the console does not
- * depend on id formats. Every probe runs at once; the first kind that exists wins.
+ * "Go to id": the server says which record an id names (runtime.lookup, any id the console
+ * shows), and the console opens the page for it. Id formats are not the console's business.
  */
+import type { Result } from '@switchboard/contract';
 import { ApiError, rpc } from './client';
 import { paths } from '../paths';
 
-export type RecordKind = 'event' | 'run' | 'entity' | 'agent' | 'session' | 'mailbox';
+export type LookupHit = Result<'runtime.lookup'>;
 
-export interface LookupHit {
-  kind: RecordKind;
-  path: string;
+/** Where each kind of record opens. */
+export function pathOf(hit: LookupHit): string {
+  switch (hit.kind) {
+    case 'event':
+      return paths.event(hit.id);
+    case 'run':
+      return paths.run(hit.id);
+    case 'entity':
+      return paths.entity(hit.id);
+    case 'agent':
+      return paths.agent(hit.id);
+    case 'session':
+      return paths.session(hit.id);
+    case 'mailbox':
+      return paths.mailbox(hit.id);
+    case 'turn':
+      return paths.turn(hit.session_id!, hit.id);
+    case 'dead_letter':
+      return paths.deadLetter(hit.event_id!, hit.id);
+    case 'delivery':
+      return paths.event(hit.event_id!);
+    case 'log':
+      return hit.incident_id ? paths.incident(hit.incident_id) : hit.event_id ? paths.event(hit.event_id) : paths.incidents();
+    case 'operation':
+      return paths.operation(hit.id);
+  }
 }
 
-/** Not-found style answers mean "not this kind"; anything else (network, auth) is a real failure. */
-function isMiss(err: unknown): boolean {
-  return err instanceof ApiError && ['NOT_FOUND', 'METHOD_NOT_FOUND', 'INVALID_PARAMS'].includes(err.code);
-}
-
-export async function lookupId(raw: string): Promise<LookupHit | null> {
+/** The page for an id, or null when no record has it. */
+export async function lookupId(raw: string): Promise<{ kind: LookupHit['kind']; path: string } | null> {
   const id = raw.trim();
   if (!id) return null;
-  const probes: [RecordKind, () => Promise<boolean>][] = [
-    ['event', async () => (await rpc('event.list', { filter: { event_id: id }, limit: 1 })).events.length > 0],
-    ['run', async () => Boolean(await rpc('run.get', { run_id: id }))],
-    ['mailbox', async () => Boolean(await rpc('mailbox.get', { mailbox_id: id }))],
-    ['session', async () => Boolean(await rpc('conversation.get', { session_id: id }))],
-    ['agent', async () => Boolean(await rpc('agent.get', { agent_id: id }))],
-    ['entity', async () => (await rpc('event.list', { filter: { entity_id: id }, limit: 1 })).events.length > 0],
-  ];
-  const outcomes = await Promise.allSettled(probes.map(([, probe]) => probe()));
-  let failure: unknown;
-  for (let i = 0; i < probes.length; i++) {
-    const outcome = outcomes[i]!;
-    if (outcome.status === 'fulfilled' && outcome.value) {
-      const kind = probes[i]![0];
-      return { kind, path: paths[kind](id) };
-    }
-    if (outcome.status === 'rejected' && !isMiss(outcome.reason)) failure ??= outcome.reason;
+  try {
+    const hit = await rpc('runtime.lookup', { id });
+    return { kind: hit.kind, path: pathOf(hit) };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
+    throw err;
   }
-  if (failure) throw failure;
-  return null;
 }

@@ -1,5 +1,6 @@
 /**
- * Global "go to id": paste any event, run, entity, agent, session or mailbox id and open it.
+ * Global "go to id": paste any id the console shows (event, run, entity, agent, session, mailbox
+ * item, turn, dead letter, delivery, log record, operation) and open it.
  * Press "/" anywhere (outside a text field) to focus it.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
@@ -36,7 +37,7 @@ export function GoToId() {
     try {
       const hit = await lookupId(id);
       if (!hit) {
-        setStatus({ kind: 'miss', text: `No event, run, entity, agent, session or mailbox item has the id “${id}”.` });
+        setStatus({ kind: 'miss', text: `No record has the id “${id}”.` });
         return;
       }
       setStatus({ kind: 'idle' });

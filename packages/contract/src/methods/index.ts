@@ -7,7 +7,7 @@ import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbo
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
-import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
 
 /** Every method of the v1 surface, keyed by its wire name. */
 export const methods = {
@@ -26,6 +26,7 @@ export const methods = {
   [runtimeNuke.name]: runtimeNuke,
   [runtimeResets.name]: runtimeResets,
   [runtimeQueue.name]: runtimeQueue,
+  [runtimeLookup.name]: runtimeLookup,
   [eventList.name]: eventList,
   [eventPublish.name]: eventPublish,
   [runStart.name]: runStart,

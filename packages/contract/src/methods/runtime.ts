@@ -118,6 +118,25 @@ export const runtimeQueue = defineMethod({
   mutating: false,
 });
 
+export const recordKind = z.enum(['event', 'run', 'entity', 'agent', 'session', 'mailbox', 'turn', 'dead_letter', 'delivery', 'log', 'operation']);
+
+export const runtimeLookup = defineMethod({
+  name: 'runtime.lookup',
+  summary: 'Additive: which record an id names (any id the console shows), with what is needed to open it.',
+  description:
+    'Kinds: event, run, entity, agent, session, mailbox (item), turn, dead_letter, delivery, log (record), operation. event_id is set for records that belong to an event; session_id for turns (and agent deliveries and logs); incident_id for a log record at warn or above.',
+  params: z.strictObject({ id: z.string().min(1).max(500) }),
+  result: z.object({
+    kind: recordKind,
+    id: z.string(),
+    event_id: z.string().optional(),
+    session_id: z.string().optional(),
+    incident_id: z.string().optional(),
+  }),
+  errors: ['NOT_FOUND'],
+  mutating: false,
+});
+
 export const runtimeStatus = defineMethod({
   name: 'runtime.status',
   summary: 'Ingress state, queue depth, bundle and reset state of the runtime.',

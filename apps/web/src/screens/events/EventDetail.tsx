@@ -217,7 +217,7 @@ function DeadLetterCard({
           <Link to={`/runtime?operation=${encodeURIComponent(dl.redrive.operation_id)}#operations`} className="mono">
             {dl.redrive.operation_id}
           </Link>
-          ; new attempt <span className="mono">{dl.redrive.delivery_id}</span> {newAttempt && <StatusBadge value={newAttempt.status} />}
+          ; new attempt <a href={`#delivery-${dl.redrive.delivery_id}`} className="mono">{dl.redrive.delivery_id}</a> {newAttempt && <StatusBadge value={newAttempt.status} />}
         </p>
       ) : (
         <button type="button" className="btn btn-small" onClick={onRedrive} data-testid="redrive-dead-letter">
@@ -230,7 +230,7 @@ function DeadLetterCard({
 
 function DeliveryCard({ delivery: d, eventId }: { delivery: Delivery; eventId: string }) {
   return (
-    <li className="card" data-testid="delivery">
+    <li className="card" data-testid="delivery" id={`delivery-${d.delivery_id}`}>
       <div>
         <StatusBadge value={d.status} /> <span className="muted small">{d.subscriber_type}</span>{' '}
         <Link to={d.subscriber_type === 'agent' ? paths.agent(d.subscriber_id) : paths.subscriber(d.subscriber_id)} className="mono">

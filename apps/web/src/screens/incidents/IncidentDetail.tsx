@@ -140,7 +140,15 @@ function LogCard({ log }: { log: LogRecord }) {
         {log.delivery_id && (
           <>
             <dt>Delivery</dt>
-            <dd className="mono">{log.delivery_id}</dd>
+            <dd>
+              {log.event_id ? (
+                <Link to={paths.delivery(log.event_id)} className="mono">
+                  {log.delivery_id}
+                </Link>
+              ) : (
+                <span className="mono">{log.delivery_id}</span>
+              )}
+            </dd>
           </>
         )}
       </dl>

@@ -134,6 +134,10 @@ function OperationDetail({ operationId }: { operationId: string }) {
                       <Link className="mono" to={paths.event(item.result_id)}>
                         {item.result_id}
                       </Link>
+                    ) : item.event_id ? (
+                      <Link className="mono" to={paths.delivery(item.event_id)}>
+                        {item.result_id}
+                      </Link>
                     ) : (
                       <span className="mono">{item.result_id}</span>
                     )}

@@ -1,0 +1,16 @@
+import { RpcError } from '@switchboard/contract';
+import { INCIDENT_MIN_LEVEL_RANK } from '@switchboard/store';
+import { incidentId } from '../../records/incident';
+import { omitAbsent } from '../../records/omit-absent';
+import type { Handler } from '../../rpc/handler';
+
+export const runtimeLookup: Handler<'runtime.lookup'> = async (params, ctx) => {
+  const id = params.id.trim();
+  const found = id ? await ctx.store.lookup.find(id) : undefined;
+  if (!found) throw new RpcError('NOT_FOUND', `No record has the id ${params.id}`, { id: params.id });
+  const incident =
+    found.kind === 'log' && found.component !== undefined && (found.level_rank ?? 0) >= INCIDENT_MIN_LEVEL_RANK
+      ? incidentId({ component: found.component, error_code: found.error_code ?? null })
+      : undefined;
+  return omitAbsent({ kind: found.kind, id: found.id, event_id: found.event_id, session_id: found.session_id, incident_id: incident });
+};

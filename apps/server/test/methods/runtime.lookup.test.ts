@@ -1,0 +1,47 @@
+/** runtime.lookup: every kind of id the console shows names its record, with what opens it. */
+import { describe, expect, it } from 'vitest';
+import type { TestServer } from '../harness';
+import { fails, ok } from '../control-helpers';
+import { withSeededServer } from './method-servers';
+
+describe('runtime.lookup', () => {
+  let server: TestServer;
+  withSeededServer(12, (s) => {
+    server = s as TestServer;
+  });
+
+  it('finds events, runs, entities, agents, sessions, mailbox items, turns, dead letters, deliveries, log records and operations', async () => {
+    const { events } = await ok(server, 'event.list', { filter: { has_dead_letter: true }, limit: 1 });
+    const event = events[0]!;
+    const { items } = await ok(server, 'mailbox.list', { limit: 1 });
+    const { agents } = await ok(server, 'agent.list', { limit: 1 });
+    const { conversations } = await ok(server, 'conversation.list', { limit: 1 });
+    const { turns } = await ok(server, 'conversation.get', { session_id: conversations[0]!.session_id });
+    const { incidents } = await ok(server, 'runtime.incidents', { limit: 1 });
+    const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: [event.event_id] });
+    const replay = await ok(server, 'event.replay', { dry_run: false, event_ids: [event.event_id], expected_plan_hash: estimate.plan.plan_hash });
+
+    const expectations: [string, Record<string, unknown>][] = [
+      [event.event_id, { kind: 'event', event_id: event.event_id }],
+      [event.run_id!, { kind: 'run' }],
+      [event.entity_id!, { kind: 'entity' }],
+      [agents[0]!.agent_id, { kind: 'agent' }],
+      [conversations[0]!.session_id, { kind: 'session', session_id: conversations[0]!.session_id }],
+      [items[0]!.mailbox_id, { kind: 'mailbox' }],
+      [turns[0]!.turn_id, { kind: 'turn', session_id: conversations[0]!.session_id, event_id: turns[0]!.trigger_event_id }],
+      [event.dead_letters[0]!.dead_letter_id, { kind: 'dead_letter', event_id: event.event_id }],
+      [event.deliveries[0]!.delivery_id, { kind: 'delivery', event_id: event.event_id }],
+      [incidents[0]!.sample_log_ids[0]!, { kind: 'log', incident_id: incidents[0]!.incident_id }],
+      [replay.operation!.operation_id, { kind: 'operation' }],
+    ];
+    for (const [id, want] of expectations) {
+      expect({ id, hit: await ok(server, 'runtime.lookup', { id }) }).toEqual({ id, hit: expect.objectContaining({ ...want, id }) });
+    }
+  });
+
+  it('says NOT_FOUND for an id nothing has, and refuses an empty one', async () => {
+    const miss = await fails(server, 'runtime.lookup', { id: 'nothing_has_this_id' }, 'NOT_FOUND');
+    expect(miss.data.details).toMatchObject({ id: 'nothing_has_this_id' });
+    await fails(server, 'runtime.lookup', { id: '' }, 'INVALID_PARAMS');
+  });
+});

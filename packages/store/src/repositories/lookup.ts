@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema';
+
+export type RecordKind = 'event' | 'run' | 'entity' | 'agent' | 'session' | 'mailbox' | 'turn' | 'dead_letter' | 'delivery' | 'log' | 'operation';
+
+/** What names a record and what the console needs to open it. */
+export interface FoundRecord {
+  kind: RecordKind;
+  id: string;
+  event_id?: string | null;
+  session_id?: string | null;
+  /** Log records: the incident group and level rank, so a warning opens its incident. */
+  component?: string;
+  error_code?: string | null;
+  level_rank?: number;
+}
+
+/**
+ * "Go to id": which record an id names, whatever its format. Every id column probed is a primary
+ * key or unique index, so a lookup is a handful of point reads, in a fixed order.
+ */
+export class LookupRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async find(id: string): Promise<FoundRecord | undefined> {
+    const db = this.db;
+    const probes: (() => Promise<FoundRecord | undefined>)[] = [
+      async () => ((await db.selectFrom('events').select('event_id').where('event_id', '=', id).executeTakeFirst()) ? { kind: 'event', id, event_id: id } : undefined),
+      async () => ((await db.selectFrom('runs').select('run_id').where('run_id', '=', id).executeTakeFirst()) ? { kind: 'run', id } : undefined),
+      async () => ((await db.selectFrom('mailbox_items').select('mailbox_id').where('mailbox_id', '=', id).executeTakeFirst()) ? { kind: 'mailbox', id } : undefined),
+      async () => ((await db.selectFrom('conversations').select('session_id').where('session_id', '=', id).executeTakeFirst()) ? { kind: 'session', id, session_id: id } : undefined),
+      async () => ((await db.selectFrom('agents').select('agent_id').where('agent_id', '=', id).executeTakeFirst()) ? { kind: 'agent', id } : undefined),
+      async () => ((await db.selectFrom('entities').select('entity_id').where('entity_id', '=', id).executeTakeFirst()) ? { kind: 'entity', id } : undefined),
+      // An entity id events carry without an entity record (no flow tracks it) still opens its events.
+      async () => ((await db.selectFrom('events').select('event_id').where('entity_id', '=', id).limit(1).executeTakeFirst()) ? { kind: 'entity', id } : undefined),
+      async () => {
+        const t = await db.selectFrom('turns').select(['turn_id', 'session_id', 'trigger_event_id']).where('turn_id', '=', id).executeTakeFirst();
+        return t ? { kind: 'turn', id, session_id: t.session_id, event_id: t.trigger_event_id } : undefined;
+      },
+      async () => {
+        const l = await db.selectFrom('dead_letters').select(['dead_letter_id', 'event_id']).where('dead_letter_id', '=', id).executeTakeFirst();
+        return l ? { kind: 'dead_letter', id, event_id: l.event_id } : undefined;
+      },
+      async () => {
+        const d = await db.selectFrom('deliveries').select(['delivery_id', 'event_id', 'session_id']).where('delivery_id', '=', id).executeTakeFirst();
+        return d ? { kind: 'delivery', id, event_id: d.event_id, session_id: d.session_id } : undefined;
+      },
+      async () => {
+        const r = await db.selectFrom('logs').select(['log_id', 'event_id', 'session_id', 'component', 'error_code', 'level_rank']).where('log_id', '=', id).executeTakeFirst();
+        return r ? { kind: 'log', id, event_id: r.event_id, session_id: r.session_id, component: r.component, error_code: r.error_code, level_rank: Number(r.level_rank) } : undefined;
+      },
+      async () => ((await db.selectFrom('operations').select('operation_id').where('operation_id', '=', id).executeTakeFirst()) ? { kind: 'operation', id } : undefined),
+    ];
+    for (const probe of probes) {
+      const found = await probe();
+      if (found) return found;
+    }
+    return undefined;
+  }
+}
