@@ -128,4 +128,19 @@ test.describe('event browser', () => {
     console.log(`1 MB payload (${bytes} bytes): detail open in ${openMs} ms, next frame after ${frameMs.toFixed(0)} ms`);
     expect(frameMs).toBeLessThan(500);
   });
+  test('the name filter suggests the catalog names and matches by prefix', async ({ signedIn: page, server }) => {
+    const { events: catalog } = await server.rpc('runtime.catalog', {});
+    const events = new EventsPage(page);
+    await page.goto('/events');
+    const suggestions = page.getByTestId('event-name-suggestions').locator('option');
+    await expect(suggestions).toHaveCount(catalog.length);
+    expect(await suggestions.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(catalog.map((e) => e.name));
+    await events.eventName.fill('refund');
+    await expect(page).toHaveURL(/event_name=refund(&|$)/);
+    await expect(events.rows.first()).toBeVisible();
+    const names = await events.rows.locator('td.c-name').allInnerTexts();
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.every((n) => n.startsWith('refund'))).toBe(true);
+    expect(new Set(names).size).toBeGreaterThan(1);
+  });
 });

@@ -26,7 +26,7 @@ import { runtimePause } from './runtime/pause';
 import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
 import { runtimeQueue, runtimeResets } from './runtime/records';
-import { runtimeLookup } from './runtime/lookup';
+import { runtimeCatalog, runtimeLookup } from './runtime/lookup';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
 import { eventRedrive } from './event/redrive';
@@ -63,6 +63,7 @@ export const handlers = {
   'runtime.resets': runtimeResets,
   'runtime.queue': runtimeQueue,
   'runtime.lookup': runtimeLookup,
+  'runtime.catalog': runtimeCatalog,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
   'event.redrive': eventRedrive,

@@ -37,6 +37,7 @@ function matches(e: Ev, f: Record<string, any>): boolean {
   return (
     (f.entity_id === undefined || e.entity_id === f.entity_id) &&
     (f.event_name === undefined || e.event_name === f.event_name) &&
+    (f.event_name_prefix === undefined || e.event_name.startsWith(f.event_name_prefix)) &&
     (f.run_id === undefined || e.run_id === f.run_id) &&
     (f.event_id === undefined || e.event_id === f.event_id) &&
     (f.has_dead_letter === undefined || e.dead_letters.length > 0 === f.has_dead_letter) &&
@@ -63,6 +64,8 @@ describe('event.list', () => {
     const filters: Record<string, unknown>[] = [
       { entity_id: dead.entity_id },
       { event_name: 'ticket.created' },
+      { event_name_prefix: 'refund' },
+      { event_name_prefix: 'ticket.cr' },
       { has_dead_letter: true },
       { has_dead_letter: false },
       { reason_code: reason },

@@ -60,3 +60,12 @@ export function useNewEventCount(query: EventQuery, newest: { created_at: string
     staleTime: 0,
   });
 }
+
+/** The boot bundle's event catalog; it changes only with a new boot. */
+export function useCatalog() {
+  return useQuery({
+    queryKey: rpcKeys.query('runtime.catalog', {}),
+    queryFn: ({ signal }) => rpc('runtime.catalog', {}, signal),
+    staleTime: Infinity,
+  });
+}

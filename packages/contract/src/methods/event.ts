@@ -7,6 +7,7 @@ import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 export const eventFilter = z.strictObject({
   entity_id: z.string().min(1).optional(),
   event_name: z.string().min(1).optional(),
+  event_name_prefix: z.string().min(1).max(200).optional().describe('additive: events whose name starts with this ("refund" finds refund.approved and refund.paid)'),
   has_dead_letter: z.boolean().optional(),
   reason_code: z.string().min(1).optional(),
   run_id: z.string().min(1).optional(),

@@ -7,7 +7,7 @@ import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbo
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
-import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
 
 /** Every method of the v1 surface, keyed by its wire name. */
 export const methods = {
@@ -27,6 +27,7 @@ export const methods = {
   [runtimeResets.name]: runtimeResets,
   [runtimeQueue.name]: runtimeQueue,
   [runtimeLookup.name]: runtimeLookup,
+  [runtimeCatalog.name]: runtimeCatalog,
   [eventList.name]: eventList,
   [eventPublish.name]: eventPublish,
   [runStart.name]: runStart,

@@ -118,6 +118,17 @@ export const runtimeQueue = defineMethod({
   mutating: false,
 });
 
+export const runtimeCatalog = defineMethod({
+  name: 'runtime.catalog',
+  summary: "Additive: the boot bundle's event catalog: every event name with its description and subscribers.",
+  params: emptyParams,
+  result: z.object({
+    events: z.array(z.object({ name: z.string(), description: z.string().optional(), subscribers: z.array(z.object({ type: z.enum(['node', 'agent']), id: z.string() })) })),
+  }),
+  errors: [],
+  mutating: false,
+});
+
 export const recordKind = z.enum(['event', 'run', 'entity', 'agent', 'session', 'mailbox', 'turn', 'dead_letter', 'delivery', 'log', 'operation']);
 
 export const runtimeLookup = defineMethod({

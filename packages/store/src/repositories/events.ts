@@ -10,6 +10,8 @@ export interface EventFilter {
   event_id?: string;
   entity_id?: string;
   event_name?: string;
+  /** Names starting with this; a range on the text, so the name index can serve it. */
+  event_name_prefix?: string;
   run_id?: string;
   has_dead_letter?: boolean;
   subscriber_id?: string;
@@ -62,6 +64,10 @@ export function eventConditionsOf(eb: ExpressionBuilder<PageTables, 'e'>, filter
   if (filter.event_id !== undefined) c.push(eb('e.event_id', '=', filter.event_id));
   if (filter.entity_id !== undefined) c.push(eb('e.entity_id', '=', filter.entity_id));
   if (filter.event_name !== undefined) c.push(eb('e.event_name', '=', filter.event_name));
+  if (filter.event_name_prefix !== undefined) {
+    c.push(eb('e.event_name', '>=', filter.event_name_prefix));
+    c.push(eb('e.event_name', '<', `${filter.event_name_prefix}\u{10FFFF}`));
+  }
   if (filter.run_id !== undefined) c.push(eb('e.run_id', '=', filter.run_id));
   // Literal, not a bound parameter: the has_dead_letter = 1 partial index is only chosen for a constant.
   if (filter.has_dead_letter === true) c.push(sql<SqlBool>`${sql.ref('e.has_dead_letter')} = 1`);
@@ -167,6 +173,7 @@ export class EventRepository {
       filter.event_id !== undefined ||
       filter.entity_id !== undefined ||
       filter.event_name !== undefined ||
+      filter.event_name_prefix !== undefined ||
       filter.run_id !== undefined ||
       filter.has_dead_letter !== undefined ||
       filter.dead_letter_redriven !== undefined ||

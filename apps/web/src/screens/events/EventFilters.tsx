@@ -1,11 +1,12 @@
 /** Every event.list filter, plus the time range. Text filters settle for a moment before the URL changes. */
 import { useEffect, useId, useState } from 'react';
+import { useCatalog } from '../../api/events';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { FILTER_KEYS, RANGE_CHOICES, fromLocalInput, rangeOf, toLocalInput, type FilterKey, type Mode } from './event-query';
 import './EventFilters.css';
 
 const LABELS: Record<FilterKey, { label: string; placeholder: string }> = {
-  event_name: { label: 'Event name', placeholder: 'e.g. refund.approved' },
+  event_name: { label: 'Event name', placeholder: 'e.g. refund (starts with)' },
   entity_id: { label: 'Entity id', placeholder: 'entity id' },
   run_id: { label: 'Run id', placeholder: 'run id' },
   subscriber_id: { label: 'Subscriber', placeholder: 'node or agent id' },
@@ -37,6 +38,9 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
 
   const ids = { dead: useId(), redriven: useId(), range: useId(), since: useId(), until: useId(), more: useId() };
   const range = rangeOf(params);
+  // The bundle's catalog names every event: the name field suggests them.
+  const catalog = useCatalog();
+  const catalogListId = useId();
   const field = (k: FilterKey) => (
     <div className="field" key={k}>
       <label htmlFor={`filter-${k}`}>{LABELS[k].label}</label>
@@ -48,7 +52,17 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
         placeholder={LABELS[k].placeholder}
         value={draft[k]}
         onChange={(e) => setDraft((d) => ({ ...d, [k]: e.target.value }))}
+        {...(k === 'event_name' ? { list: catalogListId } : {})}
       />
+      {k === 'event_name' && (
+        <datalist id={catalogListId} data-testid="event-name-suggestions">
+          {catalog.data?.events.map((e) => (
+            <option key={e.name} value={e.name}>
+              {e.description}
+            </option>
+          ))}
+        </datalist>
+      )}
     </div>
   );
 

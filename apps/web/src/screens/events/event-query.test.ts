@@ -7,7 +7,7 @@ describe('eventQueryFromUrl', () => {
   it('maps every filter and drops empty ones', () => {
     const p = new URLSearchParams('event_name=refund.approved&entity_id=&run_id=run_1&subscriber_id=pay-refund&reason_code=TIMEOUT&event_id=evt_1&dead=1&selected=evt_9');
     expect(eventQueryFromUrl(p, 'events', anchor)).toEqual({
-      filter: { event_name: 'refund.approved', run_id: 'run_1', subscriber_id: 'pay-refund', reason_code: 'TIMEOUT', event_id: 'evt_1', has_dead_letter: true },
+      filter: { event_name_prefix: 'refund.approved', run_id: 'run_1', subscriber_id: 'pay-refund', reason_code: 'TIMEOUT', event_id: 'evt_1', has_dead_letter: true },
     });
   });
   it('forces has_dead_letter in the dead-letters view', () => {

@@ -36,7 +36,10 @@ export function eventQueryFromUrl(params: URLSearchParams, mode: Mode, anchor: n
   const filter: NonNullable<EventQuery['filter']> = {};
   for (const key of FILTER_KEYS) {
     const value = params.get(key)?.trim();
-    if (value) filter[key] = value;
+    if (!value) continue;
+    // The name filter matches by prefix: "refund" finds refund.approved and refund.paid.
+    if (key === 'event_name') filter.event_name_prefix = value;
+    else filter[key] = value;
   }
   if (params.get('redriven') === '0') filter.dead_letter_redriven = false;
   else if (params.get('redriven') === '1') filter.dead_letter_redriven = true;
