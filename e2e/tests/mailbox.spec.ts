@@ -119,6 +119,11 @@ test.describe('mailbox', () => {
 
     await expect(review.outcome).toContainText('Approved. Emitted refund.approved');
     await review.expectStatus('approved');
+    // Decided: no "If approved"; what it emitted; the entity as the approver saw it, and now.
+    const decided = page.getByTestId('decided-sheet');
+    await expect(page.getByRole('heading', { name: 'If approved' })).toHaveCount(0);
+    await expect(decided.getByTestId('emitted')).toContainText('refund.approved');
+    await expect(decided.getByTestId('at-decision').getByTestId('entity-revision')).toHaveText(String(revision));
     await review.outcome.getByTestId('downstream-event-link').click();
 
     await expect(page).toHaveURL(/\/events\?/);
@@ -128,6 +133,17 @@ test.describe('mailbox', () => {
     await expect(page.getByRole('complementary', { name: 'Event details' })).toContainText(eventId);
     const { events } = await server.rpc('event.list', { filter: { event_id: eventId } });
     expect(events[0]).toMatchObject({ event_name: 'refund.approved', entity_id: entityId });
+
+    // The emitted event moves the entity on; a reader who opens the item later sees what the
+    // approver saw ("at decision") and what changed since ("now").
+    await eventually('the entity to move on', async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision > revision);
+    await page.goto(`/mailbox/${mailboxId}`);
+    const later = page.getByTestId('decided-sheet');
+    await expect(later.getByTestId('entity-changed')).toContainText('changed since');
+    await expect(later.getByTestId('at-decision').getByTestId('entity-revision')).toHaveText(String(revision));
+    await expect(later.getByTestId('now')).toContainText(`revision ${revision} →`);
+    await expect(later.getByTestId('emitted')).toContainText(eventId);
+    await shotAtBothWidths(page, '23-mailbox-decided-at-decision');
   });
 
   test('double-clicking reject decides once, with one idempotency key', async ({ signedIn: page, server }) => {

@@ -78,14 +78,17 @@ export const mailboxItem = z.object({
   decision: z.enum(['approved', 'rejected']).optional(),
   source_entity_id: z.string().optional(),
   source_event_id: z.string().optional(),
+  reason_code: z.string().optional().describe('additive: a rejected item\'s reason code'),
 });
 
 export const mailboxHistoryEntry = z.object({
   action: z.enum(['created', 'approved', 'rejected']),
   actor_token_id: z.string().describe('id of the token that acted; "runtime" for items the runtime opened'),
+  actor_token_name: z.string().optional().describe("additive: that token's name"),
   ts: timestamp,
   decision_payload: json.optional(),
   reason: z.string().optional(),
+  reason_code: z.string().optional().describe('additive'),
 });
 
 export const subscriberSource = z.enum(['event_catalog']);

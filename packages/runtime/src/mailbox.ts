@@ -4,7 +4,7 @@
  * so of two concurrent decisions exactly one wins and the other sees MAILBOX_NOT_PENDING.
  */
 import { RpcError, type DecisionSheet } from '@switchboard/contract';
-import type { Database, Kysely, Transaction } from '@switchboard/store';
+import type { Database, Kysely, MailboxItemsTable, Selectable, Transaction } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { evaluateGates, getEntity, toEntityRecord } from './entities';
 import { insertEventWithDeliveries, reopenRun } from './event-store';
@@ -56,6 +56,8 @@ export async function openMailboxItem(trx: Transaction<Database>, now: Date, ite
 export interface RejectInput {
   mailbox_id: string;
   reason: string;
+  /** One of the bundle's reject reason codes for the item's type. */
+  reason_code?: string;
   actorTokenId: string;
 }
 
@@ -93,17 +95,33 @@ export class MailboxService {
     return item;
   }
 
-  private async decide(trx: Transaction<Database>, mailboxId: string, decision: 'approved' | 'rejected', now: Date): Promise<void> {
+  /**
+   * Marks a pending item decided, keeping the decision sheet as it stands in this transaction (what
+   * the decider saw, not what the entity becomes later) and what the decision produced.
+   */
+  private async decide(
+    trx: Transaction<Database>,
+    item: Selectable<MailboxItemsTable>,
+    decision: 'approved' | 'rejected',
+    now: Date,
+    extra: { emitted_payload?: string | null; reason_code?: string | null } = {},
+  ): Promise<void> {
+    const sheet = await this.sheetOf(trx, item);
     const res = await trx
       .updateTable('mailbox_items')
-      .set({ status: decision, decision, decided_at: now.toISOString() })
-      .where('mailbox_id', '=', mailboxId)
+      .set({ status: decision, decision, decided_at: now.toISOString(), decided_sheet: JSON.stringify(sheet), ...extra })
+      .where('mailbox_id', '=', item.mailbox_id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) {
-      const current = await trx.selectFrom('mailbox_items').select('status').where('mailbox_id', '=', mailboxId).executeTakeFirst();
-      throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${mailboxId} is already ${current?.status ?? 'decided'}`, { status: current?.status ?? 'unknown' });
+      const current = await trx.selectFrom('mailbox_items').select('status').where('mailbox_id', '=', item.mailbox_id).executeTakeFirst();
+      throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${item.mailbox_id} is already ${current?.status ?? 'decided'}`, { status: current?.status ?? 'unknown' });
     }
+  }
+
+  /** The bundle's reject reason codes for a mailbox item type. */
+  rejectReasons(type: string): { code: string; label: string }[] {
+    return this.bundle.definition.reject_reasons[type] ?? [];
   }
 
   async reject(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
@@ -111,11 +129,19 @@ export class MailboxService {
     const outcome = await this.db.transaction().execute(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
-      await this.decide(trx, item.mailbox_id, 'rejected', now);
+      const code = input.reason_code;
+      if (code !== undefined && !this.rejectReasons(item.type).some((r) => r.code === code)) {
+        const allowed = this.rejectReasons(item.type).map((r) => r.code);
+        throw new RpcError('INVALID_PARAMS', allowed.length ? `reason_code must be one of ${allowed.join(', ')} for ${item.type}` : `${item.type} declares no reject reason codes`, {
+          field: 'reason_code',
+          allowed,
+        });
+      }
+      await this.decide(trx, item, 'rejected', now, { reason_code: code ?? null });
       const mailbox_decision_id = newId('dec', now);
       await trx
         .insertInto('mailbox_history')
-        .values({ mailbox_id: item.mailbox_id, action: 'rejected', actor_token_id: input.actorTokenId, ts: now.toISOString(), decision_payload: null, reason, decision_id: mailbox_decision_id })
+        .values({ mailbox_id: item.mailbox_id, action: 'rejected', actor_token_id: input.actorTokenId, ts: now.toISOString(), decision_payload: null, reason, decision_id: mailbox_decision_id, reason_code: code ?? null })
         .execute();
       await this.log.write(
         { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.actorTokenId}: ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
@@ -153,7 +179,7 @@ export class MailboxService {
           });
         }
       }
-      await this.decide(trx, item.mailbox_id, 'approved', now);
+      await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null });
       const mailbox_decision_id = newId('dec', now);
       await trx
         .insertInto('mailbox_history')
@@ -184,6 +210,7 @@ export class MailboxService {
             chain_depth: (source?.chain_depth ?? 0) + 1,
             parent_event_id: item.source_event_id,
           });
+          await trx.updateTable('mailbox_items').set({ emitted_event_id: written.event_id }).where('mailbox_id', '=', item.mailbox_id).execute();
           Object.assign(result, {
             downstream_event_id: written.event_id,
             downstream_event_name: route.emit,
@@ -214,6 +241,10 @@ export class MailboxService {
   async decisionSheet(mailboxId: string): Promise<DecisionSheet> {
     const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
     if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
+    return this.sheetOf(this.db, item);
+  }
+
+  private async sheetOf(db: Kysely<Database> | Transaction<Database>, item: Selectable<MailboxItemsTable>): Promise<DecisionSheet> {
     const route = this.bundle.definition.approval_routes[item.type];
     const downstream_preview: DecisionSheet['downstream_preview'] = route
       ? { available: true, subscriber_source: 'event_catalog', event_name: route.emit, subscribers: (this.bundle.definition.events[route.emit]?.subscribers ?? []).map((s) => s.id) }
@@ -221,7 +252,7 @@ export class MailboxService {
     let entity_context: DecisionSheet['entity_context'];
     if (!item.source_entity_id) entity_context = { available: false, reason: 'no_source_entity' };
     else {
-      const row = await getEntity(this.db, item.source_entity_id);
+      const row = await getEntity(db, item.source_entity_id);
       if (!row) entity_context = { available: false, reason: 'entity_not_found' };
       else {
         entity_context = {

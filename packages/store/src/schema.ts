@@ -207,6 +207,12 @@ export interface MailboxItemsTable {
   source_entity_id: string | null;
   source_event_id: string | null;
   run_id: string | null;
+  /** The decision sheet as shown when the item was decided (JSON); see migration 008. */
+  decided_sheet: Generated<string | null>;
+  emitted_payload: Generated<string | null>;
+  emitted_event_id: Generated<string | null>;
+  /** A reject's reason code, from the bundle's codes for the item's type. */
+  reason_code: Generated<string | null>;
 }
 
 export interface MailboxHistoryTable {
@@ -218,6 +224,7 @@ export interface MailboxHistoryTable {
   decision_payload: string | null;
   reason: string | null;
   decision_id: string | null;
+  reason_code: Generated<string | null>;
 }
 
 export interface AgentsTable {

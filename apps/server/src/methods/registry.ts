@@ -13,7 +13,7 @@ import { agentList } from './agent/list';
 import { conversationGet } from './conversation/get';
 import { conversationList } from './conversation/list';
 import { eventList } from './event/list';
-import { mailboxGet } from './mailbox/get';
+import { mailboxGet, mailboxRejectReasons } from './mailbox/get';
 import { mailboxList } from './mailbox/list';
 import { runGet } from './run/get';
 import { runtimeIncidentLogs } from './runtime/incident-logs';
@@ -66,6 +66,7 @@ export const handlers = {
   'runtime.catalog': runtimeCatalog,
   'mailbox.reject': mailboxReject,
   'mailbox.approve': mailboxApprove,
+  'mailbox.reject_reasons': mailboxRejectReasons,
   'event.redrive': eventRedrive,
   'event.replay': eventReplay,
   'operation.get': operationGet,

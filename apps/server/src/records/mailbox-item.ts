@@ -15,15 +15,18 @@ export function toMailboxItem(row: MailboxItemRow): MailboxItem {
     decision: row.decision as MailboxItem['decision'] | null,
     source_entity_id: row.source_entity_id,
     source_event_id: row.source_event_id,
+    reason_code: row.reason_code,
   });
 }
 
-export function toMailboxHistoryEntry(row: MailboxHistoryRow): MailboxHistoryEntry {
+export function toMailboxHistoryEntry(row: MailboxHistoryRow & { actor_token_name?: string | null }): MailboxHistoryEntry {
   return omitAbsent({
     action: row.action as MailboxHistoryEntry['action'],
     actor_token_id: row.actor_token_id,
+    actor_token_name: row.actor_token_name,
     ts: row.ts,
     decision_payload: parseJsonObject(row.decision_payload),
     reason: row.reason,
+    reason_code: row.reason_code,
   });
 }

@@ -52,7 +52,17 @@ function useRefreshMailbox() {
       queryClient.invalidateQueries({ queryKey: rpcKeys.method('mailbox.list') }),
       queryClient.invalidateQueries({ queryKey: rpcKeys.method('mailbox.get') }),
       queryClient.invalidateQueries({ queryKey: rpcKeys.method('event.list') }),
+      queryClient.invalidateQueries({ queryKey: rpcKeys.method('mailbox.reject_reasons') }),
     ]);
+}
+
+/** The bundle's reject reason codes with how many rejects carry each. */
+export function useRejectReasons() {
+  return useQuery({
+    queryKey: rpcKeys.query('mailbox.reject_reasons', {}),
+    queryFn: ({ signal }) => rpc('mailbox.reject_reasons', {}, signal),
+    staleTime: 0,
+  });
 }
 
 export function useRejectItem() {

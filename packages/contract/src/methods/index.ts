@@ -3,7 +3,7 @@ import { agentGet, agentList } from './agent';
 import { conversationGet, conversationList } from './conversation';
 import { eventList, eventPublish, runStart } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
-import { mailboxApprove, mailboxGet, mailboxList, mailboxReject } from './mailbox';
+import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectReasons } from './mailbox';
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet } from './run';
@@ -36,6 +36,7 @@ export const methods = {
   [mailboxGet.name]: mailboxGet,
   [mailboxReject.name]: mailboxReject,
   [mailboxApprove.name]: mailboxApprove,
+  [mailboxRejectReasons.name]: mailboxRejectReasons,
   [agentList.name]: agentList,
   [agentGet.name]: agentGet,
   [conversationList.name]: conversationList,

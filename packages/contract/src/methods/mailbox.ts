@@ -3,6 +3,8 @@ import { defineMethod } from '../method';
 import { decisionSheet, mailboxHistoryEntry, mailboxItem, mailboxPriority, mailboxStatus, subscriberSource } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
+export const rejectReason = z.object({ code: z.string(), label: z.string() });
+
 export const mailboxList = defineMethod({
   name: 'mailbox.list',
   summary: 'Mailbox items, pending first, then newest first.',
@@ -13,6 +15,7 @@ export const mailboxList = defineMethod({
         type: z.string().min(1).optional(),
         source_flow: z.string().min(1).optional(),
         priority: mailboxPriority.optional(),
+        reason_code: z.string().min(1).optional().describe("additive: rejected items with this reason code"),
       })
       .optional(),
     limit: pageLimit,
@@ -30,8 +33,12 @@ export const mailboxGet = defineMethod({
   result: z.object({
     item: mailboxItem,
     history: z.array(mailboxHistoryEntry),
-    decision_sheet: decisionSheet,
+    decision_sheet: decisionSheet.describe('as it stands now'),
     payload: z.record(z.string(), z.unknown()),
+    decided_sheet: decisionSheet.optional().describe('additive: a decided item\'s decision sheet as it stood when it was decided'),
+    emitted_payload: z.record(z.string(), z.unknown()).optional().describe('additive: the payload approval emitted'),
+    emitted_event_id: z.string().optional().describe('additive: the event approval emitted'),
+    reject_reasons: z.array(rejectReason).describe("additive: the reason codes a reject of this item's type may carry (from the bundle)"),
   }),
   errors: ['NOT_FOUND'],
   mutating: false,
@@ -57,7 +64,12 @@ const decisionResult = z.object({
 export const mailboxReject = defineMethod({
   name: 'mailbox.reject',
   summary: 'Rejects a pending mailbox item with a stated reason. No downstream event is emitted.',
-  params: z.strictObject({ mailbox_id: z.string().min(1), reason, idempotency_key: idempotencyKey }),
+  params: z.strictObject({
+    mailbox_id: z.string().min(1),
+    reason,
+    reason_code: z.string().min(1).optional().describe("additive: one of the bundle's reason codes for the item's type"),
+    idempotency_key: idempotencyKey,
+  }),
   result: decisionResult,
   errors: ['NOT_FOUND', 'MAILBOX_NOT_PENDING', 'RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
   mutating: true,
@@ -87,4 +99,13 @@ export const mailboxApprove = defineMethod({
     'IDEMPOTENCY_IN_PROGRESS',
   ],
   mutating: true,
+});
+
+export const mailboxRejectReasons = defineMethod({
+  name: 'mailbox.reject_reasons',
+  summary: "Additive: the bundle's reject reason codes per mailbox type, each with how many items were rejected with it.",
+  params: z.strictObject({ type: z.string().min(1).optional() }),
+  result: z.object({ reasons: z.array(rejectReason.extend({ type: z.string(), count: z.number().int() })) }),
+  errors: [],
+  mutating: false,
 });

@@ -81,6 +81,7 @@ function withLookupTables(b: BundleDefinition): BundleDefinition {
     entity_types: lookupTable(entityTypes),
     tool_servers: lookupTable(b.tool_servers),
     approval_routes: lookupTable(b.approval_routes),
+    reject_reasons: lookupTable(b.reject_reasons),
   };
 }
 

@@ -149,6 +149,10 @@ export const bundleSchema = z.strictObject({
   tool_servers: z.record(name, toolServerSchema).default({}),
   /** mailbox item type → the event approval emits */
   approval_routes: z.record(name, z.strictObject({ emit: name })).default({}),
+  /** mailbox item type → the reason codes a reject of it may carry (counted and filtered by code) */
+  reject_reasons: z
+    .record(name, z.array(z.strictObject({ code: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a lower_snake_case code'), label: z.string().min(1).max(200) })).min(1))
+    .default({}),
 });
 
 export type BundleDefinition = z.output<typeof bundleSchema>;

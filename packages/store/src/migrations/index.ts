@@ -7,6 +7,7 @@ import * as readIndexes from './004_read_indexes';
 import * as incidentRollup from './005_incident_rollup';
 import * as operations from './006_operations';
 import * as incidentStates from './007_incident_states';
+import * as decisionsAsSeen from './008_decisions_as_seen';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -20,6 +21,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '005_incident_rollup': incidentRollup,
         '006_operations': operations,
         '007_incident_states': incidentStates,
+        '008_decisions_as_seen': decisionsAsSeen,
       };
     },
   };

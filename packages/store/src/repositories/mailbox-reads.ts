@@ -6,6 +6,7 @@ export interface MailboxFilter {
   type?: string;
   source_flow?: string;
   priority?: string;
+  reason_code?: string;
 }
 
 /** Where a page ended: pending items come first, then the rest; newest first within each part. */
@@ -38,6 +39,7 @@ export class MailboxReadRepository {
       if (filter.type !== undefined) q = q.where('type', '=', filter.type);
       if (filter.source_flow !== undefined) q = q.where('source_flow', '=', filter.source_flow);
       if (filter.priority !== undefined) q = q.where('priority', '=', filter.priority);
+      if (filter.reason_code !== undefined) q = q.where('reason_code', '=', filter.reason_code);
       return q.orderBy('seq', 'desc').limit(take);
     };
     const rows: { row: MailboxItemRow; pending: boolean }[] = [];
@@ -59,10 +61,30 @@ export class MailboxReadRepository {
     return rows.length > limit && last ? { items, next: { pending: last.pending, seq: Number(last.row.seq) } } : { items };
   }
 
-  async get(mailboxId: string): Promise<{ item: MailboxItemRow; history: MailboxHistoryRow[] } | undefined> {
+  async get(mailboxId: string): Promise<{ item: MailboxItemRow; history: (MailboxHistoryRow & { actor_token_name: string | null })[] } | undefined> {
     const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
     if (!item) return undefined;
-    const history = await this.db.selectFrom('mailbox_history').selectAll().where('mailbox_id', '=', mailboxId).orderBy('seq').execute();
+    const history = await this.db
+      .selectFrom('mailbox_history as h')
+      .leftJoin('tokens as t', 't.id', 'h.actor_token_id')
+      .selectAll('h')
+      .select('t.name as actor_token_name')
+      .where('h.mailbox_id', '=', mailboxId)
+      .orderBy('h.seq')
+      .execute();
     return { item, history };
+  }
+
+  /** Rejected items per reason code (items rejected without a code are not counted). */
+  async rejectCounts(type?: string): Promise<{ reason_code: string; count: number }[]> {
+    let q = this.db
+      .selectFrom('mailbox_items')
+      .select(['reason_code', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'rejected')
+      .where('reason_code', 'is not', null)
+      .groupBy('reason_code');
+    if (type !== undefined) q = q.where('type', '=', type);
+    const rows = await q.execute();
+    return rows.map((r) => ({ reason_code: r.reason_code!, count: Number(r.n) }));
   }
 }

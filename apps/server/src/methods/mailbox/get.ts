@@ -1,4 +1,5 @@
-import { RpcError } from '@switchboard/contract';
+import { RpcError, type DecisionSheet } from '@switchboard/contract';
+import { parseJsonObject } from '../../records/omit-absent';
 import { toMailboxHistoryEntry, toMailboxItem } from '../../records/mailbox-item';
 import type { Handler } from '../../rpc/handler';
 
@@ -8,5 +9,22 @@ export const mailboxGet: Handler<'mailbox.get'> = async (params, ctx) => {
   const item = toMailboxItem(found.item);
   // The runtime owns the decision sheet: downstream preview from the bundle, context from the entity store.
   const decision_sheet = await ctx.runtime.decisionSheet(params.mailbox_id);
-  return { item, history: found.history.map(toMailboxHistoryEntry), decision_sheet, payload: item.payload };
+  const decided = found.item.decided_sheet ? (JSON.parse(found.item.decided_sheet) as DecisionSheet) : undefined;
+  const emitted = parseJsonObject(found.item.emitted_payload);
+  return {
+    item,
+    history: found.history.map(toMailboxHistoryEntry),
+    decision_sheet,
+    payload: item.payload,
+    ...(decided ? { decided_sheet: decided } : {}),
+    ...(emitted ? { emitted_payload: emitted } : {}),
+    ...(found.item.emitted_event_id ? { emitted_event_id: found.item.emitted_event_id } : {}),
+    reject_reasons: ctx.runtime.mailbox.rejectReasons(found.item.type),
+  };
+};
+
+export const mailboxRejectReasons: Handler<'mailbox.reject_reasons'> = async (params, ctx) => {
+  const counts = new Map((await ctx.store.mailboxReads.rejectCounts(params.type)).map((c) => [c.reason_code, c.count]));
+  const declared = Object.entries(ctx.runtime.bundle.definition.reject_reasons).filter(([type]) => params.type === undefined || type === params.type);
+  return { reasons: declared.flatMap(([type, reasons]) => reasons.map((r) => ({ type, code: r.code, label: r.label, count: counts.get(r.code) ?? 0 }))) };
 };

@@ -36,6 +36,7 @@ export function DecisionDialog({
   const reject = useRejectItem();
   const approve = useApproveItem();
   const [reason, setReason] = useState('');
+  const [reasonCode, setReasonCode] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
@@ -52,6 +53,7 @@ export function DecisionDialog({
     reject.reset();
     approve.reset();
     setReason('');
+    setReasonCode(null);
     setProblem(null);
     onClose();
   };
@@ -67,7 +69,7 @@ export function DecisionDialog({
         return;
       }
       reject.mutate(
-        { mailbox_id: item.mailbox_id, reason: reason.trim(), idempotency_key: key },
+        { mailbox_id: item.mailbox_id, reason: reason.trim(), ...(reasonCode ? { reason_code: reasonCode } : {}), idempotency_key: key },
         { onSuccess: (r) => finish({ ...r, mode: 'reject', mailbox_id: item.mailbox_id }) },
       );
     } else {
@@ -92,6 +94,7 @@ export function DecisionDialog({
     reject.reset();
     approve.reset();
     setReason('');
+    setReasonCode(null);
     setProblem(null);
     onDecided(outcome);
   };
@@ -169,7 +172,32 @@ export function DecisionDialog({
 
         <div className="field field-wide">
           <label htmlFor={ids.reason}>{mode === 'reject' ? 'Reason (required)' : 'Note (optional)'}</label>
-          {mode === 'reject' && (
+          {mode === 'reject' && review.reject_reasons.length > 0 && (
+            <div className="quick-reasons" role="group" aria-label="Reason code">
+              {review.reject_reasons.map((r) => (
+                <button
+                  key={r.code}
+                  type="button"
+                  className={`btn btn-small${reasonCode === r.code ? ' btn-primary' : ''}`}
+                  aria-pressed={reasonCode === r.code}
+                  data-testid="reason-code"
+                  data-code={r.code}
+                  onClick={() => {
+                    const next = reasonCode === r.code ? null : r.code;
+                    setReasonCode(next);
+                    // The label fills an empty reason (or one that is another code's label).
+                    if (next && (!reason.trim() || review.reject_reasons.some((x) => x.label === reason.trim()))) setReason(r.label);
+                    setProblem(null);
+                    reasonRef.current?.focus();
+                  }}
+                  disabled={busy}
+                >
+                  {r.label}
+                </button>
+              ))}
+            </div>
+          )}
+          {mode === 'reject' && review.reject_reasons.length === 0 && (
             <div className="quick-reasons" role="group" aria-label="Quick reasons">
               {QUICK_REASONS.map((q) => (
                 <button

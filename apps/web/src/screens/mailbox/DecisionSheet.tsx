@@ -2,7 +2,8 @@
  * The server-owned decision sheet, rendered for a reviewer: what approval would emit and to whom
  * (or why nothing), and the entity the item is about: its state, fields, gates and accumulated values.
  */
-import type { DecisionSheet as Sheet } from '@switchboard/contract';
+import type { DecisionSheet as Sheet, Result } from '@switchboard/contract';
+import { JsonTree } from '../../ui/JsonTree';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
 import { RelativeTime } from '../../ui/RelativeTime';
@@ -149,5 +150,89 @@ function ValueTable({ values, label }: { values: Record<string, unknown>; label:
         ))}
       </tbody>
     </table>
+  );
+}
+
+type Review = Result<'mailbox.get'>;
+
+/** What differs between the entity as the decider saw it and as it is now, in words. */
+export function entityChanges(atDecision: Sheet['entity_context'], now: Sheet['entity_context']): string[] {
+  const a = atDecision.entity;
+  const b = now.entity;
+  if (!a && !b) return [];
+  if (a && !b) return ['the entity no longer exists'];
+  if (!a || !b) return ['the entity exists now'];
+  const out: string[] = [];
+  if (a.entity.current_state !== b.entity.current_state) out.push(`state ${a.entity.current_state} → ${b.entity.current_state}`);
+  if (a.entity.revision !== b.entity.revision) out.push(`revision ${a.entity.revision} → ${b.entity.revision}`);
+  for (const [name, gate] of Object.entries(b.gates)) {
+    const before = a.gates[name];
+    if (before && before.passed !== gate.passed) out.push(`gate ${name} ${before.passed ? 'passed' : 'failed'} → ${gate.passed ? 'passes' : 'fails'}`);
+  }
+  const keys = new Set([...Object.keys(a.fields), ...Object.keys(b.fields)]);
+  for (const k of keys) if (JSON.stringify(a.fields[k]) !== JSON.stringify(b.fields[k])) out.push(`field ${k} ${JSON.stringify(a.fields[k] ?? null)} → ${JSON.stringify(b.fields[k] ?? null)}`);
+  return out;
+}
+
+/**
+ * A decided item: what it emitted (or that it emitted nothing), and the entity "At decision", as
+ * the decider saw it, with "Now" beside it where they differ. Never an "If approved" block.
+ */
+export function DecidedSheet({ review }: { review: Review }) {
+  const { item, decided_sheet: atDecision, decision_sheet: now } = review;
+  const changes = atDecision ? entityChanges(atDecision.entity_context, now.entity_context) : [];
+  return (
+    <div className="decided-sheet" data-testid="decided-sheet">
+      <h3>Emitted</h3>
+      {item.status === 'rejected' ? (
+        <p className="muted">Nothing: a rejected item emits no event.</p>
+      ) : review.emitted_event_id ? (
+        <div className="callout callout-info" data-testid="emitted">
+          <p>
+            Emitted{' '}
+            <Link to={paths.event(review.emitted_event_id)} className="event-name">
+              {(atDecision ?? now).downstream_preview.event_name ?? 'an event'}
+            </Link>{' '}
+            <span className="mono small muted">{review.emitted_event_id}</span>
+          </p>
+          {review.emitted_payload && <JsonTree value={review.emitted_payload} fileName={`${item.mailbox_id}-emitted.json`} />}
+        </div>
+      ) : (
+        <p className="muted">Nothing: this item type has no approval route.</p>
+      )}
+      {atDecision ? (
+        <>
+          <h3>
+            Entity at decision{' '}
+            <span className="muted small" data-testid="entity-changed">
+              {changes.length === 0 ? '· unchanged since' : `· changed since: ${changes.length} difference${changes.length === 1 ? '' : 's'}`}
+            </span>
+          </h3>
+          <div className={changes.length ? 'sheet-compare' : undefined}>
+            <section aria-label="At decision" data-testid="at-decision">
+              {changes.length > 0 && <h4>At decision</h4>}
+              <EntityContext context={atDecision.entity_context} />
+            </section>
+            {changes.length > 0 && (
+              <section aria-label="Now" data-testid="now">
+                <h4>Now</h4>
+                <ul className="sheet-changes">
+                  {changes.map((c) => (
+                    <li key={c}>{c}</li>
+                  ))}
+                </ul>
+                <EntityContext context={now.entity_context} />
+              </section>
+            )}
+          </div>
+        </>
+      ) : (
+        <>
+          <h3>Entity now</h3>
+          <p className="muted small">The sheet as it was at decision was not recorded (decided by an earlier version).</p>
+          <EntityContext context={now.entity_context} />
+        </>
+      )}
+    </div>
   );
 }

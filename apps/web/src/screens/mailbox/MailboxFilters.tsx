@@ -1,10 +1,12 @@
 import { useEffect, useId } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
+import { useRejectReasons } from '../../api/mailbox';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 
 /** Filters of the queue; every value lives in the URL. Text filters settle before they apply. */
 export function MailboxFilters({ params, update }: { params: URLSearchParams; update: (patch: UrlPatch) => void }) {
-  const ids = { status: useId(), type: useId(), flow: useId(), priority: useId() };
+  const ids = { status: useId(), type: useId(), flow: useId(), priority: useId(), reason: useId() };
+  const reasons = useRejectReasons();
   return (
     <form className="filters" role="search" aria-label="Mailbox filters" onSubmit={(e) => e.preventDefault()}>
       <div className="field">
@@ -31,6 +33,19 @@ export function MailboxFilters({ params, update }: { params: URLSearchParams; up
           ))}
         </select>
       </div>
+      {reasons.data && reasons.data.reasons.length > 0 && (
+        <div className="field">
+          <label htmlFor={ids.reason}>Reject reason</label>
+          <select id={ids.reason} value={params.get('reason_code') ?? ''} onChange={(e) => update({ reason_code: e.target.value })} data-testid="reason-code-filter">
+            <option value="">Any</option>
+            {reasons.data.reasons.map((r) => (
+              <option key={`${r.type}:${r.code}`} value={r.code}>
+                {r.label} ({r.count})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
     </form>
   );
 }

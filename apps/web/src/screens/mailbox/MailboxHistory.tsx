@@ -16,8 +16,9 @@ export function MailboxHistory({ history }: { history: MailboxHistoryEntry[] }) 
           <div className="timeline-line">
             <StatusBadge value={h.action} tone={ACTION_TONE[h.action]} />
             <span>
-              by <code title="token id">{h.actor_token_id}</code>
+              by <TokenName id={h.actor_token_id} name={h.actor_token_name} />
             </span>
+            {h.reason_code && <code className="reason-code">{h.reason_code}</code>}
             <span className="muted">
               <RelativeTime iso={h.ts} /> <span className="visually-hidden">({formatExact(h.ts)})</span>
             </span>
@@ -32,5 +33,17 @@ export function MailboxHistory({ history }: { history: MailboxHistoryEntry[] }) 
         </li>
       ))}
     </ol>
+  );
+}
+
+/** A token by its name, with its id beside it (the id is what the audit trail keys on). */
+export function TokenName({ id, name }: { id: string; name?: string }) {
+  if (id === 'runtime') return <span>the runtime</span>;
+  return name ? (
+    <span>
+      <strong>{name}</strong> <code className="muted small">{id}</code>
+    </span>
+  ) : (
+    <code title="token id">{id}</code>
   );
 }

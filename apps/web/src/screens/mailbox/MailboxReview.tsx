@@ -13,7 +13,8 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
-import { DownstreamPreview, EntityContext } from './DecisionSheet';
+import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
+import { TokenName } from './MailboxHistory';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import './MailboxReview.css';
@@ -116,7 +117,7 @@ function ReviewBody({
             {decisionEntry && (
               <>
                 {' '}
-                by <code title="token id">{decisionEntry.actor_token_id}</code>
+                by <TokenName id={decisionEntry.actor_token_id} name={decisionEntry.actor_token_name} />
               </>
             )}
             {item.decided_at && (
@@ -126,15 +127,27 @@ function ReviewBody({
               </>
             )}
           </p>
+          {decisionEntry?.reason_code && (
+            <p>
+              Reason code <code className="reason-code">{decisionEntry.reason_code}</code>
+              {review.reject_reasons.find((r) => r.code === decisionEntry.reason_code) ? ` · ${review.reject_reasons.find((r) => r.code === decisionEntry.reason_code)!.label}` : ''}
+            </p>
+          )}
           {decisionEntry?.reason && <p className="timeline-reason">“{decisionEntry.reason}”</p>}
           <p className="muted small">This item is closed and cannot be decided again.</p>
         </div>
       )}
 
-      <h3>If approved</h3>
-      <DownstreamPreview preview={sheet.downstream_preview} />
-      <h3>Entity</h3>
-      <EntityContext context={sheet.entity_context} />
+      {item.status === 'pending' ? (
+        <>
+          <h3>If approved</h3>
+          <DownstreamPreview preview={sheet.downstream_preview} />
+          <h3>Entity</h3>
+          <EntityContext context={sheet.entity_context} />
+        </>
+      ) : (
+        <DecidedSheet review={review} />
+      )}
       <h3>Payload</h3>
       <JsonTree value={review.payload} fileName={`${item.mailbox_id}-payload.json`} />
       <h3>History</h3>

@@ -30,6 +30,8 @@ function filterFromUrl(params: URLSearchParams): MailboxFilter {
   if (type) filter.type = type;
   const flow = params.get('source_flow')?.trim();
   if (flow) filter.source_flow = flow;
+  const reasonCode = params.get('reason_code')?.trim();
+  if (reasonCode) filter.reason_code = reasonCode;
   return filter;
 }
 
@@ -45,7 +47,7 @@ export default function MailboxScreen() {
   const location = useLocation();
   const navigate = useNavigate();
   // Only the filter members of the URL, so that selecting an item does not make a new filter (and a refetch).
-  const filterQuery = onlyKeys(params, ['status', 'priority', 'type', 'source_flow']);
+  const filterQuery = onlyKeys(params, ['status', 'priority', 'type', 'source_flow', 'reason_code']);
   const filter = useMemo(() => filterFromUrl(new URLSearchParams(filterQuery)), [filterQuery]);
   const list = useMailboxList(filter);
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);
