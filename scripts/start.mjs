@@ -2,6 +2,7 @@
 // `npm start`: builds the console when its build is missing or older than its sources, then runs
 // the server (embedded SQLite store in ./data, demo data on first start).
 import { spawn, spawnSync } from 'node:child_process';
+import { clearInterval, setInterval } from 'node:timers';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -25,9 +26,19 @@ if (stale) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+// An IPC channel ties the server to this launcher: if the launcher dies (even by SIGKILL), the
+// channel closes and the server shuts down instead of holding its port.
 const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps', 'server', 'src', 'main.ts')], {
   cwd: root,
-  stdio: 'inherit',
+  stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
-server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill('SIGTERM'));
+// `npm start` runs this under npm; when npm itself is stopped this process is re-parented.
+const launcherParent = process.ppid;
+const watchParent = setInterval(() => {
+  if (process.ppid !== launcherParent) server.kill('SIGTERM');
+}, 1000);
+server.on('exit', (code, signal) => {
+  clearInterval(watchParent);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -92,7 +92,7 @@ test.describe('redrive after fixing the failing tool', () => {
     await expect(history).toContainText('Redriven');
     await expect(history).toContainText('delivered');
     await shotAtBothWidths(page, '74-redrive-history');
-    await history.getByRole('link').click();
+    await history.getByRole('link', { name: /^op_/ }).click();
     const operations = new OperationsSection(page);
     await expect(operations.rows.first()).toContainText('completed');
     await expect(operations.root.getByTestId('operation-progress')).toBeVisible();

@@ -63,7 +63,7 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     await expect(runtime.queueDepth).toHaveText('1 queued');
 
     await runtime.resumeButton.click();
-    await expect(dialog.root).toContainText('1 queued publish become eligible for dispatch, each exactly once');
+    await expect(dialog.root).toContainText('1 queued publish becomes eligible for dispatch, each exactly once');
     await dialog.confirm.click();
     await expect(page.getByRole('status').filter({ hasText: 'Ingress resumed' })).toContainText('1 queued publish released');
     await expect(runtime.ingressState).toHaveText('open');

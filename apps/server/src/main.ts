@@ -61,6 +61,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Started by `npm start` (scripts/start.mjs) with an IPC channel: when that launcher goes away,
+  // however it was stopped, the server stops too instead of holding its port.
+  if (process.send) process.on('disconnect', () => stop('launcher exited'));
 }
 
 main().catch((err: Error) => {

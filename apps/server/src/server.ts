@@ -162,14 +162,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 }
 
 /**
- * Demo data on first start: with an empty store the demo scenario runs through the real runtime
+ * Demo data on first start: with a store that never held data (no events, never reset) the demo scenario runs through the real runtime
  * (in the background, so the server answers at once); `steady` keeps a trickle of traffic going.
  */
 async function startDemo(config: Config, runtime: Runtime, store: Store, logger: Logger): Promise<SteadyTraffic | undefined> {
   if (config.demo === 'off') return undefined;
-  const empty = !(await store.db.selectFrom('events').select('seq').limit(1).executeTakeFirst());
-  if (empty) {
-    logger.info('demo scenario starting (empty store)');
+  // Only a store that never held data: after a deliberate reset the operator wants it empty.
+  const neverUsed = !(await store.db.selectFrom('events').select('seq').limit(1).executeTakeFirst()) && (await store.runtimeRecords.resets(1)).length === 0;
+  if (neverUsed) {
+    logger.info('demo scenario starting (a store that never held data)');
     runDemoScenario(runtime)
       .then((r) => logger.info('demo scenario finished', { result: r as unknown as Record<string, unknown> }))
       .catch((err: Error) => logger.warn('demo scenario did not finish', { error: err.message }));

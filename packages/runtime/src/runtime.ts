@@ -280,7 +280,9 @@ export class Runtime {
         ? 'claims paused'
         : lagMs > DISPATCH_LAG_DEGRADED_MS
           ? `oldest due delivery waiting ${Math.round(lagMs / 1000)} s`
-          : `${d.inFlightCount} handler(s) in flight`;
+          : d.inFlightCount === 0
+            ? 'idle, no handler running'
+            : `${d.inFlightCount} handler${d.inFlightCount === 1 ? '' : 's'} running`;
     return {
       dispatcher: { ok: running && lagMs <= DISPATCH_LAG_DEGRADED_MS, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: dispatcherDetail },
       model_provider: { ok: true, latency_ms: 0, detail: this.services.provider.name },

@@ -2,7 +2,7 @@
  * The frame around every screen: sign-in gate, header (navigation, go-to-id, heartbeat, session)
  * and the routed screen. Signed-out visitors keep their URL, so a pasted deep link opens after sign-in.
  */
-import { Suspense, useEffect } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useNavigation } from 'react-router';
 import { onUnauthenticated } from '../api/client';
@@ -60,6 +60,18 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
   const navigation = useNavigation();
   const signOut = useSignOut();
   const { recoveries } = useHeartbeat();
+  const headerRef = useRef<HTMLElement>(null);
+  // Narrow screens open details over the content but below the header (which wraps to a
+  // varying height): publish where the header ends.
+  useEffect(() => {
+    const header = headerRef.current;
+    if (!header) return;
+    const publish = () => document.documentElement.style.setProperty('--header-bottom', `${Math.round(header.getBoundingClientRect().bottom)}px`);
+    publish();
+    const observer = new ResizeObserver(publish);
+    observer.observe(header);
+    return () => observer.disconnect();
+  }, []);
 
   // After an outage, failed reads retry by themselves; loaded lists stay put so rows do not jump.
   useEffect(() => {
@@ -71,7 +83,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="app-header">
+      <header className="app-header" ref={headerRef}>
         <Link to="/" className="brand" aria-label="Switchboard home">
           <span aria-hidden="true" className="brand-mark">
             ◆

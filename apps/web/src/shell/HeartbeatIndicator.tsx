@@ -23,6 +23,7 @@ export function HeartbeatIndicator() {
   const [pinned, setPinned] = useState(false);
   const detailsId = useId();
   const age = hb.lastAt === null ? null : Math.max(0, Math.round((now - hb.lastAt) / 1000));
+  const fresh = state === 'healthy' || state === 'degraded' || state === 'down';
   const retryIn = hb.nextRetryAt === null ? null : Math.max(0, Math.ceil((hb.nextRetryAt - now) / 1000));
 
   return (
@@ -71,10 +72,12 @@ export function HeartbeatIndicator() {
           )}
         </dl>
         {hb.last && Object.keys(hb.last.checks).length > 0 && (
-          <ul className="heartbeat-checks">
+          // Out of date once the heartbeats stop: the marks say "last known", not "now".
+          <ul className={`heartbeat-checks${fresh ? '' : ' heartbeat-checks-old'}`} data-testid="heartbeat-checks" data-fresh={fresh}>
+            {!fresh && <li className="muted small">Last known, {age === null ? '' : `${age} s ago`} (not connected):</li>}
             {Object.entries(hb.last.checks).map(([name, check]) => (
               <li key={name}>
-                <span className={check.ok ? 'ok' : 'bad'}>{check.ok ? '✓' : '✗'}</span> {name} · {check.latency_ms} ms
+                <span className={fresh ? (check.ok ? 'ok' : 'bad') : 'muted'}>{fresh ? (check.ok ? '✓' : '✗') : '?'}</span> {name} · {check.latency_ms} ms
                 {check.detail ? ` · ${check.detail}` : ''}
               </li>
             ))}

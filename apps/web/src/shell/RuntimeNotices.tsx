@@ -25,7 +25,10 @@ export function RuntimeNotices() {
     // per reset, though this component mounts again (the session is not a runtime read).
     if (!resetId || handledResetId === resetId) return;
     handledResetId = resetId;
-    void queryClient.resetQueries({ queryKey: rpcKeys.all });
+    // Cached reads not on screen are dropped; the ones on screen are read again in place (a
+    // screen keeps its layout and open dialogs, such as the reset's own outcome).
+    queryClient.removeQueries({ queryKey: rpcKeys.all, type: 'inactive' });
+    void queryClient.invalidateQueries({ queryKey: rpcKeys.all, refetchType: 'active' });
   }, [resetId, queryClient]);
 
   const paused = last?.ingress === 'paused';

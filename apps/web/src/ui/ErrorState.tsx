@@ -1,6 +1,8 @@
 /** A failed read, in words: what happened, what to do, and the correlation id to quote. */
 import { explainError } from '../api/error-messages';
 
+const NOT_RETRYABLE = new Set(['NOT_FOUND', 'INVALID_PARAMS', 'INVALID_CURSOR', 'METHOD_NOT_FOUND']);
+
 export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetry?: () => void; compact?: boolean }) {
   const e = explainError(error);
   return (
@@ -17,7 +19,8 @@ export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetr
           </>
         ) : null}
       </p>
-      {onRetry && (
+      {/* Trying again cannot find what does not exist, or fix what was sent. */}
+      {onRetry && !NOT_RETRYABLE.has(e.code) && (
         <button type="button" className="btn" onClick={onRetry}>
           Try again
         </button>

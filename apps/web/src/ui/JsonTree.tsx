@@ -19,7 +19,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export function JsonTree({ value, fileName = 'payload.json' }: { value: unknown; fileName?: string }) {
   const raw = useMemo(() => JSON.stringify(value, null, 2) ?? 'null', [value]);
-  const bytes = useMemo(() => new Blob([raw]).size, [raw]);
+  // The payload's size as stored and sent (compact JSON, UTF-8), not the pretty-printed copy's.
+  const bytes = useMemo(() => new Blob([JSON.stringify(value) ?? 'null']).size, [value]);
   const openDepth = bytes <= SMALL_PAYLOAD_BYTES ? 2 : 1;
   const [generation, setGeneration] = useState(0);
 
@@ -123,6 +124,6 @@ function JsonScalar({ value }: { value: Exclude<Json, Json[] | { [key: string]: 
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+  if (bytes < 1000 * 1000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1000 / 1000).toFixed(2)} MB (${bytes.toLocaleString('en')} bytes)`;
 }

@@ -7,7 +7,7 @@ import { useState, type ReactNode } from 'react';
 import type { Turn } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
-import { JsonTree } from '../../ui/JsonTree';
+import { JsonTree, formatBytes } from '../../ui/JsonTree';
 import { formatExact } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import './TurnCard.css';
@@ -116,7 +116,7 @@ function TurnBlock({ block, call }: { block: Block; call: ToolCall | undefined }
   return (
     <li className={`block block-${type === 'input' ? 'input' : type === 'text' ? 'output' : 'other'}`}>
       <span className="block-label">{label}</span>
-      {text !== undefined ? <p className="block-text">{text}</p> : <JsonTree value={block} fileName="block.json" />}
+      {text !== undefined ? <BlockText text={text} /> : <JsonTree value={block} fileName="block.json" />}
     </li>
   );
 }
@@ -157,6 +157,25 @@ function Collapsible({ label, children }: { label: string; children: ReactNode }
         <span aria-hidden="true">{open ? '▾' : '▸'}</span> {label}
       </button>
       {open && <div className="collapsible-body">{children}</div>}
+    </div>
+  );
+}
+
+/** Text shown inline up to this many characters; longer text (a 1 MB input) waits to be asked for. */
+const INLINE_TEXT_LIMIT = 20_000;
+
+function BlockText({ text }: { text: string }) {
+  const [shown, setShown] = useState(false);
+  if (text.length <= INLINE_TEXT_LIMIT || shown) return <p className="block-text">{text}</p>;
+  return (
+    <div className="block-text-gated" data-testid="large-text">
+      <p className="block-text">{text.slice(0, 2_000)}…</p>
+      <p className="muted small">
+        {formatBytes(new Blob([text]).size)} of text; the first 2,000 characters are shown.{' '}
+        <button type="button" className="btn btn-small" onClick={() => setShown(true)}>
+          Show all
+        </button>
+      </p>
     </div>
   );
 }

@@ -210,8 +210,10 @@ function RunSummary({ runId }: { runId: string }) {
           settled <RelativeTime iso={r.settled_at} />
         </span>
       )}
-      <span>{r.event_count} events</span>
-      <span className={r.dead_letter_count ? 'bad' : undefined}>{r.dead_letter_count} dead letters</span>
+      <span>
+        {r.event_count} event{r.event_count === 1 ? '' : 's'}
+      </span>
+      <span className={r.dead_letter_count ? 'bad' : undefined}>{r.dead_letter_count} dead letter{r.dead_letter_count === 1 ? '' : 's'}</span>
       {r.entity_id && (
         <span>
           entity <Link to={paths.entity(r.entity_id)}>{r.entity_id}</Link>

@@ -71,7 +71,7 @@ export function IngressDialog({
         ) : (
           <div className="callout callout-info">
             <p>
-              {status.queue_depth.toLocaleString()} queued publish{status.queue_depth === 1 ? '' : 'es'} become eligible for dispatch, each exactly
+              {status.queue_depth.toLocaleString()} queued publish{status.queue_depth === 1 ? ' becomes' : 'es become'} eligible for dispatch, each exactly
               once.
             </p>
           </div>
