@@ -15,7 +15,7 @@ import { conversationList } from './conversation/list';
 import { eventList } from './event/list';
 import { mailboxGet, mailboxRejectReasons } from './mailbox/get';
 import { mailboxList } from './mailbox/list';
-import { runGet } from './run/get';
+import { runGet, runTree } from './run/get';
 import { runtimeIncidentLogs } from './runtime/incident-logs';
 import { runtimeIncidents } from './runtime/incidents';
 import { runtimeIncidentActivity, runtimeIncidentUpdate } from './runtime/incident-update';
@@ -55,6 +55,7 @@ export const handlers = {
   'agent.get': agentGet,
   'agent.list': agentList,
   'run.get': runGet,
+  'run.tree': runTree,
   'event.publish': eventPublish,
   'run.start': runStart,
   'runtime.pause': runtimePause,

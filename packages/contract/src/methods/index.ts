@@ -6,7 +6,7 @@ import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './h
 import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectReasons } from './mailbox';
 import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
-import { runGet } from './run';
+import { runGet, runTree } from './run';
 import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
 
 /** Every method of the v1 surface, keyed by its wire name. */
@@ -32,6 +32,7 @@ export const methods = {
   [eventPublish.name]: eventPublish,
   [runStart.name]: runStart,
   [runGet.name]: runGet,
+  [runTree.name]: runTree,
   [mailboxList.name]: mailboxList,
   [mailboxGet.name]: mailboxGet,
   [mailboxReject.name]: mailboxReject,

@@ -21,6 +21,7 @@ import { onlyKeys, useUrlState } from '../../url-state';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
 import type { RecoverySelection } from '../../api/operations';
 import { EventDetail } from './EventDetail';
+import { RunTree } from './RunTree';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
@@ -72,6 +73,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
   const kind = mode === 'dead-letters' ? 'redrive' : 'replay';
   const recovery = useMemo(() => recoveryScope(kind, query, rows, pickedIds), [kind, query, rows, pickedIds]);
 
+  const runView = query.filter?.run_id && params.get('view') === 'tree' ? 'tree' : 'list';
   const selectedId = params.get('selected') ?? undefined;
   const selected = rows.find((r) => r.event_id === selectedId);
   const hasFilters = Boolean(query.filter && Object.keys(query.filter).some((k) => !(mode === 'dead-letters' && k === 'has_dead_letter'))) || Boolean(query.since || query.until);
@@ -112,7 +114,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         )}
       </div>
       <EventFilters mode={mode} params={params} update={update} />
-      {query.filter?.run_id && <RunSummary runId={query.filter.run_id} />}
+      {query.filter?.run_id && <RunSummary runId={query.filter.run_id} view={runView} onView={(v) => update({ view: v === 'tree' ? 'tree' : null })} />}
       <StaleNotice />
       <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
@@ -124,7 +126,9 @@ export function EventBrowser({ mode }: { mode: Mode }) {
               </button>
             </div>
           )}
-          {events.isPending ? (
+          {runView === 'tree' && query.filter?.run_id ? (
+            <RunTree runId={query.filter.run_id} />
+          ) : events.isPending ? (
             <LoadingState label={`Loading ${title.toLowerCase()}`} />
           ) : events.isError ? (
             <ErrorState error={events.error} onRetry={() => void events.refetch()} />
@@ -189,7 +193,7 @@ function recoveryScope(kind: 'redrive' | 'replay', query: EventQuery, rows: Stor
   return { selection: { dead_letter_ids: ids }, scope: `the dead letters of ${chosen.length} selected event${chosen.length === 1 ? '' : 's'}` };
 }
 
-function RunSummary({ runId }: { runId: string }) {
+function RunSummary({ runId, view, onView }: { runId: string; view: 'tree' | 'list'; onView: (view: 'tree' | 'list') => void }) {
   const run = useRun(runId);
   if (run.isPending) return <div className="summary-card muted">Loading run {runId}…</div>;
   if (run.isError) return <ErrorState compact error={run.error} />;
@@ -219,6 +223,14 @@ function RunSummary({ runId }: { runId: string }) {
           entity <Link to={paths.entity(r.entity_id)}>{r.entity_id}</Link>
         </span>
       )}
+      <span className="run-view-toggle" role="group" aria-label="Run view">
+        <button type="button" className={`btn btn-small${view === 'list' ? ' btn-primary' : ''}`} aria-pressed={view === 'list'} onClick={() => onView('list')}>
+          List
+        </button>
+        <button type="button" className={`btn btn-small${view === 'tree' ? ' btn-primary' : ''}`} aria-pressed={view === 'tree'} onClick={() => onView('tree')} data-testid="run-tree-toggle">
+          Tree
+        </button>
+      </span>
     </div>
   );
 }
