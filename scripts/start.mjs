@@ -33,10 +33,25 @@ const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => server.kill('SIGTERM'));
-// `npm start` runs this under npm; when npm itself is stopped this process is re-parented.
-const launcherParent = process.ppid;
+// `npm start` runs this as npm → sh → node: if npm (or the shell) is killed outright, nothing
+// tells this process, so it watches its parent and grandparent and stops the server when either
+// is gone.
+const parentOf = (pid) => {
+  const r = spawnSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' });
+  const ppid = Number(r.stdout?.trim());
+  return Number.isInteger(ppid) && ppid > 1 ? ppid : undefined;
+};
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const launchers = [process.ppid, parentOf(process.ppid)].filter((pid) => pid !== undefined && pid > 1);
 const watchParent = setInterval(() => {
-  if (process.ppid !== launcherParent) server.kill('SIGTERM');
+  if (launchers.some((pid) => !alive(pid)) || process.ppid === 1) server.kill('SIGTERM');
 }, 1000);
 server.on('exit', (code, signal) => {
   clearInterval(watchParent);
