@@ -5,31 +5,16 @@
  */
 import { IncidentsPage } from '../pages/incidents-page';
 import { ServerProcess } from '../server-process';
+import { publishRefunds, settled, startDemoServer } from '../runtime-helpers';
 import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
-
-async function settled(server: ServerProcess) {
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
-  }, 60_000);
-}
-
-/** Refund approvals straight to the bus: each calls the flaky payments tool. */
-async function publishRefunds(server: ServerProcess, prefix: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    await server.rpc('event.publish', { event_name: 'refund.approved', payload: { ticket_id: `${prefix}-${i}`, amount: 20 + i, currency: 'EUR' } });
-  }
-  await settled(server);
-}
 
 test.describe('incident lifecycle', () => {
   test.describe.configure({ mode: 'serial', timeout: 150_000 });
   let own: ServerProcess;
   test.beforeAll(async () => {
     test.setTimeout(150_000);
-    own = await ServerProcess.start();
-    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    own = await startDemoServer();
     await settled(own);
     await publishRefunds(own, 'LC', 20);
   });

@@ -7,15 +7,9 @@
  */
 import { OperationsSection, RecoveryDialog, ToolServers } from '../pages/recovery-page';
 import { ServerProcess } from '../server-process';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { publishRefunds, settled, startDemoServer } from '../runtime-helpers';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
-
-async function settled(server: ServerProcess) {
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
-  }, 60_000);
-}
 
 /** Occurrences of mcp.payments incidents (errors and retries) over the last day. */
 async function paymentIncidents(server: ServerProcess): Promise<number> {
@@ -23,21 +17,12 @@ async function paymentIncidents(server: ServerProcess): Promise<number> {
   return incidents.reduce((n, i) => n + i.count, 0);
 }
 
-/** Refund approvals published straight to the bus: each one calls the payments tool. */
-async function publishRefunds(server: ServerProcess, prefix: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    await server.rpc('event.publish', { event_name: 'refund.approved', payload: { ticket_id: `${prefix}-${i}`, order_id: `ORD-${prefix}-${i}`, amount: 10 + i, currency: 'EUR' } });
-  }
-  await settled(server);
-}
-
 test.describe('redrive after fixing the failing tool', () => {
   test.describe.configure({ mode: 'serial', timeout: 150_000 });
   let own: ServerProcess;
   test.beforeAll(async () => {
     test.setTimeout(150_000);
-    own = await ServerProcess.start();
-    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    own = await startDemoServer();
     await settled(own);
     // Payments faults are deterministic per call: these refunds leave a fixed set of dead letters.
     await publishRefunds(own, 'E2E', 40);

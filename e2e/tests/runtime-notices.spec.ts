@@ -5,7 +5,8 @@
  */
 import { MailboxQueue } from '../pages/mailbox-page';
 import { ServerProcess } from '../server-process';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { settled, startDemoServer } from '../runtime-helpers';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 const SCREENS = ['/incidents', '/events', '/dead-letters', '/mailbox', '/agents', '/conversations', '/runtime'];
@@ -15,8 +16,7 @@ test.describe('runtime notices', () => {
   let own: ServerProcess;
   test.beforeAll(async () => {
     test.setTimeout(150_000);
-    own = await ServerProcess.start();
-    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    own = await startDemoServer();
   });
   test.afterAll(async () => {
     await own?.dispose();
@@ -43,10 +43,7 @@ test.describe('runtime notices', () => {
   });
 
   test('a reset made through the API while a tab shows the mailbox: the tab says so and its lists empty within 2 s', async ({ page }) => {
-    await eventually('the runtime to settle', async () => {
-      const s = await own.rpc('runtime.status');
-      return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
-    }, 60_000);
+    await settled(own);
     await signInContext(page, own);
     const mailbox = new MailboxQueue(page);
     await page.goto(`${own.url}/mailbox`);

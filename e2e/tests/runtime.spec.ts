@@ -1,14 +1,8 @@
 import { RuntimePage } from '../pages/runtime-page';
 import { ServerProcess } from '../server-process';
+import { settled, startDemoServer } from '../runtime-helpers';
 import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
-
-async function settled(server: ServerProcess) {
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
-  }, 60_000);
-}
 
 /** Record counts in the stores a reset empties, read through the API. */
 async function storeCounts(server: ServerProcess) {
@@ -25,9 +19,8 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
   let own: ServerProcess;
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    own = await ServerProcess.start();
     // The demo scenario runs in the background after boot; wait for its traffic and for quiet.
-    await eventually('demo mailbox items', async () => (await own.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+    own = await startDemoServer();
     await settled(own);
   });
   test.afterAll(async () => {

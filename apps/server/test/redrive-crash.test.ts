@@ -3,44 +3,14 @@
  * then started again on the same data folder. The operation must continue where it stopped and
  * redrive each dead letter exactly once: one new delivery per dead letter, none doubled, none lost.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, expect, it } from 'vitest';
-import { CONTROL_BUNDLE, waitFor } from './control-helpers';
-import { startServerProcess as startProcess, type ServerProcess } from './server-process';
+import { expect, it } from 'vitest';
+import { waitFor } from './control-helpers';
+import { crashServers } from './crash-servers';
 
-const TOKEN = 'sbk_crash_test_token_0000000002';
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-redrive-crash-'));
-const children: ServerProcess[] = [];
+const { dataDir, start: startServerProcess, call, rpc } = crashServers('redrive-crash', 'sbk_crash_test_token_0000000002');
 const DEAD_LETTERS = 300;
-
-afterAll(() => {
-  for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function startServerProcess(): Promise<ServerProcess> {
-  const server = await startProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE });
-  children.push(server);
-  return server;
-}
-
-async function call(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url + '/v1/rpc', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body: JSON.stringify(body),
-  });
-  return res.json();
-}
-
-const rpc = async (url: string, method: string, params: unknown = {}) => {
-  const res = await call(url, { jsonrpc: '2.0', id: 1, method, params });
-  if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
-  return res.result;
-};
 
 it('a server killed during a redrive of 300 dead letters redrives each exactly once after restart', async () => {
   const first = await startServerProcess();

@@ -29,8 +29,8 @@ import { runtimeQueue, runtimeResets } from './runtime/records';
 import { runtimeCatalog, runtimeLookup } from './runtime/lookup';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
-import { eventRedrive } from './event/redrive';
-import { eventReplay } from './event/replay';
+import { eventRedrive, eventReplay } from './event/redrive';
+
 import { operationGet } from './operation/get';
 import { operationList } from './operation/list';
 import { operationCancel } from './operation/cancel';

@@ -1,14 +1,18 @@
+/** event.redrive and event.replay: the same estimate-then-apply call, on dead letters or on events. */
 import type { Handler } from '../../rpc/handler';
 
-export const eventRedrive: Handler<'event.redrive'> = (params, ctx) =>
-  ctx.runtime.recover(
-    {
-      kind: 'redrive',
-      selection: { filter: params.filter, since: params.since, until: params.until, subscriber_ids: params.subscriber_ids, dead_letter_ids: params.dead_letter_ids },
-      dryRun: params.dry_run,
-      expectedPlanHash: params.expected_plan_hash,
-      ratePerSecond: params.rate_per_second,
-      actorTokenId: ctx.principal.tokenId,
-    },
+export const eventRedrive: Handler<'event.redrive'> = (params, ctx) => {
+  const { dry_run, expected_plan_hash, rate_per_second, idempotency_key: _key, ...selection } = params;
+  return ctx.runtime.recover(
+    { kind: 'redrive', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, actorTokenId: ctx.principal.tokenId },
     ctx.keyedCall?.answerWith((outcome) => outcome),
   );
+};
+
+export const eventReplay: Handler<'event.replay'> = (params, ctx) => {
+  const { dry_run, expected_plan_hash, rate_per_second, idempotency_key: _key, ...selection } = params;
+  return ctx.runtime.recover(
+    { kind: 'replay', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, actorTokenId: ctx.principal.tokenId },
+    ctx.keyedCall?.answerWith((outcome) => outcome),
+  );
+};

@@ -1,0 +1,52 @@
+/**
+ * Crash tests: server processes on one data folder, started and killed at will, and raw JSON-RPC
+ * calls to them (a killed server's answer never comes, so calls are plain fetches).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll } from 'vitest';
+import { CONTROL_BUNDLE } from './control-helpers';
+import { startServerProcess, type ServerProcess } from './server-process';
+
+export interface CrashServers {
+  dataDir: string;
+  /** Starts a server process on the data folder (the control bundle). */
+  start(): Promise<ServerProcess>;
+  /** One JSON-RPC body (a request or a batch); resolves with the parsed answer. */
+  call(url: string, body: unknown): Promise<any>;
+  /** One request; throws on an error answer. */
+  rpc(url: string, method: string, params?: unknown): Promise<any>;
+}
+
+/** A data folder for one crash test file, removed (and its processes killed) after the file. */
+export function crashServers(prefix: string, token: string): CrashServers {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-${prefix}-`));
+  const children: ServerProcess[] = [];
+  afterAll(() => {
+    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const call = async (url: string, body: unknown) => {
+    const res = await fetch(url + '/v1/rpc', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    return res.json();
+  };
+  return {
+    dataDir,
+    async start() {
+      const server = await startServerProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: token, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE });
+      children.push(server);
+      return server;
+    },
+    call,
+    async rpc(url, method, params = {}) {
+      const res = await call(url, { jsonrpc: '2.0', id: 1, method, params });
+      if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
+      return res.result;
+    },
+  };
+}

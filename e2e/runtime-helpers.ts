@@ -1,0 +1,29 @@
+/** Driving a test's own server through the API: waiting for quiet, and traffic that fails at the payments tool. */
+import { eventually } from './fixtures';
+import { ServerProcess } from './server-process';
+
+/** A server of the test's own (a fresh data folder) once the demo scenario has produced its items. */
+export async function startDemoServer(): Promise<ServerProcess> {
+  const server = await ServerProcess.start();
+  await eventually('demo mailbox items', async () => (await server.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+  return server;
+}
+
+/** Resolves once nothing is queued, running or waiting for delivery. */
+export async function settled(server: ServerProcess): Promise<void> {
+  await eventually('the runtime to settle', async () => {
+    const s = await server.rpc('runtime.status');
+    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
+  }, 60_000);
+}
+
+/**
+ * Refund approvals published straight to the bus: each calls the flaky payments tool, whose faults
+ * are fixed per call, so the same prefix always fails the same calls. Waits until they settled.
+ */
+export async function publishRefunds(server: ServerProcess, prefix: string, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await server.rpc('event.publish', { event_name: 'refund.approved', payload: { ticket_id: `${prefix}-${i}`, order_id: `ORD-${prefix}-${i}`, amount: 10 + i, currency: 'EUR' } });
+  }
+  await settled(server);
+}
