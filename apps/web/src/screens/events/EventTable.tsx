@@ -7,6 +7,8 @@
 import { memo, useEffect, useImperativeHandle, useMemo, useRef, type MouseEvent, type Ref } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { StoredEvent } from '@switchboard/contract';
+import { Link } from 'react-router';
+import { paths } from '../../paths';
 import { ErrorState } from '../../ui/ErrorState';
 import { RELATIVE_TIME_PERIOD_MS, RelativeTimeAt } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -82,7 +84,7 @@ export function EventTable({
     if (index < 0 || index >= rows.length) return;
     virtualizer.scrollToIndex(index, { align: 'auto' });
     requestAnimationFrame(() => {
-      scrollRef.current?.querySelector<HTMLElement>(`tr[data-index="${index}"] a`)?.focus({ preventScroll: true });
+      scrollRef.current?.querySelector<HTMLElement>(`tr[data-index="${index}"] a.row-link`)?.focus({ preventScroll: true });
     });
   };
 
@@ -94,8 +96,11 @@ export function EventTable({
       onPick(row.dataset.id!, target.checked);
       return;
     }
-    // Let the browser open the row link in a new tab or window when asked to.
-    if (target.closest('a') && (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0)) return;
+    const link = target.closest('a');
+    // A run or entity link in a row opens that; the row link selects the row (unless the browser
+    // is asked to open it in a new tab or window).
+    if (link && !link.classList.contains('row-link')) return;
+    if (link && (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0)) return;
     e.preventDefault();
     onSelect(row.dataset.id!);
   };
@@ -260,10 +265,22 @@ const EventRow = memo(function EventRow({
             {e.source}
           </td>
           <td role="cell" className="c-run hide-narrow hide-with-detail mono" title={e.run_id}>
-            {e.run_id ?? '—'}
+            {e.run_id ? (
+              <Link to={paths.run(e.run_id)} tabIndex={-1}>
+                {e.run_id}
+              </Link>
+            ) : (
+              '—'
+            )}
           </td>
           <td role="cell" className="c-entity hide-narrow hide-with-detail mono" title={e.entity_id}>
-            {e.entity_id ?? '—'}
+            {e.entity_id ? (
+              <Link to={paths.entity(e.entity_id)} tabIndex={-1}>
+                {e.entity_id}
+              </Link>
+            ) : (
+              '—'
+            )}
           </td>
           <td role="cell" className="c-deliveries hide-narrow hide-with-detail">{deliverySummary(e)}</td>
         </>
