@@ -42,6 +42,7 @@ export const incident = z.object({
 export const incidentActivity = z.object({
   ts: timestamp,
   actor_token_id: z.string().describe('"runtime" for a regression'),
+  actor_token_name: z.string().optional().describe("that token's name"),
   action: z.enum(['open', 'acknowledged', 'resolved', 'ignored', 'regressed']),
   note: z.string().optional(),
   ignore_until: timestamp.optional(),

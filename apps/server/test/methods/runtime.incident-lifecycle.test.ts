@@ -67,7 +67,8 @@ describe('incident lifecycle', () => {
 
     const { activity } = await ok(server, 'runtime.incident_activity', { incident_id: dl.incident_id });
     expect(activity.map((a) => a.action)).toEqual(['acknowledged', 'resolved', 'regressed']);
-    expect(activity[0]).toMatchObject({ note: 'looking into the charge provider', actor_token_id: expect.stringMatching(/^tok_/) });
+    const token = (await server.store.tokens.list())[0]!;
+    expect(activity[0]).toMatchObject({ note: 'looking into the charge provider', actor_token_id: token.id, actor_token_name: token.name });
     expect(activity[1]!.note).toBe('provider fixed');
     expect(activity[2]!.actor_token_id).toBe('runtime');
     expect(activity[2]!.ts >= activity[1]!.ts).toBe(true);

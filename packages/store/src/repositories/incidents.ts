@@ -40,6 +40,7 @@ export interface IncidentStateChange {
 export interface IncidentActivityRow {
   ts: string;
   actor_token_id: string;
+  actor_token_name: string | null;
   /** A state an operator set, or `regressed` when a resolved incident occurred again. */
   action: IncidentStateName | 'regressed';
   note: string | null;
@@ -275,22 +276,24 @@ export class IncidentRepository {
   /** A group's state changes, oldest first, with a `regressed` entry where a resolved incident occurred again. */
   async activity(key: IncidentKey): Promise<IncidentActivityRow[]> {
     const rows = await this.db
-      .selectFrom('incident_activity')
-      .selectAll()
-      .where('component', '=', key.component)
-      .where('error_key', '=', key.error_code ?? '')
-      .orderBy('seq')
+      .selectFrom('incident_activity as a')
+      .leftJoin('tokens as t', 't.id', 'a.actor_token_id')
+      .selectAll('a')
+      .select('t.name as actor_token_name')
+      .where('a.component', '=', key.component)
+      .where('a.error_key', '=', key.error_code ?? '')
+      .orderBy('a.seq')
       .execute();
     const out: IncidentActivityRow[] = [];
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
-      out.push({ ts: r.ts, actor_token_id: r.actor_token_id, action: r.state as IncidentStateName, note: r.note, ignore_until: r.ignore_until, ignore_occurrences: r.ignore_occurrences });
+      out.push({ ts: r.ts, actor_token_id: r.actor_token_id, actor_token_name: r.actor_token_name, action: r.state as IncidentStateName, note: r.note, ignore_until: r.ignore_until, ignore_occurrences: r.ignore_occurrences });
       if (r.state === 'resolved') {
         // Occurrences between this resolve and the next change regressed it.
         const next = rows[i + 1];
         const since = await this.occurrencesSince(key, r.ts);
         if (since.first && (!next || since.first < next.ts)) {
-          out.push({ ts: since.first, actor_token_id: 'runtime', action: 'regressed', note: null, ignore_until: null, ignore_occurrences: null });
+          out.push({ ts: since.first, actor_token_id: 'runtime', actor_token_name: null, action: 'regressed', note: null, ignore_until: null, ignore_occurrences: null });
         }
       }
     }

@@ -45,6 +45,7 @@ export const runtimeIncidentActivity: Handler<'runtime.incident_activity'> = asy
     activity: rows.map((r) => ({
       ts: r.ts,
       actor_token_id: r.actor_token_id,
+      ...(r.actor_token_name ? { actor_token_name: r.actor_token_name } : {}),
       action: r.action,
       ...(r.note ? { note: r.note } : {}),
       ...(r.ignore_until ? { ignore_until: r.ignore_until } : {}),

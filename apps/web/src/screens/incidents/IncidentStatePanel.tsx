@@ -152,7 +152,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
           {[...activity.data.activity].reverse().map((a, i) => (
             <li key={`${a.ts}-${i}`}>
               <StatusBadge value={a.action} tone={a.action === 'regressed' ? 'bad' : stateTone({ state: a.action, regressed: false })} />{' '}
-              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : a.actor_token_id}</span>
+              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : a.actor_token_name ? `${a.actor_token_name} (${a.actor_token_id})` : a.actor_token_id}</span>
               {a.ignore_until && (
                 <span className="small">
                   {' '}
