@@ -64,12 +64,13 @@ export function useOperation(operationId: string | undefined) {
   return useQuery({ ...operationQuery(operationId ?? ''), enabled: Boolean(operationId) });
 }
 
-export function useOperations(params: ParamsInput<'operation.list'> = {}, refetchMs = 3000) {
+/** Operations, polled: every `busyMs` while one of them runs, every 15 s otherwise. */
+export function useOperations(params: ParamsInput<'operation.list'> = {}, busyMs = 3000) {
   return useQuery({
     queryKey: rpcKeys.query('operation.list', params),
     queryFn: ({ signal }) => rpc('operation.list', params, signal),
     staleTime: 0,
-    refetchInterval: refetchMs,
+    refetchInterval: (q) => (q.state.data?.operations.some((o) => o.status === 'running') ? busyMs : 15_000),
   });
 }
 
