@@ -195,7 +195,7 @@ export class OperationRunner {
 
   private async replayItem(trx: Transaction<Database>, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
     const { bundle, clock } = this.deps;
-    const original = await trx.selectFrom('events').select(['event_id', 'event_name', 'payload', 'entity_id']).where('event_id', '=', item.target_id).executeTakeFirst();
+    const original = await this.deps.store.operations.replaySource(trx, item.target_id);
     if (!original) return { status: 'skipped', note: 'the event no longer exists' };
     const only = (JSON.parse(op.selection) as { subscriber_ids?: string[] }).subscriber_ids;
     const catalog = bundle.definition.events[original.event_name]?.subscribers ?? [];

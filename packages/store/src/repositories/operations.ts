@@ -270,6 +270,11 @@ export class OperationRepository {
       .executeTakeFirst();
   }
 
+  /** The event a replay item publishes again. */
+  replaySource(trx: Db, eventId: string): Promise<{ event_id: string; event_name: string; payload: string; entity_id: string | null } | undefined> {
+    return trx.selectFrom('events').select(['event_id', 'event_name', 'payload', 'entity_id']).where('event_id', '=', eventId).executeTakeFirst();
+  }
+
   /**
    * Sends a dead letter again: a new pending delivery linked to it, the dead letter marked redriven
    * (only once: false when it already was), and its settled run reopened.
