@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Database, EventsTable, Selectable, Transaction } from '@switchboard/store';
+import type { Database, DeliveryLease, EventsTable, Selectable, Transaction } from '@switchboard/store';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
@@ -204,42 +204,14 @@ export class Dispatcher {
     const { store, clock, bundle } = this.services;
     const now = clock.now();
     const nowIso = now.toISOString();
-    const candidates = await store.db
-      .selectFrom('deliveries')
-      .select(['delivery_id', 'status', 'lease_owner'])
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-          eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
-        ]),
-      )
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
+    const candidates = await store.deliveries.dueCandidates(nowIso, limit);
     if (candidates.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
     // One transaction (one fsync) for the whole batch of claims, each still a conditional update.
     return store.transaction(async (trx) => {
       const claimed: DeliveryRecord[] = [];
       for (const c of candidates) {
-        const row = await trx
-          .updateTable('deliveries')
-          .set((eb) => ({
-            status: 'in_progress',
-            lease_owner: this.owner,
-            lease_expires_at: leaseUntil,
-            attempts: eb('attempts', '+', 1),
-            updated_at: nowIso,
-          }))
-          .where('delivery_id', '=', c.delivery_id)
-          .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-              eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
-            ]),
-          )
-          .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
-          .executeTakeFirst();
+        const row = await store.deliveries.claim(trx, c.delivery_id, this.owner, leaseUntil, nowIso);
         if (!row) continue;
         if (c.status === 'in_progress') {
           await this.services.log.write(
@@ -255,14 +227,10 @@ export class Dispatcher {
             trx,
           );
         }
-        claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent', attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) });
+        claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent' });
       }
       if (claimed.length === 0) return [];
-      const events = await trx
-        .selectFrom('events')
-        .selectAll()
-        .where('event_id', 'in', [...new Set(claimed.map((d) => d.event_id))])
-        .execute();
+      const events = await store.deliveries.events(trx, [...new Set(claimed.map((d) => d.event_id))]);
       const byId = new Map(events.map((e) => [e.event_id, toEventRecord(e)]));
       return claimed.map((d) => ({ ...d, event: byId.get(d.event_id)! }));
     });
@@ -358,9 +326,8 @@ export class Dispatcher {
     };
   }
 
-  private ownLease(d: DeliveryRecord) {
-    return <Q extends { where: (...args: any[]) => Q }>(q: Q): Q =>
-      q.where('delivery_id', '=', d.delivery_id).where('lease_owner', '=', this.owner).where('status', '=', 'in_progress').where('attempts', '=', d.attempts);
+  private leaseOf(d: DeliveryRecord): DeliveryLease {
+    return { delivery_id: d.delivery_id, owner: this.owner, attempts: d.attempts };
   }
 
   private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
@@ -371,10 +338,7 @@ export class Dispatcher {
     await store.transactionInGroup(async (trx) => {
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
-      const res = await this.ownLease(d)(
-        trx.updateTable('deliveries').set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: now.toISOString() }),
-      ).executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+      if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
       await settleRunIfDone(trx, d.run_id, now);
     });
     return counter.n;
@@ -400,18 +364,13 @@ export class Dispatcher {
         await failure.record?.(trx, { final, attempt: d.attempts });
         if (!final) {
           const delay = backoffFor(bundle.definition.runtime.backoff_ms, d.attempts);
-          const res = await this.ownLease(d)(
-            trx.updateTable('deliveries').set({
-              status: 'pending',
-              lease_owner: null,
-              lease_expires_at: null,
-              next_attempt_at: new Date(now.getTime() + delay).toISOString(),
-              last_error: failure.message.slice(0, 2000),
-              reason_code: failure.reasonCode,
-              updated_at: nowIso,
-            }),
-          ).executeTakeFirst();
-          if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+          const retried = await store.deliveries.scheduleRetry(
+            trx,
+            this.leaseOf(d),
+            { next_attempt_at: new Date(now.getTime() + delay).toISOString(), last_error: failure.message.slice(0, 2000), reason_code: failure.reasonCode },
+            nowIso,
+          );
+          if (!retried) throw new LeaseLost(d.delivery_id);
           await log.write(
             {
               level: 'warn',
@@ -424,38 +383,25 @@ export class Dispatcher {
           );
           return;
         }
-        const res = await this.ownLease(d)(
-          trx.updateTable('deliveries').set({
-            status: 'failed',
-            lease_owner: null,
-            lease_expires_at: null,
-            last_error: failure.message.slice(0, 2000),
-            reason_code: failure.reasonCode,
-            updated_at: nowIso,
-          }),
-        ).executeTakeFirst();
-        if (Number(res.numUpdatedRows) !== 1) throw new LeaseLost(d.delivery_id);
+        const failed = await store.deliveries.markFailed(trx, this.leaseOf(d), { last_error: failure.message.slice(0, 2000), reason_code: failure.reasonCode }, nowIso);
+        if (!failed) throw new LeaseLost(d.delivery_id);
         const dead_letter_id = newId('dl', now);
-        await trx
-          .insertInto('dead_letters')
-          .values({
-            dead_letter_id,
-            event_id: event.event_id,
-            event_seq: event.seq,
-            event_created_at: event.created_at,
-            delivery_id: d.delivery_id,
-            run_id: d.run_id,
-            subscriber_id: d.subscriber_id,
-            chain_depth: event.chain_depth,
-            created_at: nowIso,
-            failure_type: failure.failureType,
-            retry_count: Math.max(0, Math.min(d.attempts, d.max_attempts) - 1),
-            error_message: failure.message.slice(0, 2000),
-            handler_node: d.subscriber_id,
-            reason_code: failure.reasonCode,
-          })
-          .execute();
-        await trx.updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', event.event_id).execute();
+        await store.deliveries.insertDeadLetter(trx, {
+          dead_letter_id,
+          event_id: event.event_id,
+          event_seq: event.seq,
+          event_created_at: event.created_at,
+          delivery_id: d.delivery_id,
+          run_id: d.run_id,
+          subscriber_id: d.subscriber_id,
+          chain_depth: event.chain_depth,
+          created_at: nowIso,
+          failure_type: failure.failureType,
+          retry_count: Math.max(0, Math.min(d.attempts, d.max_attempts) - 1),
+          error_message: failure.message.slice(0, 2000),
+          handler_node: d.subscriber_id,
+          reason_code: failure.reasonCode,
+        });
         await log.write(
           {
             level: 'error',
@@ -476,13 +422,8 @@ export class Dispatcher {
   }
 
   /** Deliveries not yet finished (pending, including retries waiting for backoff, or in progress). */
-  async openDeliveryCount(): Promise<number> {
-    const r = await this.services.store.db
-      .selectFrom('deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', 'in', ['pending', 'in_progress'])
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+  openDeliveryCount(): Promise<number> {
+    return this.services.store.deliveries.openCount();
   }
 
   /** Resolves once nothing is in flight here and no delivery is open in the store. */
@@ -514,18 +455,10 @@ export class Dispatcher {
   /** Settles runs whose chain went quiet without a completion noticing (another process, a crash). */
   async settleQuietRuns(): Promise<number> {
     const { store, clock } = this.services;
-    const runs = await store.db
-      .selectFrom('runs')
-      .select('run_id')
-      .where('status', '=', 'running')
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
-      )
-      .limit(500)
-      .execute();
+    const runIds = await store.deliveries.quietRunIds(500);
     let settled = 0;
-    for (const r of runs) {
-      const s = await store.transaction((trx) => settleRunIfDone(trx, r.run_id, clock.now()));
+    for (const runId of runIds) {
+      const s = await store.transaction((trx) => settleRunIfDone(trx, runId, clock.now()));
       if (s) settled++;
     }
     return settled;
@@ -539,21 +472,6 @@ export class Dispatcher {
   async cancelPending(runIds?: string[]): Promise<{ cancelled_deliveries: number; cancelled_runs: number }> {
     if (runIds && runIds.length === 0) return { cancelled_deliveries: 0, cancelled_runs: 0 };
     const { store, clock } = this.services;
-    return store.transaction(async (trx) => {
-      const nowIso = clock.now().toISOString();
-      let q = trx.updateTable('deliveries').set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).where('status', '=', 'pending');
-      if (runIds) q = q.where('run_id', 'in', runIds);
-      const res = await q.executeTakeFirst();
-      let runs = trx
-        .updateTable('runs')
-        .set({ status: 'cancelled', settled_at: nowIso })
-        .where('status', '=', 'running')
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', '=', 'in_progress'))),
-        );
-      if (runIds) runs = runs.where('run_id', 'in', runIds);
-      const r = await runs.executeTakeFirst();
-      return { cancelled_deliveries: Number(res.numUpdatedRows), cancelled_runs: Number(r.numUpdatedRows) };
-    });
+    return store.transaction((trx) => store.deliveries.cancelPending(trx, runIds, clock.now().toISOString()));
   }
 }

@@ -13,6 +13,7 @@ export * from './repositories/run-reads';
 export * from './repositories/operations';
 export * from './repositories/runtime-records';
 export * from './repositories/lookup';
+export * from './repositories/deliveries';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export type { GroupCommit } from './group-commit';

@@ -16,6 +16,7 @@ import { RunReadRepository } from './repositories/run-reads';
 import { OperationRepository } from './repositories/operations';
 import { RuntimeRecordReads } from './repositories/runtime-records';
 import { LookupRepository } from './repositories/lookup';
+import { DeliveryRepository } from './repositories/deliveries';
 import type { Database } from './schema';
 import { GroupCommit } from './group-commit';
 
@@ -42,6 +43,7 @@ export class Store {
   readonly operations: OperationRepository;
   readonly runtimeRecords: RuntimeRecordReads;
   readonly lookup: LookupRepository;
+  readonly deliveries: DeliveryRepository;
   readonly groupCommit: GroupCommit;
 
   private constructor(
@@ -66,6 +68,7 @@ export class Store {
     this.operations = new OperationRepository(db);
     this.runtimeRecords = new RuntimeRecordReads(db);
     this.lookup = new LookupRepository(db);
+    this.deliveries = new DeliveryRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {

@@ -1,0 +1,146 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, DeadLettersTable, EventsTable } from '../schema';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Who holds a delivery: a change to it counts only while this lease still stands. */
+export interface DeliveryLease {
+  delivery_id: string;
+  owner: string;
+  attempts: number;
+}
+
+export interface ClaimedRow {
+  delivery_id: string;
+  event_id: string;
+  run_id: string | null;
+  subscriber_id: string;
+  subscriber_type: string;
+  attempts: number;
+  max_attempts: number;
+}
+
+/**
+ * The dispatcher's writes: claims are conditional updates only one claimer wins (pending and due,
+ * or in progress with an expired lease), and every outcome is conditional on the lease
+ * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
+ */
+export class DeliveryRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Deliveries that may be claimed now, oldest due first. */
+  dueCandidates(nowIso: string, limit: number): Promise<{ delivery_id: string; status: string; lease_owner: string | null }[]> {
+    return this.db
+      .selectFrom('deliveries')
+      .select(['delivery_id', 'status', 'lease_owner'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+          eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+        ]),
+      )
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Takes one delivery for `owner` until `leaseUntil`; undefined when someone else won it. */
+  async claim(trx: Db, deliveryId: string, owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow | undefined> {
+    const row = await trx
+      .updateTable('deliveries')
+      .set((eb) => ({ status: 'in_progress', lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: nowIso }))
+      .where('delivery_id', '=', deliveryId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+          eb.and([eb('status', '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+        ]),
+      )
+      .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
+      .executeTakeFirst();
+    return row ? { ...row, attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) } : undefined;
+  }
+
+  events(trx: Db, eventIds: string[]): Promise<Selectable<EventsTable>[]> {
+    return trx.selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
+  }
+
+  private held(trx: Db, lease: DeliveryLease) {
+    return trx
+      .updateTable('deliveries')
+      .where('delivery_id', '=', lease.delivery_id)
+      .where('lease_owner', '=', lease.owner)
+      .where('status', '=', 'in_progress')
+      .where('attempts', '=', lease.attempts);
+  }
+
+  /** Marks a held delivery delivered; false when the lease was lost. */
+  async markDelivered(trx: Db, lease: DeliveryLease, nowIso: string): Promise<boolean> {
+    const res = await this.held(trx, lease).set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Puts a held delivery back for another attempt at `nextAttemptAt`; false when the lease was lost. */
+  async scheduleRetry(trx: Db, lease: DeliveryLease, failure: { next_attempt_at: string; last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
+    const res = await this.held(trx, lease)
+      .set({ status: 'pending', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso })
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Marks a held delivery failed for good; false when the lease was lost. */
+  async markFailed(trx: Db, lease: DeliveryLease, failure: { last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
+    const res = await this.held(trx, lease).set({ status: 'failed', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso }).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Records a dead letter and flags its event (the has_dead_letter index serves the Dead letters list). */
+  async insertDeadLetter(trx: Db, row: Insertable<DeadLettersTable>): Promise<void> {
+    await trx.insertInto('dead_letters').values(row).execute();
+    await trx.updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', row.event_id).execute();
+  }
+
+  /** Deliveries not finished: pending (including retries waiting out their backoff) or in progress. */
+  async openCount(): Promise<number> {
+    const r = await this.db
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'in_progress'])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Running runs with no open delivery left (settled by a sweep when no completion noticed). */
+  async quietRunIds(limit: number): Promise<string[]> {
+    const runs = await this.db
+      .selectFrom('runs')
+      .select('run_id')
+      .where('status', '=', 'running')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
+      )
+      .limit(limit)
+      .execute();
+    return runs.map((r) => r.run_id);
+  }
+
+  /**
+   * Cancels deliveries that have not started (all, or those of the given runs) and marks their
+   * running runs cancelled once nothing of them is in progress.
+   */
+  async cancelPending(trx: Db, runIds: string[] | undefined, nowIso: string): Promise<{ cancelled_deliveries: number; cancelled_runs: number }> {
+    let q = trx.updateTable('deliveries').set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).where('status', '=', 'pending');
+    if (runIds) q = q.where('run_id', 'in', runIds);
+    const res = await q.executeTakeFirst();
+    let runs = trx
+      .updateTable('runs')
+      .set({ status: 'cancelled', settled_at: nowIso })
+      .where('status', '=', 'running')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', '=', 'in_progress'))),
+      );
+    if (runIds) runs = runs.where('run_id', 'in', runIds);
+    const r = await runs.executeTakeFirst();
+    return { cancelled_deliveries: Number(res.numUpdatedRows), cancelled_runs: Number(r.numUpdatedRows) };
+  }
+}
