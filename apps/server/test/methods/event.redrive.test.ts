@@ -222,6 +222,11 @@ describe('event.redrive', () => {
       cursor = page.next_cursor;
     } while (cursor);
     expect(paged).toEqual(all.operations.map((o) => o.operation_id));
+    // A page counts each operation's outcomes as operation.get does (both kinds, in one read).
+    for (const listed of all.operations) {
+      expect({ id: listed.operation_id, outcomes: listed.outcomes }).toEqual({ id: listed.operation_id, outcomes: (await ok(server, 'operation.get', { operation_id: listed.operation_id })).operation.outcomes });
+    }
+    expect(all.operations.some((o) => o.outcomes.dead_lettered > 0)).toBe(true);
     expect(all.operations.length).toBeGreaterThanOrEqual(4);
     const firstPage = await ok(server, 'operation.list', { limit: 1 });
     await fails(server, 'operation.list', { limit: 1, status: 'running', cursor: firstPage.next_cursor }, 'INVALID_CURSOR');

@@ -177,7 +177,7 @@ export class Recovery {
       );
       if (empty) await this.store.operations.finish(trx, operation_id, 'completed', nowIso);
       const row = await this.store.operations.get(operation_id, trx);
-      const result: ApplyOutcome = { dry_run: false, plan, operation: toOperation(row!, zeroOutcomes()) };
+      const result: ApplyOutcome = { dry_run: false, plan, operation: toOperation(row!, {}) };
       await onCommit?.(trx, result);
       return result;
     });
@@ -188,13 +188,14 @@ export class Recovery {
   async get(operationId: string, itemsLimit: number): Promise<{ operation: Operation; items: OperationItem[] }> {
     const row = await this.store.operations.get(operationId);
     if (!row) throw new RpcError('NOT_FOUND', `no operation ${operationId}`, { operation_id: operationId });
-    const [outcomes, items] = await Promise.all([this.store.operations.outcomes(operationId, row.kind), itemsLimit > 0 ? this.store.operations.items(operationId, itemsLimit) : []]);
-    return { operation: toOperation(row, outcomes), items: items.map(toOperationItem) };
+    const [outcomes, items] = await Promise.all([this.store.operations.outcomes([row]), itemsLimit > 0 ? this.store.operations.items(operationId, itemsLimit) : []]);
+    return { operation: toOperation(row, outcomes.get(operationId)!), items: items.map(toOperationItem) };
   }
 
   async list(options: Parameters<Store['operations']['list']>[0]) {
     const page = await this.store.operations.list(options);
-    const operations = await Promise.all(page.operations.map(async (row) => toOperation(row, await this.store.operations.outcomes(row.operation_id, row.kind))));
+    const outcomes = await this.store.operations.outcomes(page.operations);
+    const operations = page.operations.map((row) => toOperation(row, outcomes.get(row.operation_id)!));
     return { operations, next: page.next };
   }
 
@@ -203,7 +204,7 @@ export class Recovery {
     // transaction while it is open would wait for it forever.
     const row = await this.store.operations.get(operationId);
     if (!row) throw new RpcError('NOT_FOUND', `no operation ${operationId}`, { operation_id: operationId });
-    const outcomes = await this.store.operations.outcomes(operationId, row.kind);
+    const outcomes = (await this.store.operations.outcomes([row])).get(operationId)!;
     return this.store.transaction(async (trx) => {
       const nowIso = this.clock.now().toISOString();
       const cancelled = await this.store.operations.finish(trx, operationId, 'cancelled', nowIso, { cancelled_by_token_id: actorTokenId });
@@ -213,10 +214,6 @@ export class Recovery {
       return result;
     });
   }
-}
-
-function zeroOutcomes(): Record<string, number> {
-  return {};
 }
 
 export function toOperation(row: OperationRow, outcomes: Record<string, number>): Operation {

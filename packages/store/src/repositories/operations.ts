@@ -228,24 +228,25 @@ export class OperationRepository {
     return Number(res.numUpdatedRows);
   }
 
-  /** What became of the deliveries an operation created (redrive items, or the replayed events' deliveries). */
-  async outcomes(operationId: string, kind: string): Promise<Record<string, number>> {
-    const q =
-      kind === 'redrive'
-        ? this.db
-            .selectFrom('operation_items as i')
-            .innerJoin('deliveries as d', 'd.delivery_id', 'i.result_id')
-            .select(['d.status', (eb) => eb.fn.countAll<number>().as('n')])
-            .where('i.operation_id', '=', operationId)
-            .groupBy('d.status')
-        : this.db
-            .selectFrom('operation_items as i')
-            .innerJoin('deliveries as d', 'd.event_id', 'i.result_id')
-            .select(['d.status', (eb) => eb.fn.countAll<number>().as('n')])
-            .where('i.operation_id', '=', operationId)
-            .groupBy('d.status');
-    const rows = await q.execute();
-    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  /**
+   * What became of the deliveries each operation created (redrive items' deliveries, or the
+   * replayed events' deliveries), by status: one grouped query per kind, whatever the page size.
+   */
+  async outcomes(operations: Pick<OperationRow, 'operation_id' | 'kind'>[]): Promise<Map<string, Record<string, number>>> {
+    const out = new Map<string, Record<string, number>>(operations.map((o) => [o.operation_id, {}]));
+    for (const kind of ['redrive', 'replay'] as const) {
+      const ids = operations.filter((o) => o.kind === kind).map((o) => o.operation_id);
+      if (ids.length === 0) continue;
+      const rows = await this.db
+        .selectFrom('operation_items as i')
+        .innerJoin('deliveries as d', kind === 'redrive' ? 'd.delivery_id' : 'd.event_id', 'i.result_id')
+        .select(['i.operation_id', 'd.status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('i.operation_id', 'in', ids)
+        .groupBy(['i.operation_id', 'd.status'])
+        .execute();
+      for (const r of rows) out.get(r.operation_id)![r.status] = Number(r.n);
+    }
+    return out;
   }
 
   /** The dead letter a redrive item sends again, with the failed delivery's subscriber type and attempts. */
