@@ -81,7 +81,9 @@ describe('typed reject reasons', () => {
     expect(reasons).toEqual([
       { type: 'order_approval', code: 'out_of_stock', label: 'Out of stock', count: 2 },
       { type: 'order_approval', code: 'suspected_fraud', label: 'Suspected fraud', count: 2 },
+      { type: 'other_review', code: 'suspected_fraud', label: 'Suspected fraud (other)', count: 0 },
     ]);
+    expect((await ok(server, 'mailbox.reject_reasons', { type: 'order_approval' })).reasons.map((r) => r.count)).toEqual([2, 2]);
     expect((await ok(server, 'mailbox.reject_reasons', { type: 'nothing_like_it' })).reasons).toEqual([]);
   });
 });

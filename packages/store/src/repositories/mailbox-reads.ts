@@ -75,16 +75,16 @@ export class MailboxReadRepository {
     return { item, history };
   }
 
-  /** Rejected items per reason code (items rejected without a code are not counted). */
-  async rejectCounts(type?: string): Promise<{ reason_code: string; count: number }[]> {
+  /** Rejected items per (type, reason code); items rejected without a code are not counted. */
+  async rejectCounts(type?: string): Promise<{ type: string; reason_code: string; count: number }[]> {
     let q = this.db
       .selectFrom('mailbox_items')
-      .select(['reason_code', (eb) => eb.fn.countAll<number>().as('n')])
+      .select(['type', 'reason_code', (eb) => eb.fn.countAll<number>().as('n')])
       .where('status', '=', 'rejected')
       .where('reason_code', 'is not', null)
-      .groupBy('reason_code');
+      .groupBy(['type', 'reason_code']);
     if (type !== undefined) q = q.where('type', '=', type);
     const rows = await q.execute();
-    return rows.map((r) => ({ reason_code: r.reason_code!, count: Number(r.n) }));
+    return rows.map((r) => ({ type: r.type, reason_code: r.reason_code!, count: Number(r.n) }));
   }
 }

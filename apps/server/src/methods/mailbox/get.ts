@@ -22,9 +22,3 @@ export const mailboxGet: Handler<'mailbox.get'> = async (params, ctx) => {
     reject_reasons: ctx.runtime.mailbox.rejectReasons(found.item.type),
   };
 };
-
-export const mailboxRejectReasons: Handler<'mailbox.reject_reasons'> = async (params, ctx) => {
-  const counts = new Map((await ctx.store.mailboxReads.rejectCounts(params.type)).map((c) => [c.reason_code, c.count]));
-  const declared = Object.entries(ctx.runtime.bundle.definition.reject_reasons).filter(([type]) => params.type === undefined || type === params.type);
-  return { reasons: declared.flatMap(([type, reasons]) => reasons.map((r) => ({ type, code: r.code, label: r.label, count: counts.get(r.code) ?? 0 }))) };
-};
