@@ -52,8 +52,6 @@ export interface RuntimeOptions {
 
 export type RuntimeStatus = Result<'runtime.status'>;
 
-const TOOL_FAULTS_KEY = 'tool_faults:';
-
 /** What every open console hears after a reset was applied. */
 export interface AppliedReset {
   reset_id: string;
@@ -324,11 +322,7 @@ export class Runtime {
     if (!server) throw new RpcError('NOT_FOUND', `no tool server ${name} in bundle ${this.bundle.definition.name}`, { tool_server: name });
     const result = { tool_server: { ...describeToolServer(server), faults } };
     await this.store.transaction(async (trx) => {
-      await trx
-        .insertInto('runtime_state')
-        .values({ key: `${TOOL_FAULTS_KEY}${name}`, value: faults })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: faults }))
-        .execute();
+      await this.store.runtimeRecords.setToolFaults(trx, name, faults);
       await onCommit?.(trx, result);
     });
     server.faultsOn = faults === 'on';
@@ -337,10 +331,9 @@ export class Runtime {
   }
 
   private async loadToolServerFaults(): Promise<void> {
-    const rows = await this.store.db.selectFrom('runtime_state').select(['key', 'value']).where('key', 'like', `${TOOL_FAULTS_KEY}%`).execute();
-    for (const r of rows) {
-      const server = this.services.tools.server(r.key.slice(TOOL_FAULTS_KEY.length));
-      if (server) server.faultsOn = r.value !== 'off';
+    for (const [name, faults] of await this.store.runtimeRecords.toolFaults()) {
+      const server = this.services.tools.server(name);
+      if (server) server.faultsOn = faults === 'on';
     }
   }
 

@@ -14,9 +14,3 @@ export const runtimeLookup: Handler<'runtime.lookup'> = async (params, ctx) => {
       : undefined;
   return omitAbsent({ kind: found.kind, id: found.id, event_id: found.event_id, session_id: found.session_id, incident_id: incident });
 };
-
-export const runtimeCatalog: Handler<'runtime.catalog'> = async (_params, ctx) => ({
-  events: Object.entries(ctx.runtime.bundle.definition.events)
-    .map(([name, def]) => ({ name, ...(def.description ? { description: def.description } : {}), subscribers: def.subscribers.map((s) => ({ type: s.type, id: s.id })) }))
-    .sort((a, b) => a.name.localeCompare(b.name)),
-});
