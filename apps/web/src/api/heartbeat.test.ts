@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HealthCheckResult } from '@switchboard/contract';
-import { heartbeatIndicator, measuredInterval } from './heartbeat';
+import { heartbeatIndicator, measuredInterval, withArrival } from './heartbeat';
 import { backoffDelay } from './ws-client';
 
 const beat = (status: HealthCheckResult['status']): HealthCheckResult => ({
@@ -50,5 +50,17 @@ describe('backoffDelay', () => {
   it('jitters within ±20%', () => {
     expect(backoffDelay(1, opts, () => 0)).toBe(400);
     expect(backoffDelay(1, opts, () => 1)).toBe(600);
+  });
+});
+
+describe('withArrival', () => {
+  it('leaves out the heartbeat that answers the subscribe, so a tick right after it does not set the interval', () => {
+    // Subscribed at 0: the answer at 3 ms, the shared tick at 100 ms, then every 5 s.
+    let arrivals: number[] = [];
+    [3, 100, 5100, 10100].forEach((at, i) => (arrivals = withArrival(arrivals, at, i)));
+    expect(arrivals).toEqual([100, 5100, 10100]);
+    expect(measuredInterval(arrivals, 5000)).toBe(5000);
+    // Counting the answer too would have measured 3,366 ms; with only the first two beats, 100 ms.
+    expect(measuredInterval([3, 100], 5000)).toBe(100);
   });
 });

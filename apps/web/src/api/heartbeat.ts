@@ -55,6 +55,15 @@ export function heartbeatIndicator(s: Pick<HeartbeatSnapshot, 'connection' | 'la
  * Mean spacing of the recent arrivals. The server sends at a fixed interval; a busy browser may
  * deliver two frames close together after a late one, which skews a median but not the mean.
  */
+/**
+ * The arrivals that measure the interval after one more heartbeat. The first heartbeat after a
+ * subscribe answers it at once, off the server's beat: counting it would make the spacing to the
+ * next tick (possibly a few ms) the interval, and a healthy connection would turn stale.
+ */
+export function withArrival(arrivals: number[], at: number, beatsSinceSubscribe: number): number[] {
+  return beatsSinceSubscribe === 0 ? arrivals : [...arrivals.slice(-5), at];
+}
+
 export function measuredInterval(arrivals: number[], fallback: number): number {
   if (arrivals.length < 2) return fallback;
   return Math.max(100, Math.round((arrivals.at(-1)! - arrivals[0]!) / (arrivals.length - 1)));
@@ -64,7 +73,7 @@ class HeartbeatStore {
   private client: WsClient | null = null;
   private listeners = new Set<() => void>();
   private arrivals: number[] = [];
-  private skipArrival = false;
+  private beatsSinceSubscribe = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
   private wasOpen = false;
   private openedAt = 0;
@@ -103,11 +112,8 @@ class HeartbeatStore {
         });
       }),
       client.onOpen(() => {
-        // The first heartbeat answers the subscribe at once, off the server's beat: spacing is
-        // measured from the second one on, or a first gap of a few ms would mark a healthy
-        // connection stale a moment later.
         this.arrivals = [];
-        this.skipArrival = true;
+        this.beatsSinceSubscribe = 0;
         const sentAt = performance.now();
         client
           .request('health.subscribe', {})
@@ -122,8 +128,7 @@ class HeartbeatStore {
         const result = (params as { result?: HealthCheckResult } | undefined)?.result;
         if (!result) return;
         const now = Date.now();
-        if (this.skipArrival) this.skipArrival = false;
-        else this.arrivals = [...this.arrivals.slice(-5), now];
+        this.arrivals = withArrival(this.arrivals, now, this.beatsSinceSubscribe++);
         this.update({ last: result, lastAt: now, stale: false, intervalMs: measuredInterval(this.arrivals, this.snapshot.intervalMs) });
         this.measureLatency();
       }),
