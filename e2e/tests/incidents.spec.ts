@@ -50,3 +50,19 @@ test('an MCP incident is found by filtering on its component, and its detail lin
   const { events } = await server.rpc('event.list', { filter: { event_id: log.event_id } });
   expect(events[0]!.dead_letters.map((d) => d.dead_letter_id)).toContain(log.dead_letter_id);
 });
+
+test('the window, state and sort live in the URL, and choosing a default removes it', async ({ signedIn: page }) => {
+  await page.goto('/incidents');
+  await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
+  await page.getByLabel('Look-back window').selectOption({ label: 'Last 7 days' });
+  await page.getByLabel('State').selectOption('all');
+  await page.getByLabel('Sort').selectOption('count');
+  await expect(page).toHaveURL(/window=168/);
+  await expect(page).toHaveURL(/state=all/);
+  await expect(page).toHaveURL(/sort=count/);
+  await expect(page.getByText(/incidents? in the last 168 h/)).toBeVisible();
+  await page.getByLabel('Look-back window').selectOption({ label: 'Last 24 hours' });
+  await page.getByLabel('State').selectOption('open');
+  await page.getByLabel('Sort').selectOption('severity');
+  await expect(page).toHaveURL(/\/incidents$/);
+});

@@ -1,6 +1,7 @@
 import { useEffect, useId } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
+import { UrlSelect } from '../../ui/UrlSelect';
 import { SORT_CHOICES, STATE_CHOICES, type SortChoice } from './incident-state';
 
 export const WINDOW_CHOICES = [
@@ -27,7 +28,7 @@ export function IncidentFilters({
   sort: SortChoice;
   update: (patch: UrlPatch) => void;
 }) {
-  const ids = { window: useId(), component: useId(), mcp: useId(), state: useId(), sort: useId() };
+  const ids = { component: useId(), mcp: useId() };
   const [draft, setDraft] = useUrlDraft(component);
   // Typing settles before the URL (and the query) changes.
   useEffect(() => {
@@ -41,36 +42,16 @@ export function IncidentFilters({
       e.preventDefault();
       update({ component: draft.trim(), selected: null });
     }}>
-      <div className="field">
-        <label htmlFor={ids.window}>Look-back window</label>
-        <select id={ids.window} value={windowHours} onChange={(e) => update({ window: e.target.value === '24' ? null : e.target.value })}>
-          {WINDOW_CHOICES.map((c) => (
-            <option key={c.hours} value={c.hours}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={ids.state}>State</label>
-        <select id={ids.state} value={state} onChange={(e) => update({ state: e.target.value === 'open' ? null : e.target.value, selected: null })} data-testid="incident-state-filter">
-          {STATE_CHOICES.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={ids.sort}>Sort</label>
-        <select id={ids.sort} value={sort} onChange={(e) => update({ sort: e.target.value === 'severity' ? null : e.target.value })} data-testid="incident-sort">
-          {SORT_CHOICES.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <UrlSelect
+        label="Look-back window"
+        param="window"
+        value={String(windowHours)}
+        defaultValue="24"
+        choices={WINDOW_CHOICES.map((c) => ({ value: String(c.hours), label: c.label }))}
+        update={update}
+      />
+      <UrlSelect label="State" param="state" value={state} defaultValue="open" choices={STATE_CHOICES} update={update} extraPatch={{ selected: null }} testId="incident-state-filter" />
+      <UrlSelect label="Sort" param="sort" value={sort} defaultValue="severity" choices={SORT_CHOICES} update={update} testId="incident-sort" />
       <div className="field">
         <label htmlFor={ids.component}>Component</label>
         <input id={ids.component} type="search" placeholder="e.g. mcp.payments" value={draft} onChange={(e) => setDraft(e.target.value)} spellCheck={false} />
