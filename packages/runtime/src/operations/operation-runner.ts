@@ -19,6 +19,8 @@ const MAX_BATCH = 200;
 interface Bucket {
   tokens: number;
   refilledAt: number;
+  /** The operation's kind and rate never change: read once. Its status is read with each batch. */
+  op?: OperationRow;
 }
 
 type ItemResult = { status: 'done'; resultId: string } | { status: 'skipped'; note: string };
@@ -93,7 +95,8 @@ export class OperationRunner {
     if (this.suspended || this.deps.isResetting()) return;
     for (const [id, bucket] of [...this.buckets]) {
       try {
-        const op = await this.deps.store.operations.get(id);
+        bucket.op ??= await this.deps.store.operations.get(id);
+        const op = bucket.op;
         if (!op || op.status !== 'running') {
           this.buckets.delete(id);
           continue;
