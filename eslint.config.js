@@ -39,11 +39,18 @@ export default tseslint.config(
     rules: restrict([['@switchboard/runtime', '@switchboard/runtime/*', '**/runtime/src/**']], 'The store may import only the contract.'),
   },
   {
-    files: ['packages/runtime/**/*.ts'],
+    // The store owns every statement: the runtime and the server call its repositories and carry
+    // its opaque StoreTx, so a second engine is a second store, not edits across the runtime.
+    files: ['packages/runtime/**/*.ts', 'apps/server/src/**/*.ts'],
     rules: restrict(
-      [['kysely', 'kysely/*', 'better-sqlite3', 'pg']],
-      'The runtime reaches the database only through @switchboard/store (issue #9 moves the remaining SQL there).',
+      [['kysely', 'kysely/*', 'better-sqlite3', 'pg', '@switchboard/store/testing']],
+      'Only the store writes SQL: call a repository of @switchboard/store (its /testing entry is for tests).',
     ),
+  },
+  {
+    // Tests (and the runtime's test fixtures) may arrange and count rows through @switchboard/store/testing.
+    files: ['packages/runtime/**/*.test.ts', 'packages/runtime/src/testing/**/*.ts'],
+    rules: restrict([['kysely', 'kysely/*', 'better-sqlite3', 'pg']], 'Tests reach the database through @switchboard/store/testing.'),
   },
   {
     files: ['apps/web/**/*.{ts,tsx}'],

@@ -168,7 +168,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 async function startDemo(config: Config, runtime: Runtime, store: Store, logger: Logger): Promise<SteadyTraffic | undefined> {
   if (config.demo === 'off') return undefined;
   // Only a store that never held data: after a deliberate reset the operator wants it empty.
-  const neverUsed = !(await store.db.selectFrom('events').select('seq').limit(1).executeTakeFirst()) && (await store.runtimeRecords.resets(1)).length === 0;
+  const neverUsed = await store.runtimeRecords.neverUsed();
   if (neverUsed) {
     logger.info('demo scenario starting (a store that never held data)');
     runDemoScenario(runtime)

@@ -1,6 +1,6 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
-import { sql } from '@switchboard/store';
+import { databaseOf, sql } from '@switchboard/store/testing';
 import { expect } from 'vitest';
 import type { TestServer } from './harness';
 import { ok } from './rpc-helpers';
@@ -35,7 +35,7 @@ export async function openOrderItem(server: TestServer, orderId: string, amount 
   const published = await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: orderId, amount }, entity_id });
   let mailboxId: string | undefined;
   await waitFor(async () => {
-    const row = await server.store.db.selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
+    const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
     mailboxId = row?.mailbox_id;
     return mailboxId !== undefined;
   }, 10_000, `the approval item of ${orderId}`);
@@ -44,7 +44,7 @@ export async function openOrderItem(server: TestServer, orderId: string, amount 
 
 export async function count(server: TestServer, table: string, where?: [string, unknown]): Promise<number> {
   const filter = where ? sql`where ${sql.ref(where[0])} = ${where[1]}` : sql``;
-  const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} ${filter}`.execute(server.store.db);
+  const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} ${filter}`.execute(databaseOf(server.store));
   return Number(rows[0]!.n);
 }
 
@@ -53,7 +53,7 @@ export async function count(server: TestServer, table: string, where?: [string, 
  * authenticated request touches it, by design, and it is not runtime state.
  */
 export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
-  const raw = server.store.db;
+  const raw = databaseOf(server.store);
   const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(raw)).rows.map((r) => r.name);
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {

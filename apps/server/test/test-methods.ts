@@ -3,8 +3,8 @@
  * contract) and go through the same dispatcher, validation and idempotency layer as real methods.
  */
 import { z } from 'zod';
+import { databaseOf, sql } from '@switchboard/store/testing';
 import { RpcError, defineMethod, idempotencyKey } from '@switchboard/contract';
-import { sql } from '@switchboard/store';
 import { extraMethod, type ExtraMethod } from '../src/rpc/handler';
 
 export const echoDefinition = defineMethod({
@@ -87,7 +87,7 @@ export function createTestMethods(): TestMethods {
       throw new Error(SECRET_FAULT_TEXT);
     }),
     extraMethod(sqlFaultDefinition, async (_params, ctx) => {
-      await sql`select secret_column from no_such_table_xyz`.execute(ctx.store.db);
+      await sql`select secret_column from no_such_table_xyz`.execute(databaseOf(ctx.store));
       return {};
     }),
     extraMethod(badResultDefinition, async () => ({ ok: 'not a boolean' }) as never),

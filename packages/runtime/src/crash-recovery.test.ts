@@ -4,6 +4,7 @@
  * was lost and nothing ran twice.
  */
 import { spawn } from 'node:child_process';
+import { databaseOf } from '@switchboard/store/testing';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -85,13 +86,13 @@ async function finishWithNewRuntime(dataDir: string, bundlePath: string) {
 }
 
 async function assertSettledExactlyOnce(store: Store, acked: string[], rootSubscribers = 2) {
-  const events = await store.db.selectFrom('events').select(['event_id', 'event_name']).execute();
+  const events = await databaseOf(store).selectFrom('events').select(['event_id', 'event_name']).execute();
   const ids = new Set(events.map((e) => e.event_id));
   for (const id of acked) expect(ids.has(id)).toBe(true);
 
-  const deliveries = await store.db.selectFrom('deliveries').selectAll().execute();
+  const deliveries = await databaseOf(store).selectFrom('deliveries').selectAll().execute();
   expect(deliveries.filter((d) => d.status === 'pending' || d.status === 'in_progress')).toEqual([]);
-  const dls = await store.db.selectFrom('dead_letters').select(['delivery_id']).execute();
+  const dls = await databaseOf(store).selectFrom('dead_letters').select(['delivery_id']).execute();
   const failed = deliveries.filter((d) => d.status === 'failed').map((d) => d.delivery_id).sort();
   expect(dls.map((d) => d.delivery_id).sort()).toEqual(failed);
 
@@ -102,15 +103,15 @@ async function assertSettledExactlyOnce(store: Store, acked: string[], rootSubsc
 
   // Handler effects committed once per delivered delivery: each order saw its placed event plus its charged event (if charged).
   const charged = new Set(
-    (await store.db.selectFrom('events').select('payload').where('event_name', '=', 'order.charged').execute()).map((e) => (JSON.parse(e.payload) as { order_id: string }).order_id),
+    (await databaseOf(store).selectFrom('events').select('payload').where('event_name', '=', 'order.charged').execute()).map((e) => (JSON.parse(e.payload) as { order_id: string }).order_id),
   );
   expect(charged.size).toBe(events.filter((e) => e.event_name === 'order.charged').length);
-  const entities = await store.db.selectFrom('entities').select(['entity_id', 'accumulated']).execute();
+  const entities = await databaseOf(store).selectFrom('entities').select(['entity_id', 'accumulated']).execute();
   for (const ent of entities) {
     const orderId = ent.entity_id.replace(/^order-/, '');
     expect(JSON.parse(ent.accumulated).seen).toBe(charged.has(orderId) ? 2 : 1);
   }
-  const running = await store.db.selectFrom('runs').select('run_id').where('status', 'in', ['running', 'queued']).execute();
+  const running = await databaseOf(store).selectFrom('runs').select('run_id').where('status', 'in', ['running', 'queued']).execute();
   expect(running).toEqual([]);
 }
 
@@ -134,8 +135,8 @@ describe('crash recovery', () => {
     expect(acked.length).toBe(150);
 
     const probe = await Store.open({ dataDir });
-    const open = await probe.db.selectFrom('deliveries').select('status').where('status', 'in', ['pending', 'in_progress']).execute();
-    const done = await probe.db.selectFrom('deliveries').select('status').where('status', 'in', ['delivered', 'failed']).execute();
+    const open = await databaseOf(probe).selectFrom('deliveries').select('status').where('status', 'in', ['pending', 'in_progress']).execute();
+    const done = await databaseOf(probe).selectFrom('deliveries').select('status').where('status', 'in', ['delivered', 'failed']).execute();
     await probe.close();
     // The kill really landed mid-dispatch.
     expect(open.length).toBeGreaterThan(0);
@@ -153,15 +154,15 @@ describe('crash recovery', () => {
 
     const probe = await Store.open({ dataDir });
     try {
-      const events = await probe.db.selectFrom('events').select(['event_id', 'run_id']).execute();
+      const events = await databaseOf(probe).selectFrom('events').select(['event_id', 'run_id']).execute();
       const ids = new Set(events.map((e) => e.event_id));
       // Acknowledged means on disk; publishes in flight at the kill may be there too, whole or not at all.
       for (const id of acked) expect(ids.has(id)).toBe(true);
       expect(ids.size).toBe(events.length);
-      const runs = new Map((await probe.db.selectFrom('runs').select(['run_id', 'root_event_id']).execute()).map((r) => [r.run_id, r.root_event_id]));
+      const runs = new Map((await databaseOf(probe).selectFrom('runs').select(['run_id', 'root_event_id']).execute()).map((r) => [r.run_id, r.root_event_id]));
       expect(runs.size).toBe(events.length);
       for (const e of events) expect(runs.get(e.run_id ?? 'no run')).toBe(e.event_id);
-      const deliveries = await probe.db.selectFrom('deliveries').select('event_id').execute();
+      const deliveries = await databaseOf(probe).selectFrom('deliveries').select('event_id').execute();
       const perEvent = new Map<string, number>();
       for (const d of deliveries) perEvent.set(d.event_id, (perEvent.get(d.event_id) ?? 0) + 1);
       for (const e of events) expect(perEvent.get(e.event_id)).toBe(2);
@@ -181,17 +182,17 @@ describe('crash recovery', () => {
     expect(acked.length).toBe(1000);
 
     const probe = await Store.open({ dataDir });
-    const released = await probe.db.selectFrom('ingress_queue').select('queue_id').where('status', '=', 'released').execute();
+    const released = await databaseOf(probe).selectFrom('ingress_queue').select('queue_id').where('status', '=', 'released').execute();
     await probe.close();
     expect(released.length).toBeGreaterThan(0);
     expect(released.length).toBeLessThan(1000);
 
     const { store, runtime } = await finishWithNewRuntime(dataDir, bundlePath);
     try {
-      const roots = await store.db.selectFrom('events').select('event_id').where('event_name', '=', 'order.placed').execute();
+      const roots = await databaseOf(store).selectFrom('events').select('event_id').where('event_name', '=', 'order.placed').execute();
       expect(roots).toHaveLength(1000);
       expect(new Set(roots.map((r) => r.event_id))).toEqual(new Set(acked));
-      expect(await store.db.selectFrom('ingress_queue').select('queue_id').where('status', '=', 'queued').execute()).toEqual([]);
+      expect(await databaseOf(store).selectFrom('ingress_queue').select('queue_id').where('status', '=', 'queued').execute()).toEqual([]);
       await assertSettledExactlyOnce(store, acked, 1);
     } finally {
       await runtime.stop();

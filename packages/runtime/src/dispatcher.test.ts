@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import { RpcError } from '@switchboard/contract';
 import { bootFixture, count, minimalBundle, type Fixture } from './testing/runtime-fixture';
 
@@ -32,20 +33,20 @@ describe('publish and dispatch', () => {
     const { runtime, store } = fx;
     const res = await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'o-1', amount: 40 } });
     expect(res.status).toBe('running');
-    const before = await store.db.selectFrom('deliveries').selectAll().execute();
+    const before = await databaseOf(store).selectFrom('deliveries').selectAll().execute();
     expect(before).toHaveLength(1);
     expect(before[0]).toMatchObject({ status: 'pending', subscriber_id: 'track-order', subscriber_type: 'node', run_id: res.run_id, event_id: res.event_id });
-    const ev = await store.db.selectFrom('events').selectAll().where('event_id', '=', res.event_id).executeTakeFirstOrThrow();
+    const ev = await databaseOf(store).selectFrom('events').selectAll().where('event_id', '=', res.event_id).executeTakeFirstOrThrow();
     expect(before[0]!.event_seq).toBe(ev.seq);
     expect(before[0]!.event_created_at).toBe(ev.created_at);
 
     await runtime.dispatcher.runUntilIdle();
-    const after = await store.db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
+    const after = await databaseOf(store).selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'delivered', attempts: 1, lease_owner: null });
-    const run = await store.db.selectFrom('runs').selectAll().where('run_id', '=', res.run_id).executeTakeFirstOrThrow();
+    const run = await databaseOf(store).selectFrom('runs').selectAll().where('run_id', '=', res.run_id).executeTakeFirstOrThrow();
     expect(run.status).toBe('completed');
     expect(run.settled_at).not.toBeNull();
-    const entity = await store.db.selectFrom('entities').selectAll().executeTakeFirstOrThrow();
+    const entity = await databaseOf(store).selectFrom('entities').selectAll().executeTakeFirstOrThrow();
     expect(entity).toMatchObject({ entity_id: 'order-o-1', current_state: 'new', revision: 1, run_id: res.run_id });
     expect(JSON.parse(entity.fields)).toEqual({ amount: 40 });
     expect(JSON.parse(entity.accumulated)).toEqual({ seen: 1 });
@@ -79,12 +80,12 @@ describe('publish and dispatch', () => {
     const { runtime, store } = fx;
     const res = await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'inv-9', amount: 12 } });
     await runtime.dispatcher.runUntilIdle();
-    const d = await store.db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
+    const d = await databaseOf(store).selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
     expect(d).toMatchObject({ status: 'failed', attempts: 3, reason_code: 'tool_error' });
     expect(d.last_error).toContain('mcp.payments refund');
-    const dls = await store.db.selectFrom('dead_letters').selectAll().execute();
+    const dls = await databaseOf(store).selectFrom('dead_letters').selectAll().execute();
     expect(dls).toHaveLength(1);
-    const ev = await store.db.selectFrom('events').selectAll().where('event_id', '=', res.event_id).executeTakeFirstOrThrow();
+    const ev = await databaseOf(store).selectFrom('events').selectAll().where('event_id', '=', res.event_id).executeTakeFirstOrThrow();
     expect(dls[0]).toMatchObject({
       event_id: res.event_id,
       event_seq: ev.seq,
@@ -100,9 +101,9 @@ describe('publish and dispatch', () => {
     });
     expect(dls[0]!.error_message).toBeTruthy();
     expect(ev.has_dead_letter).toBe(1);
-    const run = await store.db.selectFrom('runs').selectAll().executeTakeFirstOrThrow();
+    const run = await databaseOf(store).selectFrom('runs').selectAll().executeTakeFirstOrThrow();
     expect(run.status).toBe('failed');
-    const logs = await store.db.selectFrom('logs').selectAll().where('level_rank', '>=', 2).execute();
+    const logs = await databaseOf(store).selectFrom('logs').selectAll().where('level_rank', '>=', 2).execute();
     expect(logs.filter((l) => l.component === 'dispatcher' && l.error_code === 'DELIVERY_RETRY' && l.level === 'warn')).toHaveLength(2);
     expect(logs.filter((l) => l.component === 'dispatcher' && l.error_code === 'DEAD_LETTER' && l.level === 'error' && l.dead_letter_id === dls[0]!.dead_letter_id)).toHaveLength(1);
     const mcp = logs.filter((l) => l.component === 'mcp.payments');
@@ -117,7 +118,7 @@ describe('publish and dispatch', () => {
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'inv-1', amount: 30 } });
     await runtime.dispatcher.runUntilIdle();
-    const events = await store.db.selectFrom('events').selectAll().orderBy('seq').execute();
+    const events = await databaseOf(store).selectFrom('events').selectAll().orderBy('seq').execute();
     expect(events.map((e) => e.event_name)).toEqual(['payment.due', 'payment.done']);
     expect(events[1]).toMatchObject({ chain_depth: 1, parent_event_id: events[0]!.event_id, run_id: events[0]!.run_id, source: 'node:charge' });
     expect(JSON.parse(events[1]!.payload).result).toMatchObject({ status: 'succeeded', amount: 30 });
@@ -135,9 +136,9 @@ describe('publish and dispatch', () => {
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ping', payload: { n: 1 } });
     await runtime.dispatcher.runUntilIdle();
-    const events = await store.db.selectFrom('events').select(['chain_depth', 'has_dead_letter']).orderBy('seq').execute();
+    const events = await databaseOf(store).selectFrom('events').select(['chain_depth', 'has_dead_letter']).orderBy('seq').execute();
     expect(events.map((e) => e.chain_depth)).toEqual([0, 1, 2, 3]);
-    const dls = await store.db.selectFrom('dead_letters').selectAll().execute();
+    const dls = await databaseOf(store).selectFrom('dead_letters').selectAll().execute();
     expect(dls).toHaveLength(1);
     expect(dls[0]).toMatchObject({ failure_type: 'chain_depth_exceeded', reason_code: 'chain_depth_exceeded', chain_depth: 3, retry_count: 0 });
     expect(events[3]!.has_dead_letter).toBe(1);
@@ -151,7 +152,7 @@ describe('publish and dispatch', () => {
     await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'o-2' } });
     await runtime.waitForIdle(5_000);
     expect(Date.now() - started).toBeLessThan(1_000);
-    expect((await store.db.selectFrom('deliveries').select('status').executeTakeFirstOrThrow()).status).toBe('delivered');
+    expect((await databaseOf(store).selectFrom('deliveries').select('status').executeTakeFirstOrThrow()).status).toBe('delivered');
     await runtime.stop();
     expect(runtime.dispatcher.inFlightCount).toBe(0);
   });
@@ -166,11 +167,11 @@ describe('publish and dispatch', () => {
     // Two full turns of the claim loop after both publishes: each had its chance to claim, and did not.
     const turns = runtime.dispatcher.turns;
     while (runtime.dispatcher.turns < turns + 2) await new Promise((r) => setTimeout(r, 5));
-    expect((await store.db.selectFrom('deliveries').select('status').execute()).map((d) => d.status)).toEqual(['pending', 'pending']);
+    expect((await databaseOf(store).selectFrom('deliveries').select('status').execute()).map((d) => d.status)).toEqual(['pending', 'pending']);
     expect(await runtime.cancelPending([r1.run_id])).toEqual({ cancelled_deliveries: 1, cancelled_runs: 1 });
     runtime.dispatcher.resumeClaims();
     await runtime.waitForIdle(5_000);
-    const runs = await store.db.selectFrom('runs').select(['run_id', 'status']).execute();
+    const runs = await databaseOf(store).selectFrom('runs').select(['run_id', 'status']).execute();
     expect(Object.fromEntries(runs.map((r) => [r.run_id, r.status]))).toEqual({ [r1.run_id]: 'cancelled', [r2.run_id]: 'completed' });
   });
 });

@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Database, DeliveryLease, EventsTable, Selectable, Transaction } from '@switchboard/store';
+import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
@@ -291,7 +291,7 @@ export class Dispatcher {
     await this.fail(d, event, failure);
   }
 
-  private makeEmit(trx: Transaction<Database>, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number }): Emit {
+  private makeEmit(trx: StoreTx, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number }): Emit {
     const { bundle } = this.services;
     return async (eventName, payload, options) => {
       const depth = event.chain_depth + 1;
@@ -314,7 +314,7 @@ export class Dispatcher {
         });
       }
       counter.n++;
-      return insertEventWithDeliveries(trx, bundle, now, {
+      return insertEventWithDeliveries(this.services.store, trx, bundle, now, {
         event_name: eventName,
         payload,
         entity_id: options?.entity_id !== undefined ? options.entity_id : event.entity_id,
@@ -339,7 +339,7 @@ export class Dispatcher {
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
-      await settleRunIfDone(trx, d.run_id, now);
+      await settleRunIfDone(store, trx, d.run_id, now);
     });
     return counter.n;
   }
@@ -413,7 +413,7 @@ export class Dispatcher {
           },
           trx,
         );
-        await settleRunIfDone(trx, d.run_id, now);
+        await settleRunIfDone(store, trx, d.run_id, now);
       });
     } catch (err) {
       if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);
@@ -458,7 +458,7 @@ export class Dispatcher {
     const runIds = await store.deliveries.quietRunIds(500);
     let settled = 0;
     for (const runId of runIds) {
-      const s = await store.transaction((trx) => settleRunIfDone(trx, runId, clock.now()));
+      const s = await store.transaction((trx) => settleRunIfDone(store, trx, runId, clock.now()));
       if (s) settled++;
     }
     return settled;

@@ -4,7 +4,7 @@
  * concurrent writer (another process on PostgreSQL) makes this attempt fail and retry instead of
  * losing an update.
  */
-import type { Database, Selectable, Transaction, EntitiesTable, Kysely } from '@switchboard/store';
+import type { EntityRow, Store, StoreTx } from '@switchboard/store';
 import type { EntityRecord } from '@switchboard/contract';
 import type { EntityTypeDefinition } from './bundle/schema';
 import { evaluateCondition } from './conditions';
@@ -21,8 +21,6 @@ export interface EntityChange {
   name?: string;
 }
 
-export type EntityRow = Selectable<EntitiesTable>;
-
 export function slugify(text: string): string {
   return text
     .toLowerCase()
@@ -36,9 +34,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export async function applyEntityChange(trx: Transaction<Database>, type: EntityTypeDefinition, change: EntityChange, now: Date): Promise<{ row: EntityRow; changed: boolean; from?: string }> {
+export async function applyEntityChange(store: Store, tx: StoreTx, type: EntityTypeDefinition, change: EntityChange, now: Date): Promise<{ row: EntityRow; changed: boolean; from?: string }> {
   const nowIso = now.toISOString();
-  const existing = await trx.selectFrom('entities').selectAll().where('entity_id', '=', change.entity_id).executeTakeFirst();
+  const existing = await store.entities.get(change.entity_id, tx);
   if (existing && existing.entity_type !== change.entity_type) {
     throw new HandlerFailure(`entity ${change.entity_id} is a ${existing.entity_type}, not a ${change.entity_type}`, { reasonCode: 'entity_type_mismatch', retryable: false, component: 'entities' });
   }
@@ -74,7 +72,7 @@ export async function applyEntityChange(trx: Transaction<Database>, type: Entity
       created_at: nowIso,
       updated_at: nowIso,
     };
-    await trx.insertInto('entities').values(row).execute();
+    await store.entities.insert(tx, row);
     return { row, changed: true };
   }
   const name = change.name ?? existing.name;
@@ -90,8 +88,7 @@ export async function applyEntityChange(trx: Transaction<Database>, type: Entity
     accumulated: JSON.stringify(accumulated),
     updated_at: nowIso,
   };
-  const res = await trx.updateTable('entities').set(next).where('entity_id', '=', change.entity_id).where('revision', '=', existing.revision).executeTakeFirst();
-  if (Number(res.numUpdatedRows) !== 1) {
+  if (!(await store.entities.updateAtRevision(tx, change.entity_id, existing.revision, next))) {
     throw new HandlerFailure(`entity ${change.entity_id} changed concurrently (revision ${existing.revision})`, { reasonCode: 'entity_conflict', component: 'entities', errorCode: 'ENTITY_CONFLICT' });
   }
   return { row: { ...existing, ...next }, changed: true, from: existing.current_state };
@@ -119,8 +116,4 @@ export function evaluateGates(type: EntityTypeDefinition | undefined, row: Entit
   const subject = { ...(JSON.parse(row.accumulated) as Record<string, unknown>), ...(JSON.parse(row.fields) as Record<string, unknown>), current_state: row.current_state };
   for (const [name, condition] of Object.entries(type.gates)) gates[name] = evaluateCondition(condition, subject);
   return gates;
-}
-
-export async function getEntity(db: Kysely<Database>, entityId: string): Promise<EntityRow | undefined> {
-  return db.selectFrom('entities').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
 }

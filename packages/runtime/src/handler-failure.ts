@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '@switchboard/store';
+import type { StoreTx } from '@switchboard/store';
 
 export type FailureType = 'handler_error' | 'timeout' | 'chain_depth_exceeded' | 'unknown_subscriber';
 
@@ -19,7 +19,7 @@ export class HandlerFailure extends Error {
   readonly retryable: boolean;
   readonly component?: string;
   readonly errorCode?: string;
-  readonly record?: (trx: Transaction<Database>, ctx: FailureRecordContext) => Promise<void>;
+  readonly record?: (trx: StoreTx, ctx: FailureRecordContext) => Promise<void>;
   /** Set when the failure was already logged by the component that saw it. */
   readonly logged: boolean;
 

@@ -3,7 +3,7 @@
  * outside any transaction and return `apply`, which the dispatcher runs in the same transaction
  * that marks the delivery delivered: a handler's writes and emitted events commit exactly once.
  */
-import type { Clock, Database, Store, Transaction } from '@switchboard/store';
+import type { Clock, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { WrittenEvent } from './event-store';
 import type { ModelProvider } from './providers/provider';
@@ -58,7 +58,7 @@ export interface EmitOptions {
 export type Emit = (eventName: string, payload: Record<string, unknown>, options?: EmitOptions) => Promise<WrittenEvent>;
 
 export interface HandlerOutcome {
-  apply?: (trx: Transaction<Database>, emit: Emit) => Promise<void>;
+  apply?: (trx: StoreTx, emit: Emit) => Promise<void>;
 }
 
 export interface SubscriberHandler {

@@ -7,7 +7,7 @@
  * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
-import type { Clock, Database, Kysely, Transaction } from '@switchboard/store';
+import type { Clock, QueuedPublish, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
 import { insertEventWithDeliveries, insertRun, settleRunIfDone } from './event-store';
@@ -36,32 +36,23 @@ const INGRESS_KEY = 'ingress';
 /** Items released per transaction by resume; bounds how long one batch holds the event loop. */
 const RELEASE_BATCH_SIZE = 25;
 
-async function setState(db: Kysely<Database>, key: string, value: string): Promise<void> {
-  await db
-    .insertInto('runtime_state')
-    .values({ key, value })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
-    .execute();
-}
-
-export async function readIngressState(db: Kysely<Database>): Promise<IngressState> {
-  const row = await db.selectFrom('runtime_state').select('value').where('key', '=', INGRESS_KEY).executeTakeFirst();
-  return row?.value === 'paused' ? 'paused' : 'open';
-}
-
 export class Ingress {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly store: Store,
     private readonly bundle: LoadedBundle,
     private readonly clock: Clock,
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
-    /** Runs a publish's writes in a transaction it may share with concurrent publishes (group commit). */
-    private readonly inGroup: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => Promise<T>,
   ) {}
 
-  state(): Promise<IngressState> {
-    return readIngressState(this.db);
+  /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
+  async state(tx?: StoreTx): Promise<IngressState> {
+    return (await this.store.runtimeState.get(INGRESS_KEY, tx)) === 'paused' ? 'paused' : 'open';
+  }
+
+  private async setState(tx: StoreTx, state: IngressState): Promise<void> {
+    await this.store.runtimeState.set(INGRESS_KEY, state, tx);
+    await this.store.runtimeState.set('ingress_changed_at', this.clock.now().toISOString(), tx);
   }
 
   /** Validates against the boot bundle's catalog; throws RpcError the API maps to its error codes. */
@@ -89,13 +80,15 @@ export class Ingress {
   async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
     const payload = this.validate(input);
     const source = input.source ?? 'api';
-    const result = await this.inGroup(async (trx) => {
+    const { store } = this;
+    // The publish may share its transaction and fsync with concurrent publishes (group commit).
+    const result = await store.transactionInGroup(async (trx) => {
       const now = this.clock.now();
       const nowIso = now.toISOString();
       const run_id = newId('run', now);
       const event_id = newId('evt', now);
-      const paused = (await readIngressState(trx)) === 'paused';
-      await insertRun(trx, this.bundle, {
+      const paused = (await this.state(trx)) === 'paused';
+      await insertRun(store, trx, this.bundle, {
         run_id,
         status: paused ? 'queued' : 'running',
         root_event_id: event_id,
@@ -104,26 +97,23 @@ export class Ingress {
         created_at: nowIso,
       });
       if (paused) {
-        await trx
-          .insertInto('ingress_queue')
-          .values({
-            queue_id: newId('q', now),
-            event_id,
-            run_id,
-            event_name: input.event_name,
-            payload: JSON.stringify(payload),
-            entity_id: input.entity_id ?? null,
-            source,
-            status: 'queued',
-            queued_at: nowIso,
-            released_at: null,
-          })
-          .execute();
+        await store.runWrites.enqueuePublish(trx, {
+          queue_id: newId('q', now),
+          event_id,
+          run_id,
+          event_name: input.event_name,
+          payload: JSON.stringify(payload),
+          entity_id: input.entity_id ?? null,
+          source,
+          status: 'queued',
+          queued_at: nowIso,
+          released_at: null,
+        });
         const queued = { run_id, event_id, status: 'queued' as const };
         await onCommit?.(trx, queued);
         return queued;
       }
-      const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+      const written = await insertEventWithDeliveries(this.store, trx, this.bundle, now, {
         event_id,
         event_name: input.event_name,
         payload,
@@ -133,7 +123,7 @@ export class Ingress {
         chain_depth: 0,
         parent_event_id: null,
       });
-      if (written.delivery_ids.length === 0) await settleRunIfDone(trx, run_id, now);
+      if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, run_id, now);
       const running = { run_id, event_id, status: 'running' as const };
       await onCommit?.(trx, running);
       return running;
@@ -144,9 +134,8 @@ export class Ingress {
 
   async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {
     const before = await this.state();
-    await this.db.transaction().execute(async (trx) => {
-      await setState(trx, INGRESS_KEY, 'paused');
-      await setState(trx, 'ingress_changed_at', this.clock.now().toISOString());
+    await this.store.transaction(async (trx) => {
+      await this.setState(trx, 'paused');
       if (before !== 'paused') {
         await this.log.write({ level: 'info', component: 'ingress', message: `ingress paused by ${actor}${reason ? `: ${reason}` : ''}; publishes are queued until resume` }, trx);
       }
@@ -158,23 +147,21 @@ export class Ingress {
   /** Opens ingress, then releases every queued item. Returns how many this call released. */
   async resume(actor = 'runtime', onCommit?: OnEffectCommit<number>): Promise<number> {
     const before = await this.state();
-    await this.db.transaction().execute(async (trx) => {
-      await setState(trx, INGRESS_KEY, 'open');
-      await setState(trx, 'ingress_changed_at', this.clock.now().toISOString());
+    await this.store.transaction(async (trx) => {
+      await this.setState(trx, 'open');
       if (before !== 'open') await this.log.write({ level: 'info', component: 'ingress', message: `ingress resumed by ${actor}` }, trx);
     });
     const released = await this.releaseQueued();
     // The answer commits with the last write of the resume; items released before a crash stay released once.
-    await this.db.transaction().execute(async (trx) => {
+    await this.store.transaction(async (trx) => {
       if (released > 0) await this.log.write({ level: 'info', component: 'ingress', message: `released ${released} queued publish(es) to dispatch` }, trx);
       await onCommit?.(trx, released);
     });
     return released;
   }
 
-  async queueDepth(): Promise<number> {
-    const r = await this.db.selectFrom('ingress_queue').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'queued').executeTakeFirstOrThrow();
-    return Number(r.n);
+  queueDepth(): Promise<number> {
+    return this.store.runWrites.queueDepth();
   }
 
   /**
@@ -186,35 +173,26 @@ export class Ingress {
     let released = 0;
     for (;;) {
       if ((await this.state()) === 'paused') return released;
-      const batch = await this.db.selectFrom('ingress_queue').selectAll().where('status', '=', 'queued').orderBy('seq').limit(batchSize).execute();
+      const batch = await this.store.runWrites.nextQueued(batchSize);
       if (batch.length === 0) return released;
-      released += await this.db.transaction().execute(async (trx) => {
+      released += await this.store.transaction(async (trx) => {
         let n = 0;
         for (const item of batch) if (await this.releaseOne(trx, item)) n++;
         return n;
       });
       this.onEventWritten();
-      // better-sqlite3 is synchronous and Kysely's awaits are microtasks: only a macrotask turn lets I/O in.
+      // The SQLite driver is synchronous and the store's awaits are microtasks: only a macrotask turn lets I/O in.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
-  private async releaseOne(
-    trx: Transaction<Database>,
-    item: { queue_id: string; event_id: string; run_id: string; event_name: string; payload: string; entity_id: string | null; source: string },
-  ): Promise<boolean> {
+  private async releaseOne(trx: StoreTx, item: QueuedPublish): Promise<boolean> {
+    const { store } = this;
     const now = this.clock.now();
-    const flipped = await trx
-      .updateTable('ingress_queue')
-      .set({ status: 'released', released_at: now.toISOString() })
-      .where('queue_id', '=', item.queue_id)
-      .where('status', '=', 'queued')
-      .executeTakeFirst();
-    if (Number(flipped.numUpdatedRows) !== 1) return false;
-    const run = await trx.updateTable('runs').set({ status: 'running' }).where('run_id', '=', item.run_id).where('status', '=', 'queued').executeTakeFirst();
+    if (!(await store.runWrites.releaseQueued(trx, item.queue_id, now.toISOString()))) return false;
     // A run cancelled while queued (reset quiescence) is released without dispatching anything.
-    if (Number(run.numUpdatedRows) !== 1) return true;
-    const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+    if (!(await store.runWrites.startQueued(trx, item.run_id))) return true;
+    const written = await insertEventWithDeliveries(this.store, trx, this.bundle, now, {
       event_id: item.event_id,
       event_name: item.event_name,
       payload: JSON.parse(item.payload) as Record<string, unknown>,
@@ -224,16 +202,12 @@ export class Ingress {
       chain_depth: 0,
       parent_event_id: null,
     });
-    if (written.delivery_ids.length === 0) await settleRunIfDone(trx, item.run_id, now);
+    if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, item.run_id, now);
     return true;
   }
 
   /** Cancels queued publishes (their runs become cancelled); for reset quiescence. */
   async cancelQueued(): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      const nowIso = this.clock.now().toISOString();
-      const res = await trx.updateTable('runs').set({ status: 'cancelled', settled_at: nowIso }).where('status', '=', 'queued').executeTakeFirst();
-      return Number(res.numUpdatedRows);
-    });
+    return this.store.transaction((trx) => this.store.runWrites.cancelQueued(trx, this.clock.now().toISOString()));
   }
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import { bootFixture, minimalBundle, type Fixture } from './testing/runtime-fixture';
 
 let fx: Fixture | undefined;
@@ -31,7 +32,7 @@ const approvalBundle = minimalBundle({
 async function openItem(f: Fixture, amount = 40, entityId = 'order-o-1') {
   const res = await f.runtime.publish({ event_name: 'refund.requested', payload: { order_id: 'o-1', amount }, entity_id: entityId });
   await f.runtime.dispatcher.runUntilIdle();
-  const item = await f.store.db.selectFrom('mailbox_items').selectAll().orderBy('seq', 'desc').executeTakeFirstOrThrow();
+  const item = await databaseOf(f.store).selectFrom('mailbox_items').selectAll().orderBy('seq', 'desc').executeTakeFirstOrThrow();
   return { res, item };
 }
 
@@ -41,7 +42,7 @@ describe('approval gate and mailbox decisions', () => {
     const { res, item } = await openItem(fx, 250);
     expect(item).toMatchObject({ status: 'pending', type: 'refund_approval', priority: 'high', source_flow: 'refunds', source_entity_id: 'order-o-1', source_event_id: res.event_id, run_id: res.run_id });
     expect(JSON.parse(item.payload)).toEqual({ order_id: 'o-1', amount: 250 });
-    const history = await fx.store.db.selectFrom('mailbox_history').selectAll().execute();
+    const history = await databaseOf(fx.store).selectFrom('mailbox_history').selectAll().execute();
     expect(history).toEqual([expect.objectContaining({ mailbox_id: item.mailbox_id, action: 'created', actor_token_id: 'runtime' })]);
   });
 
@@ -50,15 +51,15 @@ describe('approval gate and mailbox decisions', () => {
     const { res, item } = await openItem(fx);
     const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, reason: 'fine', decision_payload: { amount: 35 }, expected_entity_revision: 1, actorTokenId: 'tok_1' });
     expect(out).toMatchObject({ ok: true, status: 'approved', downstream_event_name: 'refund.approved', downstream_subscriber_source: 'event_catalog', downstream_subscribers: ['track-order'] });
-    const ev = await fx.store.db.selectFrom('events').selectAll().where('event_id', '=', out.downstream_event_id!).executeTakeFirstOrThrow();
+    const ev = await databaseOf(fx.store).selectFrom('events').selectAll().where('event_id', '=', out.downstream_event_id!).executeTakeFirstOrThrow();
     expect(ev).toMatchObject({ run_id: res.run_id, entity_id: 'order-o-1', chain_depth: 1, parent_event_id: res.event_id, source: `mailbox:${item.mailbox_id}` });
     expect(JSON.parse(ev.payload)).toEqual({ order_id: 'o-1', amount: 35 });
-    expect((await fx.store.db.selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('running');
+    expect((await databaseOf(fx.store).selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('running');
     await fx.runtime.dispatcher.runUntilIdle();
-    expect((await fx.store.db.selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('completed');
-    const entity = await fx.store.db.selectFrom('entities').selectAll().executeTakeFirstOrThrow();
+    expect((await databaseOf(fx.store).selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('completed');
+    const entity = await databaseOf(fx.store).selectFrom('entities').selectAll().executeTakeFirstOrThrow();
     expect(entity).toMatchObject({ current_state: 'approved', revision: 2 });
-    const history = await fx.store.db.selectFrom('mailbox_history').selectAll().where('action', '=', 'approved').executeTakeFirstOrThrow();
+    const history = await databaseOf(fx.store).selectFrom('mailbox_history').selectAll().where('action', '=', 'approved').executeTakeFirstOrThrow();
     expect(history).toMatchObject({ actor_token_id: 'tok_1', reason: 'fine', decision_id: out.mailbox_decision_id });
     expect(JSON.parse(history.decision_payload!)).toEqual({ amount: 35 });
   });
@@ -66,7 +67,7 @@ describe('approval gate and mailbox decisions', () => {
   it('two concurrent rejects: exactly one wins, the other gets MAILBOX_NOT_PENDING; reject emits nothing', async () => {
     fx = await bootFixture(approvalBundle);
     const { item } = await openItem(fx);
-    const eventsBefore = await fx.store.db.selectFrom('events').select('event_id').execute();
+    const eventsBefore = await databaseOf(fx.store).selectFrom('events').select('event_id').execute();
     const results = await Promise.allSettled([
       fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'no', actorTokenId: 'tok_a' }),
       fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'nope', actorTokenId: 'tok_b' }),
@@ -76,12 +77,12 @@ describe('approval gate and mailbox decisions', () => {
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     expect(lost[0]!.reason).toMatchObject({ code: 'MAILBOX_NOT_PENDING', details: { status: 'rejected' } });
-    const history = await fx.store.db.selectFrom('mailbox_history').selectAll().where('action', '=', 'rejected').execute();
+    const history = await databaseOf(fx.store).selectFrom('mailbox_history').selectAll().where('action', '=', 'rejected').execute();
     expect(history).toHaveLength(1);
-    const after = await fx.store.db.selectFrom('mailbox_items').selectAll().executeTakeFirstOrThrow();
+    const after = await databaseOf(fx.store).selectFrom('mailbox_items').selectAll().executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'rejected', decision: 'rejected' });
     expect(after.decided_at).not.toBeNull();
-    expect(await fx.store.db.selectFrom('events').select('event_id').execute()).toHaveLength(eventsBefore.length);
+    expect(await databaseOf(fx.store).selectFrom('events').select('event_id').execute()).toHaveLength(eventsBefore.length);
   });
 
   it('concurrent approve and reject: one winner, and the event exists only if approve won', async () => {
@@ -92,7 +93,7 @@ describe('approval gate and mailbox decisions', () => {
       fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'x', actorTokenId: 'b' }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    const approvedEvents = await fx.store.db.selectFrom('events').select('event_id').where('event_name', '=', 'refund.approved').execute();
+    const approvedEvents = await databaseOf(fx.store).selectFrom('events').select('event_id').where('event_name', '=', 'refund.approved').execute();
     expect(approvedEvents).toHaveLength(results[0]!.status === 'fulfilled' ? 1 : 0);
   });
 
@@ -105,7 +106,7 @@ describe('approval gate and mailbox decisions', () => {
       code: 'STALE_DECISION_SHEET',
       details: { expected: 1, actual: 2 },
     });
-    const still = await fx.store.db.selectFrom('mailbox_items').select('status').where('mailbox_id', '=', item.mailbox_id).executeTakeFirstOrThrow();
+    const still = await databaseOf(fx.store).selectFrom('mailbox_items').select('status').where('mailbox_id', '=', item.mailbox_id).executeTakeFirstOrThrow();
     expect(still.status).toBe('pending');
   });
 
@@ -131,7 +132,7 @@ describe('approval gate and mailbox decisions', () => {
     fx = await bootFixture(approvalBundle);
     await fx.runtime.publish({ event_name: 'note.flagged', payload: {} });
     await fx.runtime.dispatcher.runUntilIdle();
-    const item = await fx.store.db.selectFrom('mailbox_items').selectAll().executeTakeFirstOrThrow();
+    const item = await databaseOf(fx.store).selectFrom('mailbox_items').selectAll().executeTakeFirstOrThrow();
     const sheet = await fx.runtime.decisionSheet(item.mailbox_id);
     expect(sheet).toEqual({
       downstream_preview: { available: false, subscriber_source: 'event_catalog', subscribers: [], reason: 'no_approval_route' },

@@ -4,9 +4,9 @@
  * so of two concurrent decisions exactly one wins and the other sees MAILBOX_NOT_PENDING.
  */
 import { RpcError, type DecisionSheet } from '@switchboard/contract';
-import type { Database, Kysely, MailboxItemsTable, Selectable, Transaction } from '@switchboard/store';
+import type { MailboxItemRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
-import { evaluateGates, getEntity, toEntityRecord } from './entities';
+import { evaluateGates, toEntityRecord } from './entities';
 import { insertEventWithDeliveries, reopenRun } from './event-store';
 import type { OnEffectCommit } from './effect-commit';
 import { newId } from './ids';
@@ -26,12 +26,12 @@ export interface NewMailboxItem {
 
 export const RUNTIME_ACTOR = 'runtime';
 
-export async function openMailboxItem(trx: Transaction<Database>, now: Date, item: NewMailboxItem): Promise<string> {
+export async function openMailboxItem(store: Store, tx: StoreTx, now: Date, item: NewMailboxItem): Promise<string> {
   const mailbox_id = newId('mbx', now);
   const ts = now.toISOString();
-  await trx
-    .insertInto('mailbox_items')
-    .values({
+  await store.mailboxDecisions.open(
+    tx,
+    {
       mailbox_id,
       created_at: ts,
       payload: JSON.stringify(item.payload),
@@ -44,12 +44,9 @@ export async function openMailboxItem(trx: Transaction<Database>, now: Date, ite
       source_entity_id: item.source_entity_id,
       source_event_id: item.source_event_id,
       run_id: item.run_id,
-    })
-    .execute();
-  await trx
-    .insertInto('mailbox_history')
-    .values({ mailbox_id, action: 'created', actor_token_id: RUNTIME_ACTOR, ts, decision_payload: null, reason: null, decision_id: null })
-    .execute();
+    },
+    { mailbox_id, action: 'created', actor_token_id: RUNTIME_ACTOR, ts, decision_payload: null, reason: null, decision_id: null },
+  );
   return mailbox_id;
 }
 
@@ -81,15 +78,15 @@ export interface DecisionOutcome {
 
 export class MailboxService {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly store: Store,
     private readonly bundle: LoadedBundle,
     private readonly clock: Clock,
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
   ) {}
 
-  private async pendingItem(trx: Transaction<Database>, mailboxId: string) {
-    const item = await trx.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+  private async pendingItem(tx: StoreTx, mailboxId: string): Promise<MailboxItemRow> {
+    const item = await this.store.mailboxDecisions.item(mailboxId, tx);
     if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
     if (item.status !== 'pending') throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${mailboxId} is already ${item.status}`, { status: item.status });
     return item;
@@ -100,21 +97,16 @@ export class MailboxService {
    * the decider saw, not what the entity becomes later) and what the decision produced.
    */
   private async decide(
-    trx: Transaction<Database>,
-    item: Selectable<MailboxItemsTable>,
+    trx: StoreTx,
+    item: MailboxItemRow,
     decision: 'approved' | 'rejected',
     now: Date,
     extra: { emitted_payload?: string | null; reason_code?: string | null } = {},
   ): Promise<void> {
-    const sheet = await this.sheetOf(trx, item);
-    const res = await trx
-      .updateTable('mailbox_items')
-      .set({ status: decision, decision, decided_at: now.toISOString(), decided_sheet: JSON.stringify(sheet), ...extra })
-      .where('mailbox_id', '=', item.mailbox_id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) {
-      const current = await trx.selectFrom('mailbox_items').select('status').where('mailbox_id', '=', item.mailbox_id).executeTakeFirst();
+    const sheet = await this.sheetOf(item, trx);
+    const decided = await this.store.mailboxDecisions.decide(trx, item.mailbox_id, { status: decision, decision, decided_at: now.toISOString(), decided_sheet: JSON.stringify(sheet), ...extra });
+    if (!decided) {
+      const current = await this.store.mailboxDecisions.item(item.mailbox_id, trx);
       throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${item.mailbox_id} is already ${current?.status ?? 'decided'}`, { status: current?.status ?? 'unknown' });
     }
   }
@@ -126,7 +118,7 @@ export class MailboxService {
 
   async reject(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     const reason = input.reason.trim();
-    const outcome = await this.db.transaction().execute(async (trx) => {
+    const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
       const code = input.reason_code;
@@ -139,10 +131,16 @@ export class MailboxService {
       }
       await this.decide(trx, item, 'rejected', now, { reason_code: code ?? null });
       const mailbox_decision_id = newId('dec', now);
-      await trx
-        .insertInto('mailbox_history')
-        .values({ mailbox_id: item.mailbox_id, action: 'rejected', actor_token_id: input.actorTokenId, ts: now.toISOString(), decision_payload: null, reason, decision_id: mailbox_decision_id, reason_code: code ?? null })
-        .execute();
+      await this.store.mailboxDecisions.addHistory(trx, {
+        mailbox_id: item.mailbox_id,
+        action: 'rejected',
+        actor_token_id: input.actorTokenId,
+        ts: now.toISOString(),
+        decision_payload: null,
+        reason,
+        decision_id: mailbox_decision_id,
+        reason_code: code ?? null,
+      });
       await this.log.write(
         { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.actorTokenId}: ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
         trx,
@@ -155,11 +153,11 @@ export class MailboxService {
   }
 
   async approve(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
-    const outcome = await this.db.transaction().execute(async (trx) => {
+    const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
       if (input.expected_entity_revision !== undefined) {
-        const entity = item.source_entity_id ? await getEntity(trx, item.source_entity_id) : undefined;
+        const entity = item.source_entity_id ? await this.store.entities.get(item.source_entity_id, trx) : undefined;
         const actual = entity?.revision ?? null;
         if (actual !== input.expected_entity_revision) {
           throw new RpcError('STALE_DECISION_SHEET', `The entity is at revision ${actual ?? 'none'}, the decision sheet showed ${input.expected_entity_revision}; reload and decide again`, {
@@ -181,27 +179,22 @@ export class MailboxService {
       }
       await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null });
       const mailbox_decision_id = newId('dec', now);
-      await trx
-        .insertInto('mailbox_history')
-        .values({
-          mailbox_id: item.mailbox_id,
-          action: 'approved',
-          actor_token_id: input.actorTokenId,
-          ts: now.toISOString(),
-          decision_payload: input.decision_payload ? JSON.stringify(input.decision_payload) : null,
-          reason: input.reason?.trim() || null,
-          decision_id: mailbox_decision_id,
-        })
-        .execute();
+      await this.store.mailboxDecisions.addHistory(trx, {
+        mailbox_id: item.mailbox_id,
+        action: 'approved',
+        actor_token_id: input.actorTokenId,
+        ts: now.toISOString(),
+        decision_payload: input.decision_payload ? JSON.stringify(input.decision_payload) : null,
+        reason: input.reason?.trim() || null,
+        decision_id: mailbox_decision_id,
+      });
       const result: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'approved' };
       if (route && payload) {
-        const source = item.source_event_id
-          ? await trx.selectFrom('events').select(['chain_depth', 'run_id']).where('event_id', '=', item.source_event_id).executeTakeFirst()
-          : undefined;
+        const source = item.source_event_id ? await this.store.runWrites.eventChain(trx, item.source_event_id) : undefined;
         const runId = item.run_id ?? source?.run_id ?? null;
         if (runId) {
-          await reopenRun(trx, runId);
-          const written = await insertEventWithDeliveries(trx, this.bundle, now, {
+          await reopenRun(this.store, trx, runId);
+          const written = await insertEventWithDeliveries(this.store, trx, this.bundle, now, {
             event_name: route.emit,
             payload,
             entity_id: item.source_entity_id,
@@ -210,7 +203,7 @@ export class MailboxService {
             chain_depth: (source?.chain_depth ?? 0) + 1,
             parent_event_id: item.source_event_id,
           });
-          await trx.updateTable('mailbox_items').set({ emitted_event_id: written.event_id }).where('mailbox_id', '=', item.mailbox_id).execute();
+          await this.store.mailboxDecisions.setEmittedEvent(trx, item.mailbox_id, written.event_id);
           Object.assign(result, {
             downstream_event_id: written.event_id,
             downstream_event_name: route.emit,
@@ -239,12 +232,13 @@ export class MailboxService {
 
   /** The server-owned decision sheet: downstream preview from the bundle, entity context from the store. */
   async decisionSheet(mailboxId: string): Promise<DecisionSheet> {
-    const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
+    const item = await this.store.mailboxDecisions.item(mailboxId);
     if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
-    return this.sheetOf(this.db, item);
+    return this.sheetOf(item);
   }
 
-  private async sheetOf(db: Kysely<Database> | Transaction<Database>, item: Selectable<MailboxItemsTable>): Promise<DecisionSheet> {
+  /** Read in `tx` when given: the sheet as it stands in the deciding transaction. */
+  private async sheetOf(item: MailboxItemRow, tx?: StoreTx): Promise<DecisionSheet> {
     const route = this.bundle.definition.approval_routes[item.type];
     const downstream_preview: DecisionSheet['downstream_preview'] = route
       ? { available: true, subscriber_source: 'event_catalog', event_name: route.emit, subscribers: (this.bundle.definition.events[route.emit]?.subscribers ?? []).map((s) => s.id) }
@@ -252,7 +246,7 @@ export class MailboxService {
     let entity_context: DecisionSheet['entity_context'];
     if (!item.source_entity_id) entity_context = { available: false, reason: 'no_source_entity' };
     else {
-      const row = await getEntity(db, item.source_entity_id);
+      const row = await this.store.entities.get(item.source_entity_id, tx);
       if (!row) entity_context = { available: false, reason: 'entity_not_found' };
       else {
         entity_context = {

@@ -3,7 +3,7 @@
  * groups them by (error_code, component). Components of MCP tool servers are named "mcp.<server>"
  * and flagged is_mcp so the mcp_only filter can select them.
  */
-import type { Clock, Database, Kysely, LogRepository } from '@switchboard/store';
+import type { Clock, LogRepository, StoreTx } from '@switchboard/store';
 import { newId } from './ids';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -32,8 +32,8 @@ export class RuntimeLog {
     private readonly clock: Clock,
   ) {}
 
-  /** Writes through `on` (a transaction) when given, so a record commits with what it describes. */
-  async write(entry: LogEntry, on?: Kysely<Database>): Promise<string> {
+  /** Writes in the caller's transaction when given, so a record commits with what it describes. */
+  async write(entry: LogEntry, tx?: StoreTx): Promise<string> {
     const now = this.clock.now();
     const log_id = newId('log', now);
     await this.logs.write(
@@ -53,7 +53,7 @@ export class RuntimeLog {
         entity_id: entry.entity_id ?? null,
         session_id: entry.session_id ?? null,
       },
-      on,
+      tx,
     );
     return log_id;
   }

@@ -122,8 +122,8 @@ export class Runtime {
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
-    this.ingress = new Ingress(store.db, bundle, clock, this.log, wake, (fn) => store.transactionInGroup(fn));
-    this.mailbox = new MailboxService(store.db, bundle, clock, this.log, wake);
+    this.ingress = new Ingress(store, bundle, clock, this.log, wake);
+    this.mailbox = new MailboxService(store, bundle, clock, this.log, wake);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
@@ -174,14 +174,10 @@ export class Runtime {
     const nowIso = this.clock.now().toISOString();
     for (const a of this.bundle.definition.agents) {
       const identity = { type: a.type, role: a.role, model_tier: a.model_tier, conversation_mode: a.conversation_mode, session_scope: a.session_scope };
-      await this.store.db
-        .insertInto('agents')
-        .values({ agent_id: a.agent_id, ...identity, status: 'idle', current_session_id: null, last_turn_id: null, updated_at: nowIso })
-        .onConflict((oc) => oc.column('agent_id').doUpdateSet({ ...identity, updated_at: nowIso }))
-        .execute();
+      await this.store.agentWrites.register(a.agent_id, identity, nowIso);
     }
     // A process that died mid-turn leaves its agents marked busy; their deliveries will be reclaimed.
-    await this.store.db.updateTable('agents').set({ status: 'idle', updated_at: nowIso }).where('status', '=', 'busy').execute();
+    await this.store.agentWrites.idleBusyAgents(nowIso);
   }
 
   get name(): string {
@@ -234,11 +230,10 @@ export class Runtime {
   }
 
   async status(): Promise<RuntimeStatus> {
-    const db = this.store.db;
-    const [ingress, queue_depth, active, pending] = await Promise.all([
+    const [ingress, queue_depth, active_runs, pending] = await Promise.all([
       this.ingress.state(),
       this.ingress.queueDepth(),
-      db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'running').executeTakeFirstOrThrow(),
+      this.store.runWrites.countByStatus('runs', ['running']),
       this.dispatcher.openDeliveryCount(),
     ]);
     const def = this.bundle.definition;
@@ -246,7 +241,7 @@ export class Runtime {
       name: def.name,
       ingress,
       queue_depth,
-      active_runs: Number(active.n),
+      active_runs,
       pending_deliveries: pending,
       reset_in_progress: this.isResetting(),
       bundle: { name: def.name, version: def.version, fingerprint: this.bundle.fingerprint, loaded_at: this.bundle.loadedAt },
@@ -261,15 +256,8 @@ export class Runtime {
   async healthChecks(): Promise<Record<string, { ok: boolean; latency_ms: number; detail?: string }>> {
     const started = performance.now();
     const nowIso = this.clock.now().toISOString();
-    const oldest = await this.store.db
-      .selectFrom('deliveries')
-      .select('next_attempt_at')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', nowIso)
-      .orderBy('next_attempt_at')
-      .limit(1)
-      .executeTakeFirst();
-    const lagMs = oldest ? Date.now() - Date.parse(oldest.next_attempt_at) : 0;
+    const oldestDueAt = await this.store.runWrites.oldestDueAt(nowIso);
+    const lagMs = oldestDueAt ? Date.now() - Date.parse(oldestDueAt) : 0;
     const d = this.dispatcher;
     const running = d.isRunning && !d.claimsArePaused;
     const dispatcherDetail = !d.isRunning

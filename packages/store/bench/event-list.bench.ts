@@ -12,7 +12,8 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { Store, sql, type BulkEvent, type EventFilter, type EventPosition } from '@switchboard/store';
+import { Store, type BulkEvent, type EventFilter, type EventPosition } from '@switchboard/store';
+import { databaseOf, sql } from '@switchboard/store/testing';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -61,7 +62,7 @@ const pad = (n: number) => n.toString(36).padStart(7, '0');
 async function fill(store: Store): Promise<{ ms: number; deliveries: number; deadLetters: number; logs: number }> {
   const started = performance.now();
   // Bench fixture only: durability of the fill does not matter, its speed does.
-  await sql`pragma synchronous = off`.execute(store.db);
+  await sql`pragma synchronous = off`.execute(databaseOf(store));
   const start = Date.now() - SPAN_MS;
   const step = SPAN_MS / EVENTS;
   let deliveries = 0;
@@ -147,13 +148,13 @@ async function fill(store: Store): Promise<{ ms: number; deliveries: number; dea
       });
     }
     await store.events.bulkInsert(batch);
-    for (let j = 0; j < logRows.length; j += 1000) await store.db.insertInto('logs').values(logRows.slice(j, j + 1000)).execute();
+    for (let j = 0; j < logRows.length; j += 1000) await databaseOf(store).insertInto('logs').values(logRows.slice(j, j + 1000)).execute();
     logs += logRows.length;
     if ((base / BATCH) % 20 === 19) process.stderr.write(`  filled ${base + BATCH} events (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   // Log records went in straight, in bulk: build the incident rollup from them, as migration 005 does.
   await store.logs.rebuildIncidentRollup();
-  await sql`pragma synchronous = full`.execute(store.db);
+  await sql`pragma synchronous = full`.execute(databaseOf(store));
   return { ms: performance.now() - started, deliveries, deadLetters, logs };
 }
 

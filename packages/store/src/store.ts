@@ -1,4 +1,4 @@
-import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
 import type { Engine } from './engine';
 import { migrationProvider } from './migrations/index';
@@ -19,6 +19,14 @@ import { LookupRepository } from './repositories/lookup';
 import { DeliveryRepository } from './repositories/deliveries';
 import type { Database } from './schema';
 import { GroupCommit } from './group-commit';
+import { RuntimeStateRepository } from './repositories/runtime-state';
+import { RunWriteRepository } from './repositories/run-writes';
+import { ContainerRepository } from './repositories/containers';
+import { EntityRepository } from './repositories/entities';
+import { ResetRepository } from './repositories/resets';
+import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
+import { AgentWriteRepository } from './repositories/agent-writes';
+import { storeTxOf, type StoreTx } from './store-tx';
 
 export interface StoreOptions {
   dataDir: string;
@@ -26,8 +34,9 @@ export interface StoreOptions {
 }
 
 /**
- * The storage engine behind one async interface. Callers use the repositories and `db` (a Kysely
- * instance, which speaks both SQLite and PostgreSQL), never a driver directly.
+ * The storage engine behind one async interface. Callers use the repositories, named for what they
+ * do; every statement lives in this package. A caller that needs several writes to commit together
+ * opens `transaction` and hands its opaque `StoreTx` to the repository methods.
  */
 export class Store {
   readonly tokens: TokenRepository;
@@ -44,10 +53,17 @@ export class Store {
   readonly runtimeRecords: RuntimeRecordReads;
   readonly lookup: LookupRepository;
   readonly deliveries: DeliveryRepository;
+  readonly runtimeState: RuntimeStateRepository;
+  readonly runWrites: RunWriteRepository;
+  readonly containers: ContainerRepository;
+  readonly entities: EntityRepository;
+  readonly resets: ResetRepository;
+  readonly mailboxDecisions: MailboxDecisionRepository;
+  readonly agentWrites: AgentWriteRepository;
   readonly groupCommit: GroupCommit;
 
   private constructor(
-    readonly db: Kysely<Database>,
+    private readonly db: Kysely<Database>,
     readonly engine: Engine,
     readonly clock: Clock,
     readonly location: string,
@@ -69,6 +85,13 @@ export class Store {
     this.runtimeRecords = new RuntimeRecordReads(db);
     this.lookup = new LookupRepository(db);
     this.deliveries = new DeliveryRepository(db);
+    this.runtimeState = new RuntimeStateRepository(db);
+    this.runWrites = new RunWriteRepository(db);
+    this.containers = new ContainerRepository(db);
+    this.entities = new EntityRepository(db);
+    this.resets = new ResetRepository(db);
+    this.mailboxDecisions = new MailboxDecisionRepository(db);
+    this.agentWrites = new AgentWriteRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -89,8 +112,8 @@ export class Store {
     }
   }
 
-  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => fn(storeTxOf(trx)));
   }
 
   /**
@@ -98,8 +121,8 @@ export class Store {
    * commit, see group-commit.ts). `fn` runs in a savepoint of the group's transaction: its own
    * failure rolls back only its writes. Resolves once the group's commit is on disk.
    */
-  transactionInGroup<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.groupCommit.run(fn);
+  transactionInGroup<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.groupCommit.run((trx) => fn(storeTxOf(trx)));
   }
 
   /** Round-trip time of a trivial query, for health checks. */

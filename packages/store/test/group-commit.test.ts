@@ -20,7 +20,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const write = (key: string) => store.transactionInGroup((trx) => trx.insertInto('runtime_state').values({ key, value: 'v' }).execute().then(() => key));
+const write = (key: string) => store.transactionInGroup((trx) => store.runtimeState.insert(key, 'v', trx).then(() => key));
 const keysOnDisk = () => {
   // A second connection sees only what is committed.
   const other = new BetterSqlite3(store.location, { readonly: true });
@@ -44,10 +44,10 @@ it('writes started together commit together, and each caller gets its own value'
 it('a member that fails is rolled back alone and answered with its own error; the others commit', async () => {
   const failing = () =>
     store.transactionInGroup(async (trx) => {
-      await trx.insertInto('runtime_state').values({ key: 'gc-failing', value: 'v' }).execute();
+      await store.runtimeState.insert('gc-failing', 'v', trx);
       throw new Error('member failed after writing');
     });
-  const duplicate = () => store.transactionInGroup((trx) => trx.insertInto('runtime_state').values({ key: 'gc-a', value: 'again' }).execute());
+  const duplicate = () => store.transactionInGroup((trx) => store.runtimeState.insert('gc-a', 'again', trx));
   const results = await Promise.allSettled([write('gc-a'), failing(), duplicate(), write('gc-b')]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
   expect((results[1] as PromiseRejectedResult).reason.message).toBe('member failed after writing');
@@ -67,7 +67,7 @@ it('writes that arrive while a group is committing form the next group', async (
   let second: Promise<string> | undefined;
   const firstMember = store.transactionInGroup(async (trx) => {
     second = write('gc-second');
-    await trx.insertInto('runtime_state').values({ key: 'gc-first-member', value: 'v' }).execute();
+    await store.runtimeState.insert('gc-first-member', 'v', trx);
   });
   await Promise.all([first, firstMember]);
   expect(keysOnDisk()).not.toContain('gc-second');

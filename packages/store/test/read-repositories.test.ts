@@ -4,6 +4,7 @@
  * same filter applied in plain TypeScript.
  */
 import fs from 'node:fs';
+import { databaseOf } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -430,7 +431,7 @@ describe('IncidentRepository', () => {
   });
 
   it('a rollup rebuilt from the records (migration 005, a reset) equals the one kept record by record', async () => {
-    const snapshot = () => store.db.selectFrom('incident_hours').selectAll().orderBy('hour').orderBy('component').orderBy('error_key').execute();
+    const snapshot = () => databaseOf(store).selectFrom('incident_hours').selectAll().orderBy('hour').orderBy('component').orderBy('error_key').execute();
     const kept = await snapshot();
     expect(kept.length).toBeGreaterThan(10);
     await store.logs.rebuildIncidentRollup();
@@ -448,7 +449,7 @@ describe('IncidentRepository', () => {
 describe('MailboxReadRepository', () => {
   beforeAll(async () => {
     const statuses = ['pending', 'approved', 'pending', 'rejected', 'pending', 'approved', 'approved'];
-    await store.db
+    await databaseOf(store)
       .insertInto('mailbox_items')
       .values(
         Array.from({ length: 21 }, (_, i) => ({

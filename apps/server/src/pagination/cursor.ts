@@ -20,13 +20,8 @@ const secrets = new WeakMap<Store, Promise<Buffer>>();
 
 async function loadSecret(store: Store): Promise<Buffer> {
   // Insert-if-absent then read back: concurrent first uses (or processes) all end up on one secret.
-  await store.db
-    .insertInto('runtime_state')
-    .values({ key: SECRET_KEY, value: randomBytes(32).toString('base64url') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await store.db.selectFrom('runtime_state').select('value').where('key', '=', SECRET_KEY).executeTakeFirstOrThrow();
-  return Buffer.from(row.value, 'base64url');
+  const value = await store.runtimeState.setIfAbsent(SECRET_KEY, randomBytes(32).toString('base64url'));
+  return Buffer.from(value, 'base64url');
 }
 
 function secretFor(store: Store): Promise<Buffer> {

@@ -3,6 +3,7 @@
  * the support-desk bundle and processed by the dispatcher before anything is read.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import type { TestServer } from '../harness';
 import { errorOf, ok, walk } from '../rpc-helpers';
 import { withSeededServer } from './method-servers';
@@ -50,7 +51,7 @@ function matches(e: Ev, f: Record<string, any>): boolean {
 
 describe('event.list', () => {
   it('lists every stored event newest first with deliveries and dead letters nested', async () => {
-    const count = await server.store.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const count = await databaseOf(server.store).selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(allEvents).toHaveLength(Number(count.n));
     expect(allEvents.length).toBeGreaterThan(30);
     for (let i = 1; i < allEvents.length; i++) expect(allEvents[i - 1]!.created_at >= allEvents[i]!.created_at).toBe(true);

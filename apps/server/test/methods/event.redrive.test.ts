@@ -3,6 +3,7 @@
  * charge.requested: its charge-card subscriber dead-letters while mcp.flaky's faults are on.
  */
 import { describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
 import { count, expectSameStore, fails, ok, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
@@ -174,7 +175,7 @@ describe('event.redrive', () => {
     const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: rate });
     await finished(server, applied.operation!.operation_id);
     const times = (
-      await server.store.db.selectFrom('operation_items').select('processed_at').where('operation_id', '=', applied.operation!.operation_id).orderBy('processed_at').execute()
+      await databaseOf(server.store).selectFrom('operation_items').select('processed_at').where('operation_id', '=', applied.operation!.operation_id).orderBy('processed_at').execute()
     ).map((r) => Date.parse(r.processed_at!));
     expect(times).toHaveLength(16);
     const spanS = (times[times.length - 1]! - times[0]!) / 1000;

@@ -3,6 +3,7 @@
  * can return, idempotent replays and the concurrency guarantees.
  */
 import { describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import type { TestServer } from '../harness';
 import { keyMaker, withControlServer } from './method-servers';
 import { count, fails, ok, openOrderItem, waitForQuiet } from '../control-helpers';
@@ -35,7 +36,7 @@ describe('mailbox.approve', () => {
     const got = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
     expect(got.history.find((h: any) => h.action === 'approved')).toMatchObject({ actor_token_id: tokenId, reason: 'fine' });
     await waitForQuiet(server);
-    const entity = await server.store.db.selectFrom('entities').selectAll().where('entity_id', '=', item.entity_id).executeTakeFirstOrThrow();
+    const entity = await databaseOf(server.store).selectFrom('entities').selectAll().where('entity_id', '=', item.entity_id).executeTakeFirstOrThrow();
     expect(entity.current_state).toBe('approved');
   });
 
@@ -75,7 +76,7 @@ describe('mailbox.approve', () => {
     expect(replay).toEqual({ ...first, idempotency_replayed: true });
     await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id, reason: 'changed', idempotency_key: key }, 'IDEMPOTENCY_CONFLICT');
     expect(await count(server, 'events', ['event_name', 'order.approved'])).toBeGreaterThan(0);
-    const approvals = await server.store.db.selectFrom('events').select('event_id').where('source', '=', `mailbox:${item.mailbox_id}`).execute();
+    const approvals = await databaseOf(server.store).selectFrom('events').select('event_id').where('source', '=', `mailbox:${item.mailbox_id}`).execute();
     expect(approvals).toHaveLength(1);
   });
 });
@@ -97,7 +98,7 @@ describe('concurrent decisions on one item', () => {
       expect(got.item.status).toBe(wins[0]!.result!.status);
       // The decision and its history entry committed together, once.
       expect(got.history.filter((h: any) => h.action === 'approved' || h.action === 'rejected')).toHaveLength(1);
-      const emitted = await server.store.db.selectFrom('events').select('event_id').where('source', '=', `mailbox:${item.mailbox_id}`).execute();
+      const emitted = await databaseOf(server.store).selectFrom('events').select('event_id').where('source', '=', `mailbox:${item.mailbox_id}`).execute();
       expect(emitted).toHaveLength(wins[0]!.result!.status === 'approved' ? 1 : 0);
     }
   });

@@ -5,6 +5,7 @@
  * and mutations, PLAN_STALE guards an apply against a stale preview, and replays are idempotent.
  */
 import fs from 'node:fs';
+import { databaseOf } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ async function runScopedCounts(server: TestServer): Promise<Record<string, numbe
 async function containerFor(server: TestServer, entityId: string) {
   let row: any;
   await waitFor(async () => {
-    row = await server.store.db.selectFrom('containers').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
+    row = await databaseOf(server.store).selectFrom('containers').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
     return row?.status === 'running';
   }, 10_000, `a running container for ${entityId}`);
   return row as { container_id: string; pid: number | null; entity_id: string };
@@ -99,7 +100,7 @@ describe('with local child-process containers', () => {
     // Kept idempotency records still answer replays.
     expect(await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 }, idempotency_key: publishKey })).toEqual(keptPublish);
 
-    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
+    const audit = await databaseOf(server.store).selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ status: 'completed', reason: 'fresh start for the demo', actor_token_id: tokenId, plan_hash: result.plan.plan_hash, finished_at: expect.any(String) });
     expect(JSON.parse(audit.result!)).toEqual(result);
 
@@ -238,10 +239,10 @@ describe('partial failures', () => {
     // Cleanup still happened; the container is still alive and recorded as stop_failed for the next reset.
     expect(await runScopedCounts(server)).toEqual(Object.fromEntries(RUN_SCOPED.map((t) => [t, 0])));
     expect(pidAlive(container.pid!)).toBe(true);
-    expect(await server.store.db.selectFrom('containers').select(['container_id', 'status']).execute()).toEqual([
+    expect(await databaseOf(server.store).selectFrom('containers').select(['container_id', 'status']).execute()).toEqual([
       { container_id: container.container_id, status: 'stop_failed' },
     ]);
-    const audit = await server.store.db.selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
+    const audit = await databaseOf(server.store).selectFrom('resets').selectAll().where('reset_id', '=', result.reset_id!).executeTakeFirstOrThrow();
     expect(audit.status).toBe('partial_failure');
     // The final response is what a replay returns.
     expect(await ok(server, 'runtime.nuke', { dry_run: false, idempotency_key: key })).toEqual(result);

@@ -3,6 +3,7 @@
  * can return, idempotent replays and the concurrency guarantees.
  */
 import { describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import type { TestServer } from '../harness';
 import { keyMaker, withControlServer } from './method-servers';
 import { fails, ok, waitForQuiet } from '../control-helpers';
@@ -83,23 +84,23 @@ describe('runtime.pause and runtime.resume', () => {
     await waitForQuiet(server, 60_000);
 
     // Exactly once: one event per queued run, one delivered delivery each, and the counter moved by exactly 1,000.
-    const rows = await server.store.db
+    const rows = await databaseOf(server.store)
       .selectFrom('events')
       .select(['run_id', 'event_id'])
       .where('run_id', 'in', runIds)
       .execute();
     expect(rows.length).toBe(1000);
     expect(new Set(rows.map((r) => r.run_id)).size).toBe(1000);
-    const deliveries = await server.store.db.selectFrom('deliveries').select(['status']).where('run_id', 'in', runIds).execute();
+    const deliveries = await databaseOf(server.store).selectFrom('deliveries').select(['status']).where('run_id', 'in', runIds).execute();
     expect(deliveries.length).toBe(1000);
     expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
     expect(await tickCount()).toBe(counterBefore + 1000);
-    const released = await server.store.db.selectFrom('ingress_queue').select(['status']).where('run_id', 'in', runIds).execute();
+    const released = await databaseOf(server.store).selectFrom('ingress_queue').select(['status']).where('run_id', 'in', runIds).execute();
     expect(released.every((r) => r.status === 'released')).toBe(true);
   }, 120_000);
 });
 
 async function tickCount(): Promise<number> {
-  const row = await server.store.db.selectFrom('entities').select('accumulated').where('entity_id', '=', 'counter-main').executeTakeFirst();
+  const row = await databaseOf(server.store).selectFrom('entities').select('accumulated').where('entity_id', '=', 'counter-main').executeTakeFirst();
   return row ? Number((JSON.parse(row.accumulated) as { ticks?: number }).ticks ?? 0) : 0;
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { databaseOf } from '@switchboard/store/testing';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootFixture, minimalBundle, type Fixture } from '../testing/runtime-fixture';
@@ -47,7 +48,7 @@ describe('agents', () => {
     const p2 = await runtime.publish({ event_name: 'ticket.created', payload: {}, entity_id: 'ent-1' });
     const p3 = await runtime.publish({ event_name: 'ticket.created', payload: {}, entity_id: 'ent-2' });
     await runtime.dispatcher.runUntilIdle();
-    const sessions = await store.db.selectFrom('conversations').selectAll().execute();
+    const sessions = await databaseOf(store).selectFrom('conversations').selectAll().execute();
     const byAgent = (id: string) => sessions.filter((s) => s.agent_id === id);
     expect(byAgent('g')).toHaveLength(1);
     expect(byAgent('g')[0]).toMatchObject({ scope_key: 'global', turn_count: 3, status: 'active', run_id: null });
@@ -57,12 +58,12 @@ describe('agents', () => {
       ['entity:ent-1', 2],
       ['entity:ent-2', 1],
     ]);
-    const agents = await store.db.selectFrom('agents').selectAll().orderBy('agent_id').execute();
+    const agents = await databaseOf(store).selectFrom('agents').selectAll().orderBy('agent_id').execute();
     expect(agents.map((a) => a.status)).toEqual(['idle', 'idle', 'idle']);
     const e = agents.find((a) => a.agent_id === 'e')!;
-    const lastTurn = await store.db.selectFrom('turns').selectAll().where('turn_id', '=', e.last_turn_id!).executeTakeFirstOrThrow();
+    const lastTurn = await databaseOf(store).selectFrom('turns').selectAll().where('turn_id', '=', e.last_turn_id!).executeTakeFirstOrThrow();
     expect(lastTurn.session_id).toBe(e.current_session_id);
-    const deliveries = await store.db.selectFrom('deliveries').selectAll().execute();
+    const deliveries = await databaseOf(store).selectFrom('deliveries').selectAll().execute();
     expect(deliveries.every((d) => d.session_id !== null && d.status === 'delivered')).toBe(true);
   });
 
@@ -80,7 +81,7 @@ describe('agents', () => {
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: { order_id: 'ORD-1' } });
     await runtime.dispatcher.runUntilIdle();
-    const turn = await store.db.selectFrom('turns').selectAll().executeTakeFirstOrThrow();
+    const turn = await databaseOf(store).selectFrom('turns').selectAll().executeTakeFirstOrThrow();
     expect(turn.parse_ok).toBe(1);
     expect(turn.error).toBeNull();
     const calls = JSON.parse(turn.tool_calls!);
@@ -88,7 +89,7 @@ describe('agents', () => {
     expect(calls[0]).toMatchObject({ tool: 'lookup_order', arguments: { order_id: 'ORD-1' }, result: { order_id: 'ORD-1' } });
     const blocks = JSON.parse(turn.turn_blocks!) as { type: string }[];
     expect(blocks.map((b) => b.type)).toEqual(['input', 'tool_use', 'tool_result', 'text', 'emit']);
-    const emitted = await store.db.selectFrom('events').selectAll().where('event_name', '=', 'refund.requested').executeTakeFirstOrThrow();
+    const emitted = await databaseOf(store).selectFrom('events').selectAll().where('event_name', '=', 'refund.requested').executeTakeFirstOrThrow();
     expect(JSON.parse(emitted.payload).amount).toBe(calls[0].result.total);
     expect(emitted.source).toBe('agent:triage');
   });
@@ -98,13 +99,13 @@ describe('agents', () => {
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: {} });
     await runtime.dispatcher.runUntilIdle();
-    const turns = await store.db.selectFrom('turns').selectAll().orderBy('turn_index').execute();
+    const turns = await databaseOf(store).selectFrom('turns').selectAll().orderBy('turn_index').execute();
     expect(turns.map((t) => [t.parse_ok, t.error?.includes('overloaded') ?? false])).toEqual([
       [0, true],
       [1, false],
     ]);
-    expect((await store.db.selectFrom('deliveries').selectAll().executeTakeFirstOrThrow())).toMatchObject({ status: 'delivered', attempts: 2, reason_code: 'model_error' });
-    const logs = await store.db.selectFrom('logs').selectAll().where('component', '=', 'agent.a').execute();
+    expect((await databaseOf(store).selectFrom('deliveries').selectAll().executeTakeFirstOrThrow())).toMatchObject({ status: 'delivered', attempts: 2, reason_code: 'model_error' });
+    const logs = await databaseOf(store).selectFrom('logs').selectAll().where('component', '=', 'agent.a').execute();
     expect(logs.map((l) => l.error_code)).toEqual(['MODEL_UNAVAILABLE']);
   });
 
@@ -113,13 +114,13 @@ describe('agents', () => {
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: {} });
     await runtime.dispatcher.runUntilIdle();
-    const turns = await store.db.selectFrom('turns').selectAll().execute();
+    const turns = await databaseOf(store).selectFrom('turns').selectAll().execute();
     expect(turns).toHaveLength(3);
     expect(turns.every((t) => t.parse_ok === 0 && t.error!.startsWith('unparseable model output'))).toBe(true);
-    const dl = await store.db.selectFrom('dead_letters').selectAll().executeTakeFirstOrThrow();
+    const dl = await databaseOf(store).selectFrom('dead_letters').selectAll().executeTakeFirstOrThrow();
     expect(dl).toMatchObject({ failure_type: 'handler_error', reason_code: 'output_unparseable', handler_node: 'a', retry_count: 2 });
-    expect((await store.db.selectFrom('agents').selectAll().executeTakeFirstOrThrow()).status).toBe('error');
-    const warn = await store.db.selectFrom('logs').selectAll().where('error_code', '=', 'MODEL_OUTPUT_UNPARSEABLE').execute();
+    expect((await databaseOf(store).selectFrom('agents').selectAll().executeTakeFirstOrThrow()).status).toBe('error');
+    const warn = await databaseOf(store).selectFrom('logs').selectAll().where('error_code', '=', 'MODEL_OUTPUT_UNPARSEABLE').execute();
     expect(warn).toHaveLength(3);
   });
 
@@ -152,11 +153,11 @@ describe('agents', () => {
       expect(requests[0]).toMatchObject({ url: '/v1/chat/completions', auth: 'Bearer sk-test', body: { model: 'fake-model' } });
       expect(requests[0]!.body.tools[0].function.name).toBe('lookup_order');
       expect(requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
-      const turn = await store.db.selectFrom('turns').selectAll().executeTakeFirstOrThrow();
+      const turn = await databaseOf(store).selectFrom('turns').selectAll().executeTakeFirstOrThrow();
       expect(turn.parse_ok).toBe(1);
       expect(JSON.parse(turn.tool_calls!)[0]).toMatchObject({ tool: 'lookup_order', arguments: { order_id: 'ORD-7' } });
       expect(JSON.parse(turn.response_payload!).model).toBe('fake-model');
-      const emitted = await store.db.selectFrom('events').selectAll().where('event_name', '=', 'refund.requested').executeTakeFirstOrThrow();
+      const emitted = await databaseOf(store).selectFrom('events').selectAll().where('event_name', '=', 'refund.requested').executeTakeFirstOrThrow();
       expect(JSON.parse(emitted.payload)).toEqual({ amount: 12.5 });
     } finally {
       server.close();
@@ -174,10 +175,10 @@ describe('agents', () => {
       fx = await bootFixture(agentBundle([agent('a', 'global', [])], ['a']), { modelProvider: { kind: 'openai', baseUrl: `http://127.0.0.1:${port}` } });
       await fx.runtime.publish({ event_name: 'ticket.created', payload: {} });
       await fx.runtime.dispatcher.runUntilIdle();
-      const turns = await fx.store.db.selectFrom('turns').selectAll().execute();
+      const turns = await databaseOf(fx.store).selectFrom('turns').selectAll().execute();
       expect(turns).toHaveLength(3);
       expect(turns[0]!.error).toContain('HTTP 503');
-      expect(await fx.store.db.selectFrom('dead_letters').select('reason_code').executeTakeFirstOrThrow()).toEqual({ reason_code: 'model_error' });
+      expect(await databaseOf(fx.store).selectFrom('dead_letters').select('reason_code').executeTakeFirstOrThrow()).toEqual({ reason_code: 'model_error' });
     } finally {
       server.close();
     }

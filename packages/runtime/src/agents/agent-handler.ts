@@ -4,14 +4,14 @@
  * in the session its scope selects. A failed model call or unparseable output is recorded on the
  * turn, logged, and fails the attempt so the dispatcher retries or dead-letters it.
  */
-import type { Database, Transaction } from '@switchboard/store';
+import type { StoreTx } from '@switchboard/store';
 import type { AgentDefinition } from '../bundle/schema';
 import { HandlerFailure } from '../handler-failure';
 import type { DeliveryContext, Emit, HandlerOutcome, SubscriberHandler } from '../handler';
 import { newId } from '../ids';
 import { validatePayload } from '../payload-schema';
 import { ModelError, type ChatMessage, type ModelReply } from '../providers/provider';
-import { findActiveSession, findOrOpenSession, scopeKeyFor } from './sessions';
+import { findOrOpenSession, scopeKeyFor } from './sessions';
 
 const MAX_MODEL_ROUNDS = 4;
 const HISTORY_TURNS = 6;
@@ -85,19 +85,12 @@ export class AgentHandler implements SubscriberHandler {
     const startedAt = clock.now();
     const t0 = performance.now();
 
-    await store.db.updateTable('agents').set({ status: 'busy', updated_at: startedAt.toISOString() }).where('agent_id', '=', agent.agent_id).execute();
+    await store.agentWrites.setStatus(agent.agent_id, 'busy', startedAt.toISOString());
 
-    const existing = await findActiveSession(store.db, agent.agent_id, scopeKeyFor(agent, event));
+    const existing = await store.agentWrites.activeSession(agent.agent_id, scopeKeyFor(agent, event));
     const history: ChatMessage[] = [];
     if (existing && agent.conversation_mode === 'chat') {
-      const prior = await store.db
-        .selectFrom('turns')
-        .select(['request_payload', 'response_payload'])
-        .where('session_id', '=', existing.session_id)
-        .where('parse_ok', '=', 1)
-        .orderBy('turn_index', 'desc')
-        .limit(HISTORY_TURNS)
-        .execute();
+      const prior = await store.agentWrites.parsedTurns(existing.session_id, HISTORY_TURNS);
       for (const t of prior.reverse()) {
         const req = t.request_payload ? (JSON.parse(t.request_payload) as { user?: string }) : {};
         const res = t.response_payload ? (JSON.parse(t.response_payload) as { content?: string }) : {};
@@ -238,12 +231,12 @@ export class AgentHandler implements SubscriberHandler {
     };
   }
 
-  private async recordTurn(trx: Transaction<Database>, ctx: DeliveryContext, draft: TurnDraft, agentStatus: 'idle' | 'error'): Promise<void> {
+  private async recordTurn(trx: StoreTx, ctx: DeliveryContext, draft: TurnDraft, agentStatus: 'idle' | 'error'): Promise<void> {
     const now = ctx.services.clock.now();
-    const session = await findOrOpenSession(trx, this.agent, ctx.event, now);
-    await trx
-      .insertInto('turns')
-      .values({
+    const { store } = ctx.services;
+    const session = await findOrOpenSession(store, trx, this.agent, ctx.event, now);
+    await store.agentWrites.recordTurn(trx, {
+      turn: {
         turn_id: draft.turn_id,
         session_id: session.session_id,
         turn_index: session.turn_count,
@@ -258,18 +251,10 @@ export class AgentHandler implements SubscriberHandler {
         turn_blocks: JSON.stringify(draft.turn_blocks),
         started_at: draft.started_at,
         completed_at: draft.completed_at,
-      })
-      .execute();
-    await trx
-      .updateTable('conversations')
-      .set((eb) => ({ turn_count: eb('turn_count', '+', 1), message_count: eb('message_count', '+', draft.messages_added) }))
-      .where('session_id', '=', session.session_id)
-      .execute();
-    await trx
-      .updateTable('agents')
-      .set({ status: agentStatus, current_session_id: session.session_id, last_turn_id: draft.turn_id, updated_at: now.toISOString() })
-      .where('agent_id', '=', this.agent.agent_id)
-      .execute();
-    await trx.updateTable('deliveries').set({ session_id: session.session_id }).where('delivery_id', '=', ctx.delivery.delivery_id).execute();
+      },
+      messages_added: draft.messages_added,
+      agent: { agent_id: this.agent.agent_id, status: agentStatus, updated_at: now.toISOString() },
+      delivery_id: ctx.delivery.delivery_id,
+    });
   }
 }

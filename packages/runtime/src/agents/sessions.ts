@@ -2,7 +2,7 @@
  * Conversation sessions. The agent's session_scope decides which session answers a delivery:
  * global (one active session per agent), run (one per run) or entity (one per entity).
  */
-import type { Database, Kysely, Transaction } from '@switchboard/store';
+import type { SessionRow, Store, StoreTx } from '@switchboard/store';
 import type { AgentDefinition } from '../bundle/schema';
 import type { EventRecord } from '../handler';
 import { newId } from '../ids';
@@ -14,21 +14,10 @@ export function scopeKeyFor(agent: AgentDefinition, event: EventRecord): string 
   return `run:${event.run_id ?? event.event_id}`;
 }
 
-export async function findActiveSession(db: Kysely<Database>, agentId: string, scopeKey: string) {
-  return db
-    .selectFrom('conversations')
-    .selectAll()
-    .where('agent_id', '=', agentId)
-    .where('scope_key', '=', scopeKey)
-    .where('status', '=', 'active')
-    .orderBy('seq', 'desc')
-    .executeTakeFirst();
-}
-
 /** Inside the delivery's transaction, so two turns for one scope cannot open two sessions. */
-export async function findOrOpenSession(trx: Transaction<Database>, agent: AgentDefinition, event: EventRecord, now: Date) {
+export async function findOrOpenSession(store: Store, tx: StoreTx, agent: AgentDefinition, event: EventRecord, now: Date): Promise<SessionRow> {
   const scope_key = scopeKeyFor(agent, event);
-  const existing = await findActiveSession(trx, agent.agent_id, scope_key);
+  const existing = await store.agentWrites.activeSession(agent.agent_id, scope_key, tx);
   if (existing) return existing;
   const row = {
     session_id: newId('ses', now),
@@ -41,6 +30,6 @@ export async function findOrOpenSession(trx: Transaction<Database>, agent: Agent
     ended_at: null,
     run_id: agent.session_scope === 'global' ? null : event.run_id,
   };
-  await trx.insertInto('conversations').values(row).execute();
+  await store.agentWrites.openSession(tx, row);
   return { ...row, seq: 0 };
 }

@@ -1,4 +1,4 @@
-/** The `containers` table, shared by both container manager implementations. */
+/** Container records as both container manager implementations keep them (the SQL is the store's). */
 import type { Clock, Store } from '@switchboard/store';
 import { STOPPABLE_STATUSES, type ContainerImplementation, type ContainerRecord, type ContainerStatus } from './container-manager';
 
@@ -25,39 +25,28 @@ export class ContainerRecords {
       stopped_at: null,
       last_error: null,
     };
-    await this.store.db.insertInto('containers').values(row).execute();
+    await this.store.containers.insert(row);
     return row;
   }
 
   async update(containerId: string, patch: { status?: ContainerStatus; pid?: number | null; last_error?: string | null; stopped?: boolean }): Promise<void> {
     const { stopped, ...rest } = patch;
-    await this.store.db
-      .updateTable('containers')
-      .set({ ...rest, ...(stopped ? { stopped_at: this.clock.now().toISOString() } : {}) })
-      .where('container_id', '=', containerId)
-      .execute();
+    await this.store.containers.update(containerId, { ...rest, ...(stopped ? { stopped_at: this.clock.now().toISOString() } : {}) });
   }
 
-  async remove(containerId: string): Promise<void> {
-    await this.store.db.deleteFrom('containers').where('container_id', '=', containerId).execute();
+  remove(containerId: string): Promise<void> {
+    return this.store.containers.remove(containerId);
   }
 
-  async get(containerId: string): Promise<ContainerRecord | undefined> {
-    return this.store.db.selectFrom('containers').selectAll().where('container_id', '=', containerId).executeTakeFirst();
+  get(containerId: string): Promise<ContainerRecord | undefined> {
+    return this.store.containers.get(containerId);
   }
 
-  async forEntity(entityId: string): Promise<ContainerRecord[]> {
-    return this.store.db.selectFrom('containers').selectAll().where('entity_id', '=', entityId).execute();
+  forEntity(entityId: string): Promise<ContainerRecord[]> {
+    return this.store.containers.forEntity(entityId);
   }
 
-  async listStoppable(implementation: ContainerImplementation): Promise<ContainerRecord[]> {
-    return this.store.db
-      .selectFrom('containers')
-      .selectAll()
-      .where('implementation', '=', implementation)
-      .where('status', 'in', [...STOPPABLE_STATUSES])
-      .orderBy('started_at')
-      .orderBy('container_id')
-      .execute();
+  listStoppable(implementation: ContainerImplementation): Promise<ContainerRecord[]> {
+    return this.store.containers.withStatus(STOPPABLE_STATUSES, implementation);
   }
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { databaseOf } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,7 +58,7 @@ describe('LocalProcessManager', () => {
       const outcome = await manager.stop(record.container_id);
       expect(outcome).toEqual({ ok: true, containerId: record.container_id, entityId: 'ent_1', alreadyStopped: false });
       expect(alive(record.pid!)).toBe(false);
-      expect(await store.db.selectFrom('containers').selectAll().execute()).toEqual([]);
+      expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
     } finally {
       await manager.close();
     }
@@ -76,7 +77,7 @@ describe('LocalProcessManager', () => {
       expect(outcome.error).toContain(record.container_id);
       expect(outcome.error).toContain('did not exit within 300 ms');
       expect(alive(record.pid!)).toBe(true);
-      const row = await store.db.selectFrom('containers').selectAll().executeTakeFirstOrThrow();
+      const row = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: 'stop_failed', container_id: record.container_id });
       expect(row.last_error).toContain('SIGTERM');
     } finally {
@@ -88,8 +89,8 @@ describe('LocalProcessManager', () => {
     const manager = new LocalProcessManager({ store, clock: systemClock, command: 'exit 3', restartLimit: 2, restartBackoffMs: 10 });
     try {
       const record = await manager.start({ entityId: 'ent_crashy', entityType: 'ticket' });
-      await waitUntil(async () => (await store.db.selectFrom('containers').select('status').executeTakeFirst())?.status === 'failed');
-      const row = await store.db.selectFrom('containers').selectAll().executeTakeFirstOrThrow();
+      await waitUntil(async () => (await databaseOf(store).selectFrom('containers').select('status').executeTakeFirst())?.status === 'failed');
+      const row = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirstOrThrow();
       expect(row.container_id).toBe(record.container_id);
       expect(row.last_error).toContain('restart limit of 2');
       // A failed container still counts as something a reset must clear; its stop is trivially done.
@@ -131,7 +132,7 @@ describe('LocalProcessManager', () => {
     await first.close();
     expect(alive(record.pid!)).toBe(false);
     // Simulate a crash: the record still says running.
-    await store.db.updateTable('containers').set({ status: 'running' }).execute();
+    await databaseOf(store).updateTable('containers').set({ status: 'running' }).execute();
     const second = new LocalProcessManager({ store, clock: systemClock });
     try {
       const recovered = await second.recoverAfterRestart(new Map([['ent_r', 'ticket']]));
@@ -174,7 +175,7 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
       'POST /v1.41/containers/<id>/stop?t=1',
       'DELETE /v1.41/containers/<id>',
     ]);
-    expect(await store.db.selectFrom('containers').selectAll().execute()).toEqual([]);
+    expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
   it('reports an engine stop failure with the container id and keeps the record as stop_failed', async () => {
@@ -184,7 +185,7 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     const outcome = await m.stop(record.container_id);
     expect(outcome).toMatchObject({ ok: false, containerId: record.container_id, entityId: 'ent_stuck' });
     if (!outcome.ok) expect(outcome.error).toMatch(new RegExp(`docker stop of ${record.container_id} failed: HTTP 500: cannot stop container`));
-    expect(await store.db.selectFrom('containers').select('status').executeTakeFirst()).toEqual({ status: 'stop_failed' });
+    expect(await databaseOf(store).selectFrom('containers').select('status').executeTakeFirst()).toEqual({ status: 'stop_failed' });
   });
 
   it('treats a container the engine no longer knows as already stopped', async () => {
@@ -197,7 +198,7 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
   it('fails a start with the engine message (unknown image) and records nothing', async () => {
     const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'nope:1' });
     await expect(m.start({ entityId: 'x', entityType: 't' })).rejects.toThrow(/docker create failed: HTTP 404: No such image: nope:1/);
-    expect(await store.db.selectFrom('containers').selectAll().execute()).toEqual([]);
+    expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
   it('reports an unreachable engine as a stop failure, not an exception', async () => {

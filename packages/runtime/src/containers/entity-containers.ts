@@ -50,10 +50,10 @@ export class EntityContainers {
   async recover(): Promise<void> {
     if (!this.enabled) return;
     const types = [...this.managedTypes];
-    const entities = await this.store.db.selectFrom('entities').select(['entity_id', 'entity_type']).where('entity_type', 'in', types).execute();
+    const entities = await this.store.entities.ofTypes(types);
     const typeOf = new Map(entities.map((e) => [e.entity_id, e.entity_type]));
     if (this.manager.recover) await this.manager.recover(typeOf);
-    const withRecord = new Set((await this.store.db.selectFrom('containers').select('entity_id').execute()).map((r) => r.entity_id));
+    const withRecord = await this.store.containers.entityIds();
     for (const e of entities) if (!withRecord.has(e.entity_id)) this.pending.set(e.entity_id, 0);
     this.schedule();
   }
@@ -104,7 +104,7 @@ export class EntityContainers {
   private async flush(): Promise<void> {
     for (const [entityId, tries] of [...this.pending]) {
       if (this.paused || this.stopped) return;
-      const entity = await this.store.db.selectFrom('entities').select(['entity_id', 'entity_type']).where('entity_id', '=', entityId).executeTakeFirst();
+      const entity = await this.store.entities.get(entityId);
       if (!entity) {
         // Not committed yet, or rolled back: look again shortly, then give up.
         if (tries + 1 >= VISIBILITY_RETRIES) this.pending.delete(entityId);

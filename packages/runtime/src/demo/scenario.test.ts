@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { databaseOf } from '@switchboard/store/testing';
 import { DEFAULT_BUNDLE_PATH } from '../runtime';
 import { bootFixture, type Fixture } from '../testing/runtime-fixture';
 import { runDemoScenario } from './scenario';
@@ -22,7 +23,7 @@ describe('demo scenario on the support-desk bundle', () => {
     expect(result.retried_deliveries).toBeGreaterThan(0);
     expect(result.failed_parses).toBeGreaterThan(0);
     expect(result.turns).toBeGreaterThan(30);
-    const db = fx.store.db;
+    const db = databaseOf(fx.store);
     const paymentLogs = await db.selectFrom('logs').select('error_code').where('component', '=', 'mcp.payments').where('level_rank', '>=', 3).execute();
     expect(paymentLogs.length).toBeGreaterThan(0);
     const history = await db.selectFrom('mailbox_history').select('actor_token_id').where('action', '!=', 'created').execute();
@@ -42,7 +43,7 @@ describe('demo scenario on the support-desk bundle', () => {
     // ...and publishes nothing once stopped: every run there is, was counted before the stop returned.
     await fx.runtime.waitForIdle(20_000);
     expect(traffic.published).toBe(after);
-    const roots = await fx.store.db.selectFrom('runs').select('run_id').execute();
+    const roots = await databaseOf(fx.store).selectFrom('runs').select('run_id').execute();
     expect(roots).toHaveLength(after);
   }, 30_000);
 });

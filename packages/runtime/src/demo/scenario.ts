@@ -38,23 +38,16 @@ const REFUND_LIMIT = 500;
 export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOptions = {}): Promise<DemoScenarioResult> {
   const count = options.tickets ?? 30;
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const db = runtime.store.db;
   for (let i = 0; i < count; i++) {
     const t = demoTicket(i, options.prefix);
     await runtime.publish({ event_name: 'ticket.created', payload: t.payload, entity_id: t.entity_id, source: DEMO_ACTOR });
   }
   await runtime.waitForIdle(timeoutMs);
 
-  const pending = await db
-    .selectFrom('mailbox_items')
-    .select(['mailbox_id', 'payload', 'source_entity_id'])
-    .where('status', '=', 'pending')
-    .where('type', '=', 'refund_approval')
-    // By ticket, newest first, not by arrival: arrival order follows dispatch timing, and which
-    // items are decided (so which refunds meet the flaky payments server, and which of them end as
-    // dead letters) must not change with it.
-    .orderBy('source_entity_id', 'desc')
-    .execute();
+  // By ticket, newest first, not by arrival: arrival order follows dispatch timing, and which
+  // items are decided (so which refunds meet the flaky payments server, and which of them end as
+  // dead letters) must not change with it.
+  const pending = await runtime.store.mailboxDecisions.pendingOfType('refund_approval');
   const amountOf = (item: { payload: string }) => Number((JSON.parse(item.payload) as { amount?: unknown }).amount);
   const withinLimit = pending.filter((item) => amountOf(item) <= REFUND_LIMIT);
   // The oldest refunds within the limit stay pending for a person, but at least one is approved so
@@ -80,19 +73,5 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
   }
   await runtime.waitForIdle(timeoutMs);
 
-  const n = async (q: Promise<{ n: number | string | bigint } | undefined>) => Number((await q)?.n ?? 0);
-  const countOf = <T extends 'events' | 'dead_letters' | 'turns' | 'conversations'>(table: T) =>
-    db.selectFrom(table as 'events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  return {
-    published: count,
-    approved,
-    rejected,
-    pending_mailbox_items: await n(db.selectFrom('mailbox_items').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst()),
-    events: await n(countOf('events')),
-    dead_letters: await n(countOf('dead_letters')),
-    retried_deliveries: await n(db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('attempts', '>', 1).executeTakeFirst()),
-    turns: await n(countOf('turns')),
-    failed_parses: await n(db.selectFrom('turns').select((eb) => eb.fn.countAll<number>().as('n')).where('parse_ok', '=', 0).executeTakeFirst()),
-    conversations: await n(countOf('conversations')),
-  };
+  return { published: count, approved, rejected, ...(await runtime.store.runtimeRecords.activityTotals()) };
 }

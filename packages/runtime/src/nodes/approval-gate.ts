@@ -19,7 +19,7 @@ export class ApprovalGateHandler implements SubscriberHandler {
     const escalate = this.node.escalate_when ? evaluateCondition(this.node.escalate_when, event.payload).passed : false;
     return {
       apply: async (trx) => {
-        const mailboxId = await openMailboxItem(trx, services.clock.now(), {
+        const mailboxId = await openMailboxItem(services.store, trx, services.clock.now(), {
           type: this.node.mailbox_type,
           priority: escalate && (this.node.priority === 'low' || this.node.priority === 'normal') ? 'high' : this.node.priority,
           source_flow: this.node.source_flow,

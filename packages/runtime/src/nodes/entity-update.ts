@@ -35,6 +35,7 @@ export class EntityUpdateHandler implements SubscriberHandler {
       apply: async (trx, emit) => {
         const now = services.clock.now();
         const { row, changed, from } = await applyEntityChange(
+          services.store,
           trx,
           type,
           {

@@ -6,7 +6,7 @@
  * process killed mid-operation continues after restart from the first pending item, and no item
  * is sent twice. The rate is a token bucket per operation, refilled every tick.
  */
-import type { Clock, OperationItemRow, OperationRow, Store, Transaction, Database } from '@switchboard/store';
+import type { Clock, OperationItemRow, OperationRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
 import { insertEventWithDeliveries, insertRun } from '../event-store';
 import { newId } from '../ids';
@@ -149,7 +149,7 @@ export class OperationRunner {
     }
   }
 
-  private async sendItems(trx: Transaction<Database>, op: OperationRow, n: number): Promise<{ taken: number; finished: boolean }> {
+  private async sendItems(trx: StoreTx, op: OperationRow, n: number): Promise<{ taken: number; finished: boolean }> {
     const { store, clock } = this.deps;
     const fresh = await store.operations.get(op.operation_id, trx);
     if (!fresh || fresh.status !== 'running') return { taken: 0, finished: true };
@@ -179,7 +179,7 @@ export class OperationRunner {
     });
   }
 
-  private async redriveItem(trx: Transaction<Database>, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
+  private async redriveItem(trx: StoreTx, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
     const { store, bundle } = this.deps;
     const source = await store.operations.redriveSource(trx, item.target_id);
     if (!source) return { status: 'skipped', note: 'the dead letter no longer exists' };
@@ -196,7 +196,7 @@ export class OperationRunner {
     return sent ? { status: 'done', resultId: delivery_id } : { status: 'skipped', note: 'already redriven' };
   }
 
-  private async replayItem(trx: Transaction<Database>, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
+  private async replayItem(trx: StoreTx, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
     const { bundle, clock } = this.deps;
     const original = await this.deps.store.operations.replaySource(trx, item.target_id);
     if (!original) return { status: 'skipped', note: 'the event no longer exists' };
@@ -206,8 +206,8 @@ export class OperationRunner {
     const now = clock.now();
     const run_id = newId('run', now);
     const event_id = newId('evt', now);
-    await insertRun(trx, bundle, { run_id, root_event_id: event_id, event_name: original.event_name, entity_id: original.entity_id, status: 'running', created_at: nowIso });
-    await insertEventWithDeliveries(trx, bundle, now, {
+    await insertRun(this.deps.store, trx, bundle, { run_id, root_event_id: event_id, event_name: original.event_name, entity_id: original.entity_id, status: 'running', created_at: nowIso });
+    await insertEventWithDeliveries(this.deps.store, trx, bundle, now, {
       event_id,
       event_name: original.event_name,
       payload: JSON.parse(original.payload) as Record<string, unknown>,

@@ -27,13 +27,7 @@ export interface ContainerStopOutcome {
 }
 
 export function listContainersToStop(store: Store): Promise<ContainerRecord[]> {
-  return store.db
-    .selectFrom('containers')
-    .selectAll()
-    .where('status', 'in', [...STOPPABLE_STATUSES])
-    .orderBy('started_at')
-    .orderBy('container_id')
-    .execute();
+  return store.containers.withStatus(STOPPABLE_STATUSES);
 }
 
 export async function previewContainerStop(ctx: ResetContext): Promise<ContainerStopPreview> {
@@ -51,7 +45,7 @@ export async function stopContainers(ctx: ResetContext): Promise<ContainerStopOu
   const stopOne = async (record: ContainerRecord): Promise<StopOutcome> => {
     if (record.status === 'failed') {
       // Never started, or gave up restarting: no process or engine container is left to stop.
-      await ctx.store.db.deleteFrom('containers').where('container_id', '=', record.container_id).execute();
+      await ctx.store.containers.remove(record.container_id);
       return { ok: true, containerId: record.container_id, entityId: record.entity_id, alreadyStopped: true };
     }
     if (record.implementation !== ctx.containers.implementation) {

@@ -11,7 +11,7 @@ import { canonicalJson } from '@switchboard/contract';
 import { listContainersToStop } from './container-stop';
 import type { ResetContext } from './reset-context';
 import type { ResetLock } from './reset-lock';
-import { KEPT_RECORDS, REMOVED_TABLES, countAgentsToReset, countKept, snapshotRemovals, type RemovalCounts } from './run-scoped-records';
+import { KEPT_RECORDS, REMOVED_TABLES, type RemovalCounts } from '@switchboard/store';
 
 export interface PlanSection {
   [key: string]: unknown;
@@ -31,9 +31,9 @@ export interface PlanSection {
 }
 
 export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken'): Promise<PlanSection> {
-  const db = ctx.store.db;
-  const snapshots = await snapshotRemovals(db);
-  const agents = await countAgentsToReset(db);
+  const { resets } = ctx.store;
+  const snapshots = await resets.snapshotRemovals();
+  const agents = await resets.agentsToResetCount();
   const containers = await listContainersToStop(ctx.store);
   const containerIds = containers.map((c) => c.container_id).sort();
   const plan_hash =
@@ -41,7 +41,7 @@ export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken')
     createHash('sha256')
       .update(canonicalJson({ bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds }))
       .digest('hex');
-  const kept = await countKept(db);
+  const kept = await resets.keptCounts();
   const def = ctx.bundle.definition;
   return {
     plan_hash,

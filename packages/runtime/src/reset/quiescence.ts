@@ -35,13 +35,8 @@ export interface QuiescenceOutcome {
   cancelled_operations: number;
 }
 
-async function countWhere(ctx: ResetContext, table: 'runs' | 'deliveries', statuses: string[]): Promise<number> {
-  const row = await ctx.store.db
-    .selectFrom(table)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', 'in', statuses)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+function countWhere(ctx: ResetContext, table: 'runs' | 'deliveries', statuses: string[]): Promise<number> {
+  return ctx.store.runWrites.countByStatus(table, statuses);
 }
 
 export async function previewQuiescence(ctx: ResetContext, drainTimeoutMs: number): Promise<QuiescencePreview> {

@@ -86,9 +86,7 @@ export class ResetCoordinator {
         startsPaused = true;
       }
       try {
-        await store.db
-          .insertInto('resets')
-          .values({
+        await store.resets.startAudit({
             reset_id: resetId,
             started_at: clock.now().toISOString(),
             finished_at: null,
@@ -97,9 +95,8 @@ export class ResetCoordinator {
             actor_token_id: request.actorTokenId ?? null,
             plan_hash: plan.plan_hash,
             result: null,
-          })
-          .execute();
-        await this.markInterruptedResets(resetId);
+        });
+        await store.resets.markInterrupted(resetId, clock.now().toISOString());
       } catch (err) {
         errors.push({ scope: 'audit', message: `could not write the reset audit record: ${(err as Error).message}` });
       }
@@ -183,13 +180,9 @@ export class ResetCoordinator {
   private async finishAudit(resetId: string, result: ResetResult, onCommit?: OnEffectCommit<ResetResult>): Promise<void> {
     const { store, clock, log } = this.ctx;
     try {
-      await store.transaction(async (trx) => {
-        await trx
-          .updateTable('resets')
-          .set({ finished_at: clock.now().toISOString(), status: result.status, result: JSON.stringify(result) })
-          .where('reset_id', '=', resetId)
-          .execute();
-        await onCommit?.(trx, result);
+      await store.transaction(async (tx) => {
+        await store.resets.finishAudit(tx, resetId, { finished_at: clock.now().toISOString(), status: result.status, result: JSON.stringify(result) });
+        await onCommit?.(tx, result);
       });
       await log.write({
         level: result.ok ? 'info' : 'error',
@@ -202,15 +195,5 @@ export class ResetCoordinator {
     } catch {
       // The response still tells the caller everything; the audit row says in_progress, which the next reset marks interrupted.
     }
-  }
-
-  /** Audit records left in_progress by a process that died mid-reset. */
-  private async markInterruptedResets(currentId: string): Promise<void> {
-    await this.ctx.store.db
-      .updateTable('resets')
-      .set({ status: 'interrupted', finished_at: this.ctx.clock.now().toISOString() })
-      .where('status', '=', 'in_progress')
-      .where('reset_id', '!=', currentId)
-      .execute();
   }
 }

@@ -66,15 +66,16 @@ export class ResetLock {
     const claim: ResetLockHolder = { reset_id: resetId, started_at: now.toISOString(), expires_at: this.expiry(now) };
     this.holder = claim;
     try {
-      const won = await this.store.transaction(async (trx) => {
-        const row = await trx.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirst();
-        if (row) {
-          const other = parseHolder(row.value);
+      const { runtimeState } = this.store;
+      const won = await this.store.transaction(async (tx) => {
+        const current = await runtimeState.get(RESET_LOCK_KEY, tx);
+        if (current !== undefined) {
+          const other = parseHolder(current);
           if (other && other.expires_at > claim.started_at) return other;
-          await trx.updateTable('runtime_state').set({ value: JSON.stringify(claim) }).where('key', '=', RESET_LOCK_KEY).where('value', '=', row.value).execute();
+          await runtimeState.replaceIf(RESET_LOCK_KEY, current, JSON.stringify(claim), tx);
           return true;
         }
-        await trx.insertInto('runtime_state').values({ key: RESET_LOCK_KEY, value: JSON.stringify(claim) }).execute();
+        await runtimeState.insert(RESET_LOCK_KEY, JSON.stringify(claim), tx);
         return true;
       });
       if (won !== true) throw inProgress(won);
@@ -101,7 +102,7 @@ export class ResetLock {
     try {
       const row = await this.readDurable();
       if (row?.reset_id === holder.reset_id) {
-        await this.store.db.deleteFrom('runtime_state').where('key', '=', RESET_LOCK_KEY).execute();
+        await this.store.runtimeState.delete(RESET_LOCK_KEY);
       }
     } catch {
       // The row expires on its own.
@@ -112,7 +113,7 @@ export class ResetLock {
     const holder = this.holder;
     if (!holder) return;
     const next: ResetLockHolder = { ...holder, expires_at: this.expiry(this.clock.now()) };
-    await this.store.db.updateTable('runtime_state').set({ value: JSON.stringify(next) }).where('key', '=', RESET_LOCK_KEY).execute();
+    await this.store.runtimeState.update(RESET_LOCK_KEY, JSON.stringify(next));
     if (this.holder?.reset_id === holder.reset_id) this.holder = next;
   }
 
@@ -121,8 +122,8 @@ export class ResetLock {
   }
 
   private async readDurable(): Promise<ResetLockHolder | undefined> {
-    const row = await this.store.db.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirst();
-    return row ? parseHolder(row.value) : undefined;
+    const value = await this.store.runtimeState.get(RESET_LOCK_KEY);
+    return value !== undefined ? parseHolder(value) : undefined;
   }
 }
 

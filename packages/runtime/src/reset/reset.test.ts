@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { databaseOf } from '@switchboard/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
 import { Store, systemClock } from '@switchboard/store';
@@ -65,8 +66,8 @@ describe('reset coordinator', () => {
     expect(result.quiescence).toMatchObject({ ingress_after: 'open' });
     expect(fx.runtime.isResetting()).toBe(false);
     expect(fx.runtime.dispatcher.claimsArePaused).toBe(false);
-    expect(await fx.store.db.selectFrom('runtime_state').select('key').where('key', '=', RESET_LOCK_KEY).executeTakeFirst()).toBeUndefined();
-    const audit = await fx.store.db.selectFrom('resets').selectAll().executeTakeFirstOrThrow();
+    expect(await databaseOf(fx.store).selectFrom('runtime_state').select('key').where('key', '=', RESET_LOCK_KEY).executeTakeFirst()).toBeUndefined();
+    const audit = await databaseOf(fx.store).selectFrom('resets').selectAll().executeTakeFirstOrThrow();
     expect(audit.status).toBe('partial_failure');
   });
 
@@ -81,7 +82,7 @@ describe('reset coordinator', () => {
       close: () => Promise.resolve(),
     };
     const now = new Date().toISOString();
-    await fx.store.db
+    await databaseOf(fx.store)
       .insertInto('containers')
       .values([
         { container_id: 'ctr_local1', entity_id: 'e1', implementation: 'local', status: 'running', pid: null, started_at: now, stopped_at: null, last_error: null },
@@ -110,15 +111,15 @@ describe('reset coordinator', () => {
     let record: any;
     for (let i = 0; i < 200 && record?.status !== 'failed'; i++) {
       await new Promise((r) => setTimeout(r, 10));
-      record = await store.db.selectFrom('containers').selectAll().executeTakeFirst();
+      record = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirst();
     }
     expect(record).toMatchObject({ entity_id: 'order-c1', implementation: 'docker', status: 'failed' });
     expect(record.last_error).toMatch(/docker create failed: .*unreachable/);
-    const log = await store.db.selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirstOrThrow();
+    const log = await databaseOf(store).selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirstOrThrow();
     expect(log).toMatchObject({ level: 'warn', component: 'containers', entity_id: 'order-c1' });
     const result = await runtime.reset({ dryRun: false });
     expect(result).toMatchObject({ status: 'completed', containers: { already_stopped: [record.container_id], failed: [] } });
-    expect(await store.db.selectFrom('containers').selectAll().execute()).toEqual([]);
+    expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
   it('PLAN_STALE leaves no trace: no audit record, no lock, nothing paused', async () => {
@@ -129,19 +130,19 @@ describe('reset coordinator', () => {
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe('PLAN_STALE');
     expect(await count(fx.store, 'runs')).toBe(1);
-    expect(await fx.store.db.selectFrom('resets').selectAll().execute()).toEqual([]);
+    expect(await databaseOf(fx.store).selectFrom('resets').selectAll().execute()).toEqual([]);
     expect(fx.runtime.isResetting()).toBe(false);
     expect(await fx.runtime.ingressState()).toBe('open');
   });
 
   it('marks audit records left in progress by a process that died mid-reset as interrupted', async () => {
     fx = await bootFixture(minimalBundle());
-    await fx.store.db
+    await databaseOf(fx.store)
       .insertInto('resets')
       .values({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', finished_at: null, status: 'in_progress', reason: null, actor_token_id: null, plan_hash: null, result: null })
       .execute();
     await fx.runtime.reset({ dryRun: false });
-    expect(await fx.store.db.selectFrom('resets').select('status').where('reset_id', '=', 'reset_dead').executeTakeFirstOrThrow()).toEqual({ status: 'interrupted' });
+    expect(await databaseOf(fx.store).selectFrom('resets').select('status').where('reset_id', '=', 'reset_dead').executeTakeFirstOrThrow()).toEqual({ status: 'interrupted' });
   });
 });
 
@@ -165,13 +166,13 @@ describe('reset lock', () => {
 
   it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
     fx = await bootFixture(minimalBundle());
-    await fx.store.db
+    await databaseOf(fx.store)
       .insertInto('runtime_state')
       .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
       .execute();
     const lock = new ResetLock(fx.store, systemClock);
     await lock.acquire('reset_new');
-    const row = await fx.store.db.selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow();
+    const row = await databaseOf(fx.store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow();
     expect(JSON.parse(row.value).reset_id).toBe('reset_new');
     await lock.release();
   });

@@ -6,6 +6,7 @@
  * usage: tsx crash-child.ts <dataDir> <bundlePath> dispatch|resume|publish-load <count>
  */
 import { Store } from '@switchboard/store';
+import { countRows } from '@switchboard/store/testing';
 import { Runtime } from '../runtime';
 
 const [dataDir, bundlePath, mode, countArg] = process.argv.slice(2);
@@ -37,7 +38,7 @@ if (mode === 'resume') {
   // SIGKILL lands mid-resume however fast or slow the machine is (a timer raced the resume and lost
   // on a loaded machine: the child finished and exited before the kill).
   const watch = setInterval(async () => {
-    const { n } = await store.db.selectFrom('ingress_queue').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'released').executeTakeFirstOrThrow();
+    const n = await countRows(store, 'ingress_queue', 'released');
     if (Number(n) < 100 || Number(n) >= total) return;
     clearInterval(watch);
     process.stdout.write(`MID-RESUME ${n}\n`); // synchronous on a pipe on Linux

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Store } from '@switchboard/store';
+import { countRows } from '@switchboard/store/testing';
 import { Runtime, type RuntimeOptions } from '../runtime';
 
 export function tempDir(label = 'sb-rt-'): string {
@@ -58,7 +59,6 @@ export function minimalBundle(overrides: Record<string, unknown> = {}): Record<s
   };
 }
 
-export async function count(store: Store, table: 'events' | 'deliveries' | 'dead_letters' | 'runs' | 'turns' | 'conversations' | 'mailbox_items' | 'ingress_queue' | 'logs'): Promise<number> {
-  const r = await store.db.selectFrom(table as 'events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(r.n);
+export function count(store: Store, table: Parameters<typeof countRows>[1]): Promise<number> {
+  return countRows(store, table);
 }

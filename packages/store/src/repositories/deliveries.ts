@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, DeadLettersTable, EventsTable } from '../schema';
 
-type Db = Kysely<Database> | Transaction<Database>;
+import { executorOf, type StoreTx } from '../store-tx';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
@@ -45,8 +45,8 @@ export class DeliveryRepository {
   }
 
   /** Takes one delivery for `owner` until `leaseUntil`; undefined when someone else won it. */
-  async claim(trx: Db, deliveryId: string, owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow | undefined> {
-    const row = await trx
+  async claim(tx: StoreTx, deliveryId: string, owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow | undefined> {
+    const row = await executorOf(tx)
       .updateTable('deliveries')
       .set((eb) => ({ status: 'in_progress', lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: nowIso }))
       .where('delivery_id', '=', deliveryId)
@@ -61,11 +61,11 @@ export class DeliveryRepository {
     return row ? { ...row, attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) } : undefined;
   }
 
-  events(trx: Db, eventIds: string[]): Promise<Selectable<EventsTable>[]> {
-    return trx.selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
+  events(tx: StoreTx, eventIds: string[]): Promise<Selectable<EventsTable>[]> {
+    return executorOf(tx).selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
   }
 
-  private held(trx: Db, lease: DeliveryLease) {
+  private held(trx: Kysely<Database>, lease: DeliveryLease) {
     return trx
       .updateTable('deliveries')
       .where('delivery_id', '=', lease.delivery_id)
@@ -75,29 +75,29 @@ export class DeliveryRepository {
   }
 
   /** Marks a held delivery delivered; false when the lease was lost. */
-  async markDelivered(trx: Db, lease: DeliveryLease, nowIso: string): Promise<boolean> {
-    const res = await this.held(trx, lease).set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).executeTakeFirst();
+  async markDelivered(tx: StoreTx, lease: DeliveryLease, nowIso: string): Promise<boolean> {
+    const res = await this.held(executorOf(tx), lease).set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
   /** Puts a held delivery back for another attempt at `nextAttemptAt`; false when the lease was lost. */
-  async scheduleRetry(trx: Db, lease: DeliveryLease, failure: { next_attempt_at: string; last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
-    const res = await this.held(trx, lease)
+  async scheduleRetry(tx: StoreTx, lease: DeliveryLease, failure: { next_attempt_at: string; last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
+    const res = await this.held(executorOf(tx), lease)
       .set({ status: 'pending', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso })
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
   /** Marks a held delivery failed for good; false when the lease was lost. */
-  async markFailed(trx: Db, lease: DeliveryLease, failure: { last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
-    const res = await this.held(trx, lease).set({ status: 'failed', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso }).executeTakeFirst();
+  async markFailed(tx: StoreTx, lease: DeliveryLease, failure: { last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
+    const res = await this.held(executorOf(tx), lease).set({ status: 'failed', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso }).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
   /** Records a dead letter and flags its event (the has_dead_letter index serves the Dead letters list). */
-  async insertDeadLetter(trx: Db, row: Insertable<DeadLettersTable>): Promise<void> {
-    await trx.insertInto('dead_letters').values(row).execute();
-    await trx.updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', row.event_id).execute();
+  async insertDeadLetter(tx: StoreTx, row: Insertable<DeadLettersTable>): Promise<void> {
+    await executorOf(tx).insertInto('dead_letters').values(row).execute();
+    await executorOf(tx).updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', row.event_id).execute();
   }
 
   /** Deliveries not finished: pending (including retries waiting out their backoff) or in progress. */
@@ -128,11 +128,11 @@ export class DeliveryRepository {
    * Cancels deliveries that have not started (all, or those of the given runs) and marks their
    * running runs cancelled once nothing of them is in progress.
    */
-  async cancelPending(trx: Db, runIds: string[] | undefined, nowIso: string): Promise<{ cancelled_deliveries: number; cancelled_runs: number }> {
-    let q = trx.updateTable('deliveries').set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).where('status', '=', 'pending');
+  async cancelPending(tx: StoreTx, runIds: string[] | undefined, nowIso: string): Promise<{ cancelled_deliveries: number; cancelled_runs: number }> {
+    let q = executorOf(tx).updateTable('deliveries').set({ status: 'cancelled', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).where('status', '=', 'pending');
     if (runIds) q = q.where('run_id', 'in', runIds);
     const res = await q.executeTakeFirst();
-    let runs = trx
+    let runs = executorOf(tx)
       .updateTable('runs')
       .set({ status: 'cancelled', settled_at: nowIso })
       .where('status', '=', 'running')

@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import { executorOf, type StoreTx } from '../store-tx';
 import type { Clock } from '../clock';
 import type { Database } from '../schema';
 
@@ -69,8 +70,8 @@ export class IdempotencyRepository {
   }
 
   /** Stores the outcome; given the effect's transaction, the outcome commits (or not) with the effect. */
-  async complete(ref: IdempotencyKeyRef, response: string, trx?: Transaction<Database>): Promise<void> {
-    await (trx ?? this.db)
+  async complete(ref: IdempotencyKeyRef, response: string, tx?: StoreTx): Promise<void> {
+    await (tx ? executorOf(tx) : this.db)
       .updateTable('idempotency')
       .set({ state: 'done', response })
       .where('method', '=', ref.method)

@@ -1,4 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
@@ -249,7 +250,7 @@ export class IncidentRepository {
   }
 
   /** Sets a group's state and records the change in its activity, in one transaction. */
-  async setState(key: IncidentKey, change: IncidentStateChange, onCommit?: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+  async setState(key: IncidentKey, change: IncidentStateChange, onCommit?: (tx: StoreTx) => Promise<void>): Promise<void> {
     const error_key = key.error_code ?? '';
     const values = {
       state: change.state,
@@ -269,7 +270,7 @@ export class IncidentRepository {
         .insertInto('incident_activity')
         .values({ component: key.component, error_key, ts: change.now, actor_token_id: change.actor_token_id, state: change.state, note: change.note, ignore_until: change.ignore_until, ignore_occurrences: change.ignore_occurrences })
         .execute();
-      await onCommit?.(trx);
+      await onCommit?.(storeTxOf(trx));
     });
   }
 

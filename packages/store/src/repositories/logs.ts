@@ -4,6 +4,7 @@
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
+import { executorOf, type StoreTx } from '../store-tx';
 import { INCIDENT_MIN_LEVEL_RANK, hourOf } from './incidents';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
@@ -11,8 +12,9 @@ export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 export class LogRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Writes in `on` (the caller's transaction) when given, so a record commits with what it describes. */
-  async write(record: NewLogRecord, on: Kysely<Database> = this.db): Promise<void> {
+  /** Writes in the caller's transaction when given, so a record commits with what it describes. */
+  async write(record: NewLogRecord, tx?: StoreTx): Promise<void> {
+    const on = tx ? executorOf(tx) : this.db;
     if (record.level_rank < INCIDENT_MIN_LEVEL_RANK) {
       await on.insertInto('logs').values(record).execute();
       return;
@@ -47,8 +49,8 @@ export class LogRepository {
   }
 
   /** Recomputes the rollup from the records (after records were deleted, and when it is created). */
-  rebuildIncidentRollup(on: Kysely<Database> = this.db): Promise<void> {
-    return rebuildIncidentRollup(on);
+  rebuildIncidentRollup(tx?: StoreTx): Promise<void> {
+    return rebuildIncidentRollup(tx ? executorOf(tx) : this.db);
   }
 }
 

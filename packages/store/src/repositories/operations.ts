@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database, OperationItemsTable, OperationsTable } from '../schema';
 import { eventConditionsOf, type EventFilter, type PageTables } from './events';
 
@@ -52,7 +52,7 @@ export interface OperationPosition {
   operation_id: string;
 }
 
-type Db = Kysely<Database> | Transaction<Database>;
+import { executorOf, type StoreTx } from '../store-tx';
 
 function timeBounds(column: string, filter: EventFilter): Expression<SqlBool>[] {
   const c: Expression<SqlBool>[] = [];
@@ -112,21 +112,21 @@ export class OperationRepository {
   }
 
   /** Writes the operation and one pending item per target, in order. */
-  async create(trx: Db, op: Omit<OperationRow, 'done' | 'failed' | 'skipped' | 'finished_at' | 'cancelled_by_token_id' | 'error'>, targets: string[]): Promise<void> {
-    await trx
+  async create(tx: StoreTx, op: Omit<OperationRow, 'done' | 'failed' | 'skipped' | 'finished_at' | 'cancelled_by_token_id' | 'error'>, targets: string[]): Promise<void> {
+    await executorOf(tx)
       .insertInto('operations')
       .values({ ...op, done: 0, failed: 0, skipped: 0, finished_at: null, cancelled_by_token_id: null, error: null })
       .execute();
     for (let i = 0; i < targets.length; i += 500) {
-      await trx
+      await executorOf(tx)
         .insertInto('operation_items')
         .values(targets.slice(i, i + 500).map((target_id, k) => ({ operation_id: op.operation_id, item_index: i + k, target_id, status: 'pending', result_id: null, note: null, processed_at: null })))
         .execute();
     }
   }
 
-  get(operationId: string, db: Db = this.db): Promise<OperationRow | undefined> {
-    return db.selectFrom('operations').selectAll().where('operation_id', '=', operationId).executeTakeFirst();
+  get(operationId: string, tx?: StoreTx): Promise<OperationRow | undefined> {
+    return (tx ? executorOf(tx) : this.db).selectFrom('operations').selectAll().where('operation_id', '=', operationId).executeTakeFirst();
   }
 
   async list(options: { status?: string; kind?: string; limit: number; after?: OperationPosition }): Promise<{ operations: OperationRow[]; next?: OperationPosition }> {
@@ -171,8 +171,8 @@ export class OperationRepository {
     return rows.map((r) => r.operation_id);
   }
 
-  pendingItems(trx: Db, operationId: string, limit: number): Promise<OperationItemRow[]> {
-    return trx
+  pendingItems(tx: StoreTx, operationId: string, limit: number): Promise<OperationItemRow[]> {
+    return executorOf(tx)
       .selectFrom('operation_items')
       .selectAll()
       .where('operation_id', '=', operationId)
@@ -183,8 +183,8 @@ export class OperationRepository {
   }
 
   /** Records one item's result; false when it was no longer pending (another process sent it). */
-  async finishItem(trx: Db, item: { operation_id: string; item_index: number }, status: 'done' | 'failed' | 'skipped', resultId: string | null, note: string | null, now: string): Promise<boolean> {
-    const res = await trx
+  async finishItem(tx: StoreTx, item: { operation_id: string; item_index: number }, status: 'done' | 'failed' | 'skipped', resultId: string | null, note: string | null, now: string): Promise<boolean> {
+    const res = await executorOf(tx)
       .updateTable('operation_items')
       .set({ status, result_id: resultId, note, processed_at: now })
       .where('operation_id', '=', item.operation_id)
@@ -194,8 +194,8 @@ export class OperationRepository {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  async addCounts(trx: Db, operationId: string, counts: { done: number; failed: number; skipped: number }, now: string): Promise<void> {
-    await trx
+  async addCounts(tx: StoreTx, operationId: string, counts: { done: number; failed: number; skipped: number }, now: string): Promise<void> {
+    await executorOf(tx)
       .updateTable('operations')
       .set((eb) => ({
         done: eb('done', '+', counts.done),
@@ -208,8 +208,8 @@ export class OperationRepository {
   }
 
   /** Moves a running operation to a final status; false when it was not running. */
-  async finish(trx: Db, operationId: string, status: 'completed' | 'cancelled' | 'failed', now: string, extra: { cancelled_by_token_id?: string; error?: string } = {}): Promise<boolean> {
-    const res = await trx
+  async finish(tx: StoreTx, operationId: string, status: 'completed' | 'cancelled' | 'failed', now: string, extra: { cancelled_by_token_id?: string; error?: string } = {}): Promise<boolean> {
+    const res = await executorOf(tx)
       .updateTable('operations')
       .set({ status, finished_at: now, updated_at: now, ...extra })
       .where('operation_id', '=', operationId)
@@ -219,8 +219,8 @@ export class OperationRepository {
   }
 
   /** Cancels every running operation (a reset); returns how many. */
-  async cancelAllRunning(trx: Db, actorTokenId: string, now: string): Promise<number> {
-    const res = await trx
+  async cancelAllRunning(tx: StoreTx, actorTokenId: string, now: string): Promise<number> {
+    const res = await executorOf(tx)
       .updateTable('operations')
       .set({ status: 'cancelled', finished_at: now, updated_at: now, cancelled_by_token_id: actorTokenId, error: 'cancelled by a runtime reset' })
       .where('status', '=', 'running')
@@ -250,8 +250,8 @@ export class OperationRepository {
   }
 
   /** The dead letter a redrive item sends again, with the failed delivery's subscriber type and attempts. */
-  redriveSource(trx: Db, deadLetterId: string): Promise<RedriveSource | undefined> {
-    return trx
+  redriveSource(tx: StoreTx, deadLetterId: string): Promise<RedriveSource | undefined> {
+    return executorOf(tx)
       .selectFrom('dead_letters as l')
       .innerJoin('events as e', 'e.event_id', 'l.event_id')
       .leftJoin('deliveries as d', 'd.delivery_id', 'l.delivery_id')
@@ -272,8 +272,8 @@ export class OperationRepository {
   }
 
   /** The event a replay item publishes again. */
-  replaySource(trx: Db, eventId: string): Promise<{ event_id: string; event_name: string; payload: string; entity_id: string | null } | undefined> {
-    return trx.selectFrom('events').select(['event_id', 'event_name', 'payload', 'entity_id']).where('event_id', '=', eventId).executeTakeFirst();
+  replaySource(tx: StoreTx, eventId: string): Promise<{ event_id: string; event_name: string; payload: string; entity_id: string | null } | undefined> {
+    return executorOf(tx).selectFrom('events').select(['event_id', 'event_name', 'payload', 'entity_id']).where('event_id', '=', eventId).executeTakeFirst();
   }
 
   /**
@@ -281,18 +281,18 @@ export class OperationRepository {
    * (only once: false when it already was), and its settled run reopened.
    */
   async redrive(
-    trx: Db,
+    tx: StoreTx,
     source: RedriveSource & { subscriber_id: string; subscriber_type: string },
     write: { delivery_id: string; max_attempts: number; operation_id: string; actor_token_id: string; now: string },
   ): Promise<boolean> {
-    const marked = await trx
+    const marked = await executorOf(tx)
       .updateTable('dead_letters')
       .set({ redriven_at: write.now, redriven_by_token_id: write.actor_token_id, redrive_operation_id: write.operation_id, redrive_delivery_id: write.delivery_id })
       .where('dead_letter_id', '=', source.dead_letter_id)
       .where('redriven_at', 'is', null)
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) !== 1) return false;
-    await trx
+    await executorOf(tx)
       .insertInto('deliveries')
       .values({
         delivery_id: write.delivery_id,
@@ -317,7 +317,7 @@ export class OperationRepository {
       })
       .execute();
     if (source.run_id) {
-      await trx
+      await executorOf(tx)
         .updateTable('runs')
         .set({ status: 'running', settled_at: null })
         .where('run_id', '=', source.run_id)

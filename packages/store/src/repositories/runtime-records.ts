@@ -1,4 +1,5 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { executorOf, type StoreTx } from '../store-tx';
 import type { Database, IngressQueueTable, ResetsTable } from '../schema';
 
 export type ResetRow = Selectable<ResetsTable>;
@@ -24,8 +25,8 @@ export class RuntimeRecordReads {
     return new Map(rows.map((r) => [r.key.slice(TOOL_FAULTS_KEY.length), r.value === 'off' ? 'off' : 'on']));
   }
 
-  async setToolFaults(trx: Kysely<Database> | Transaction<Database>, server: string, faults: 'on' | 'off'): Promise<void> {
-    await trx
+  async setToolFaults(tx: StoreTx, server: string, faults: 'on' | 'off'): Promise<void> {
+    await executorOf(tx)
       .insertInto('runtime_state')
       .values({ key: `${TOOL_FAULTS_KEY}${server}`, value: faults })
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: faults }))
@@ -42,4 +43,36 @@ export class RuntimeRecordReads {
       .limit(limit)
       .execute();
   }
+
+  /** Totals of what the runtime has done, for the demo's summary. */
+  async activityTotals(): Promise<ActivityTotals> {
+    const db = this.db;
+    const n = async (q: Promise<{ n: number | string | bigint } | undefined>) => Number((await q)?.n ?? 0);
+    const countOf = (table: 'events' | 'dead_letters' | 'turns' | 'conversations') => db.selectFrom(table as 'events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return {
+      pending_mailbox_items: await n(db.selectFrom('mailbox_items').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst()),
+      events: await n(countOf('events')),
+      dead_letters: await n(countOf('dead_letters')),
+      retried_deliveries: await n(db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('attempts', '>', 1).executeTakeFirst()),
+      turns: await n(countOf('turns')),
+      failed_parses: await n(db.selectFrom('turns').select((eb) => eb.fn.countAll<number>().as('n')).where('parse_ok', '=', 0).executeTakeFirst()),
+      conversations: await n(countOf('conversations')),
+    };
+  }
+
+  /** True while nothing has ever been published and no reset ran: a store the demo may seed. */
+  async neverUsed(): Promise<boolean> {
+    const event = await this.db.selectFrom('events').select('seq').limit(1).executeTakeFirst();
+    return !event && (await this.resets(1)).length === 0;
+  }
+}
+
+export interface ActivityTotals {
+  pending_mailbox_items: number;
+  events: number;
+  dead_letters: number;
+  retried_deliveries: number;
+  turns: number;
+  failed_parses: number;
+  conversations: number;
 }

@@ -1,0 +1,34 @@
+/**
+ * Entity writes. An update is conditional on the revision the caller read, so a concurrent writer
+ * (another process on PostgreSQL) makes it fail instead of losing an update; the caller decides
+ * what that means.
+ */
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { Database, EntitiesTable } from '../schema';
+import { executorOf, type StoreTx } from '../store-tx';
+
+export type EntityRow = Selectable<EntitiesTable>;
+
+export class EntityRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  get(entityId: string, tx?: StoreTx): Promise<EntityRow | undefined> {
+    return (tx ? executorOf(tx) : this.db).selectFrom('entities').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
+  }
+
+  async insert(tx: StoreTx, row: EntityRow): Promise<void> {
+    await executorOf(tx).insertInto('entities').values(row).execute();
+  }
+
+  /** Applies `next` only while the entity is still at `revision`; false when it moved. */
+  async updateAtRevision(tx: StoreTx, entityId: string, revision: number, next: Updateable<EntitiesTable>): Promise<boolean> {
+    const res = await executorOf(tx).updateTable('entities').set(next).where('entity_id', '=', entityId).where('revision', '=', revision).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Id and type of the entities of the given types. */
+  ofTypes(types: readonly string[]): Promise<{ entity_id: string; entity_type: string }[]> {
+    if (types.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('entities').select(['entity_id', 'entity_type']).where('entity_type', 'in', [...types]).execute();
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Writes of runs and their events: an event and its deliveries go in together, and a run settles
+ * (or reopens) by conditional updates. Every method takes the caller's transaction: an event, its
+ * deliveries and the change that caused them commit together. The rules (which subscribers, when
+ * a run has failed) belong to the runtime; these are its statements.
+ */
+import type { Insertable } from 'kysely';
+import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
+import { executorOf, type StoreTx } from '../store-tx';
+import type { Kysely } from 'kysely';
+
+export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
+/** A delivery of an event about to be appended; the event's id, seq and time are filled in. */
+export type NewDeliveryRow = Omit<Insertable<DeliveriesTable>, 'event_id' | 'event_seq' | 'event_created_at'>;
+export type NewRunRow = Insertable<RunsTable>;
+export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
+
+export interface QueuedPublish {
+  queue_id: string;
+  event_id: string;
+  run_id: string;
+  event_name: string;
+  payload: string;
+  entity_id: string | null;
+  source: string;
+}
+
+export class RunWriteRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Inserts the event and its deliveries; returns the event's seq. */
+  async appendEvent(tx: StoreTx, event: NewEventRow, deliveries: readonly NewDeliveryRow[]): Promise<number> {
+    const trx = executorOf(tx);
+    const inserted = await trx.insertInto('events').values(event).returning('seq').executeTakeFirstOrThrow();
+    const seq = Number(inserted.seq);
+    if (deliveries.length > 0) {
+      await trx
+        .insertInto('deliveries')
+        .values(deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seq, event_created_at: event.created_at })))
+        .execute();
+    }
+    return seq;
+  }
+
+  async insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
+    await executorOf(tx).insertInto('runs').values(run).execute();
+  }
+
+  /** The run and depth of an event's chain, for an event that continues it. */
+  eventChain(tx: StoreTx, eventId: string): Promise<{ chain_depth: number; run_id: string | null } | undefined> {
+    return executorOf(tx).selectFrom('events').select(['chain_depth', 'run_id']).where('event_id', '=', eventId).executeTakeFirst();
+  }
+
+  async openDeliveryCount(tx: StoreTx, runId: string): Promise<number> {
+    const r = await executorOf(tx)
+      .selectFrom('deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['pending', 'in_progress'])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Dead letters of the run not sent again by a redrive. */
+  async unredrivenDeadLetterCount(tx: StoreTx, runId: string): Promise<number> {
+    const r = await executorOf(tx)
+      .selectFrom('dead_letters')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('run_id', '=', runId)
+      .where('redriven_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** Settles a running run; false when it was not running (someone settled it first). */
+  async settle(tx: StoreTx, runId: string, status: 'completed' | 'failed', settledAt: string): Promise<boolean> {
+    const res = await executorOf(tx).updateTable('runs').set({ status, settled_at: settledAt }).where('run_id', '=', runId).where('status', '=', 'running').executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Ends the active conversations scoped to a run. */
+  async endRunConversations(tx: StoreTx, runId: string, endedAt: string): Promise<void> {
+    await executorOf(tx)
+      .updateTable('conversations')
+      .set({ status: 'ended', ended_at: endedAt })
+      .where('scope_key', '=', `run:${runId}`)
+      .where('status', '=', 'active')
+      .execute();
+  }
+
+  /** A settled run (completed or failed) becomes running again. */
+  async reopen(tx: StoreTx, runId: string): Promise<void> {
+    await executorOf(tx).updateTable('runs').set({ status: 'running', settled_at: null }).where('run_id', '=', runId).where('status', 'in', ['completed', 'failed']).execute();
+  }
+
+  /** A queued run starts; false when it is no longer queued (cancelled meanwhile). */
+  async startQueued(tx: StoreTx, runId: string): Promise<boolean> {
+    const res = await executorOf(tx).updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'queued').executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Cancels every queued run; returns how many. */
+  async cancelQueued(tx: StoreTx, settledAt: string): Promise<number> {
+    const res = await executorOf(tx).updateTable('runs').set({ status: 'cancelled', settled_at: settledAt }).where('status', '=', 'queued').executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  async countByStatus(table: 'runs' | 'deliveries', statuses: readonly string[]): Promise<number> {
+    const r = await this.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', [...statuses])
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
+  /** When the oldest pending delivery that is due became due; undefined when none is. */
+  async oldestDueAt(nowIso: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('deliveries')
+      .select('next_attempt_at')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', nowIso)
+      .orderBy('next_attempt_at')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.next_attempt_at;
+  }
+
+  // --- publishes queued while ingress is paused ---
+
+  async enqueuePublish(tx: StoreTx, row: NewQueuedPublishRow): Promise<void> {
+    await executorOf(tx).insertInto('ingress_queue').values(row).execute();
+  }
+
+  /** The oldest queued publishes, in the order resume releases them. */
+  nextQueued(limit: number): Promise<QueuedPublish[]> {
+    return this.db
+      .selectFrom('ingress_queue')
+      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'payload', 'entity_id', 'source'])
+      .where('status', '=', 'queued')
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Marks one queued publish released; false when another resume released it first. */
+  async releaseQueued(tx: StoreTx, queueId: string, releasedAt: string): Promise<boolean> {
+    const res = await executorOf(tx)
+      .updateTable('ingress_queue')
+      .set({ status: 'released', released_at: releasedAt })
+      .where('queue_id', '=', queueId)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  async queueDepth(): Promise<number> {
+    const r = await this.db.selectFrom('ingress_queue').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'queued').executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+}

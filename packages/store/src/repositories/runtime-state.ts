@@ -1,0 +1,61 @@
+/**
+ * `runtime_state`: small named values the runtime keeps durably (ingress open or paused, the
+ * reset lock, the cursor secret, tool-server fault switches). Each method takes the caller's
+ * transaction when the value must commit with other writes.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema';
+import { executorOf, type StoreTx } from '../store-tx';
+
+export class RuntimeStateRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private on(tx: StoreTx | undefined): Kysely<Database> {
+    return tx ? executorOf(tx) : this.db;
+  }
+
+  async get(key: string, tx?: StoreTx): Promise<string | undefined> {
+    const row = await this.on(tx).selectFrom('runtime_state').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value;
+  }
+
+  async set(key: string, value: string, tx?: StoreTx): Promise<void> {
+    await this.on(tx)
+      .insertInto('runtime_state')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
+  }
+
+  /** Writes `value` unless the key already has one; returns the value that stands afterwards. */
+  async setIfAbsent(key: string, value: string): Promise<string> {
+    await this.db
+      .insertInto('runtime_state')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    const row = await this.db.selectFrom('runtime_state').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+    return row.value;
+  }
+
+  /** Inserts a new key; fails on a unique-key conflict when another writer inserted it first. */
+  async insert(key: string, value: string, tx?: StoreTx): Promise<void> {
+    await this.on(tx).insertInto('runtime_state').values({ key, value }).execute();
+  }
+
+  /** Replaces the value only while it is still `expected` (compare and set); false when it moved. */
+  async replaceIf(key: string, expected: string, value: string, tx?: StoreTx): Promise<boolean> {
+    const res = await this.on(tx).updateTable('runtime_state').set({ value }).where('key', '=', key).where('value', '=', expected).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Updates an existing key (no insert); false when it is gone. */
+  async update(key: string, value: string, tx?: StoreTx): Promise<boolean> {
+    const res = await this.on(tx).updateTable('runtime_state').set({ value }).where('key', '=', key).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  async delete(key: string, tx?: StoreTx): Promise<void> {
+    await this.on(tx).deleteFrom('runtime_state').where('key', '=', key).execute();
+  }
+}
