@@ -87,14 +87,14 @@ export class ResetCoordinator {
       }
       try {
         await store.resets.startAudit({
-            reset_id: resetId,
-            started_at: clock.now().toISOString(),
-            finished_at: null,
-            status: 'in_progress',
-            reason: request.reason ?? null,
-            actor_token_id: request.actorTokenId ?? null,
-            plan_hash: plan.plan_hash,
-            result: null,
+          reset_id: resetId,
+          started_at: clock.now().toISOString(),
+          finished_at: null,
+          status: 'in_progress',
+          reason: request.reason ?? null,
+          actor_token_id: request.actorTokenId ?? null,
+          plan_hash: plan.plan_hash,
+          result: null,
         });
         await store.resets.markInterrupted(resetId, clock.now().toISOString());
       } catch (err) {
