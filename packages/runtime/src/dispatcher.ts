@@ -17,7 +17,8 @@ import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 
 export interface DispatcherOptions {
-  /** Handlers run at once by this process. */
+  /** Handlers run at once by this process (16 by default: completions wait for a group commit, so
+   * with few in flight a publish load starves dispatch). */
   concurrency?: number;
   /** Poll interval while work exists; doubles up to idlePollMaxMs while idle. */
   pollMs?: number;
@@ -77,7 +78,7 @@ export class Dispatcher {
     options: DispatcherOptions = {},
   ) {
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-    this.concurrency = options.concurrency ?? 4;
+    this.concurrency = options.concurrency ?? 16;
     this.pollMs = options.pollMs ?? 25;
     this.idlePollMaxMs = options.idlePollMaxMs ?? 250;
   }

@@ -1,0 +1,79 @@
+/**
+ * Which deliveries the dispatcher may claim: pending ones that are due and in-progress ones whose
+ * lease expired, oldest due first, never more than asked for.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Store, type NewDeliveryRow } from '@switchboard/store';
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-deliveries-'));
+  store = await Store.open({ dataDir: dir });
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const NOW = '2026-05-01T12:00:00.000Z';
+const at = (minutes: number) => new Date(Date.parse(NOW) + minutes * 60_000).toISOString();
+
+function delivery(id: string, status: string, nextAttemptAt: string, leaseExpiresAt: string | null = null): NewDeliveryRow {
+  return {
+    delivery_id: id,
+    run_id: 'run-1',
+    subscriber_id: 'sub',
+    subscriber_type: 'node',
+    status,
+    attempts: status === 'pending' ? 0 : 1,
+    max_attempts: 3,
+    next_attempt_at: nextAttemptAt,
+    lease_owner: leaseExpiresAt ? 'other-process' : null,
+    lease_expires_at: leaseExpiresAt,
+    last_error: null,
+    reason_code: null,
+    session_id: null,
+    created_at: at(-60),
+    updated_at: at(-60),
+  };
+}
+
+async function seed(deliveries: NewDeliveryRow[]): Promise<void> {
+  await store.transaction((tx) =>
+    store.runWrites.appendEvent(
+      tx,
+      { event_id: 'evt-1', event_name: 'tick', created_at: at(-60), source: 'test', payload: '{}', entity_id: null, run_id: 'run-1', chain_depth: 0, parent_event_id: null, has_dead_letter: 0, replay_of_event_id: null },
+      deliveries,
+    ),
+  );
+}
+
+it('returns due pending deliveries and expired leases, oldest due first, and nothing else', async () => {
+  await seed([
+    delivery('d-pending-late', 'pending', at(-1)),
+    delivery('d-pending-future', 'pending', at(5)),
+    delivery('d-expired', 'in_progress', at(-30), at(-2)),
+    delivery('d-leased', 'in_progress', at(-40), at(10)),
+    delivery('d-pending-early', 'pending', at(-20)),
+    delivery('d-delivered', 'delivered', at(-50)),
+  ]);
+  const due = await store.deliveries.dueCandidates(NOW, 10);
+  expect(due.map((d) => d.delivery_id)).toEqual(['d-expired', 'd-pending-early', 'd-pending-late']);
+  expect(due.find((d) => d.delivery_id === 'd-expired')).toMatchObject({ status: 'in_progress', lease_owner: 'other-process' });
+});
+
+it('never returns more than the limit, taking the oldest due across both kinds', async () => {
+  await seed([
+    delivery('d-p1', 'pending', at(-10)),
+    delivery('d-p2', 'pending', at(-9)),
+    delivery('d-p3', 'pending', at(-8)),
+    delivery('d-x1', 'in_progress', at(-12), at(-1)),
+    delivery('d-x2', 'in_progress', at(-7), at(-1)),
+  ]);
+  expect((await store.deliveries.dueCandidates(NOW, 3)).map((d) => d.delivery_id)).toEqual(['d-x1', 'd-p1', 'd-p2']);
+  expect((await store.deliveries.dueCandidates(NOW, 1)).map((d) => d.delivery_id)).toEqual(['d-x1']);
+});
