@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { dropTestDatabases, findTestPostgres } from './test-postgres.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -19,19 +20,40 @@ console.log('\n== lint (ESLint: layer boundaries, hooks, TypeScript)');
 if (run(bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']) === 0) passed += 1;
 else failed += 1;
 
+/** Runs vitest with a JSON report and adds its totals. */
+function vitest(label, args, env = {}) {
+  const json = path.join(root, 'test-results', `${label}.json`);
+  fs.mkdirSync(path.dirname(json), { recursive: true });
+  fs.rmSync(json, { force: true });
+  const status = run(bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], env);
+  if (fs.existsSync(json)) {
+    const r = JSON.parse(fs.readFileSync(json, 'utf8'));
+    passed += r.numPassedTests;
+    // A file that failed without a failing test (an import or setup error) counts once; a failing
+    // test is not counted again through the file and describe blocks around it.
+    const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
+    failed += r.numFailedTests + brokenFiles.length;
+  } else if (status !== 0) failed += 1;
+}
+
 console.log('\n== unit, store and API tests (vitest)');
-const vitestJson = path.join(root, 'test-results', 'vitest.json');
-fs.mkdirSync(path.dirname(vitestJson), { recursive: true });
-fs.rmSync(vitestJson, { force: true });
-const vitestStatus = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`]);
-if (fs.existsSync(vitestJson)) {
-  const r = JSON.parse(fs.readFileSync(vitestJson, 'utf8'));
-  passed += r.numPassedTests;
-  // A file that failed without a failing test (an import or setup error) counts once; a failing
-  // test is not counted again through the file and describe blocks around it.
-  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
-  failed += r.numFailedTests + brokenFiles.length;
-} else if (vitestStatus !== 0) failed += 1;
+vitest('vitest', [], { SWITCHBOARD_TEST_DATABASE_URL: '' });
+
+console.log('\n== store and runtime suites on PostgreSQL (vitest)');
+const postgres = findTestPostgres();
+if (postgres.url) {
+  // The same store and runtime tests, each store a fresh database; three are about SQLite itself
+  // (its connection and statement cache, and kill -9 of a process holding the file).
+  const sqliteOnly = ['packages/store/test/group-commit.test.ts', 'packages/store/test/statement-cache.test.ts', 'packages/runtime/src/crash-recovery.test.ts'];
+  await dropTestDatabases(postgres.url);
+  vitest('vitest-postgres', ['packages/store/test', 'packages/runtime/src', ...sqliteOnly.flatMap((f) => ['--exclude', f])], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url });
+  console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
+} else if (process.env.CI === 'true') {
+  console.log(`PostgreSQL suite could not run: ${postgres.reason}`);
+  failed += 1;
+} else {
+  console.log(`PostgreSQL suite skipped: ${postgres.reason}. To run it: apt-get install -y postgresql, or set SWITCHBOARD_TEST_DATABASE_URL to a role that may create databases.`);
+}
 
 if (process.env.SKIP_E2E !== '1') {
   console.log('\n== build the console');

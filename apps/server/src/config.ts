@@ -12,6 +12,10 @@ const schema = z.object({
   PORT: port.default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
+  SWITCHBOARD_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
+    .optional(),
   SWITCHBOARD_TOKEN: z
     .string()
     .min(16, 'must be at least 16 characters')
@@ -55,6 +59,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL instead of the SQLite store in dataDir. */
+  databaseUrl?: string;
   token?: string;
   bundlePath?: string;
   heartbeatIntervalMs: number;
@@ -96,7 +102,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /** Never echoed back in an error message. */
-const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_KEY']);
+const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_KEY', 'SWITCHBOARD_DATABASE_URL']);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `PORT=` in an env file means "not set", not 0 (which z.coerce.number would make of it).
@@ -116,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.SWITCHBOARD_DATA_DIR),
+    databaseUrl: e.SWITCHBOARD_DATABASE_URL,
     token: e.SWITCHBOARD_TOKEN,
     bundlePath: e.SWITCHBOARD_BUNDLE ? path.resolve(e.SWITCHBOARD_BUNDLE) : undefined,
     heartbeatIntervalMs: e.SWITCHBOARD_HEARTBEAT_INTERVAL_MS,

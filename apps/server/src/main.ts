@@ -1,6 +1,6 @@
 /** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
 import { BundleError } from '@switchboard/runtime';
-import { DataDirInUseError } from '@switchboard/store';
+import { DatabaseInUseError, DataDirInUseError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { startServer } from './server';
@@ -25,12 +25,16 @@ async function main(): Promise<void> {
       process.stderr.write(`switchboard: bad bundle: ${err.message}\n`);
       process.exit(2);
     }
-    if (err instanceof DataDirInUseError) {
+    if (err instanceof DataDirInUseError || err instanceof DatabaseInUseError) {
       process.stderr.write(`switchboard: ${err.message}\n`);
       process.exit(2);
     }
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`switchboard: ${config.host}:${config.port} is already in use (set PORT to another port)\n`);
+      process.exit(2);
+    }
+    if (config.databaseUrl && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
+      process.stderr.write('switchboard: cannot reach PostgreSQL at SWITCHBOARD_DATABASE_URL (connection refused)\n');
       process.exit(2);
     }
     throw err;
@@ -39,7 +43,7 @@ async function main(): Promise<void> {
     '',
     `Switchboard is running: ${running.url}/`,
     `  bundle ${running.runtime.name} ${running.runtime.bundle.fingerprint}`,
-    `  data   ${config.dataDir}`,
+    `  data   ${running.store.location}`,
   ];
   if (running.bootstrapToken) {
     banner.push('', `Bootstrap token: ${running.bootstrapToken}`, '  (shown once: paste it into the console sign-in, or send it as "Authorization: Bearer <token>")');

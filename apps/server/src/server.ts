@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
-import { lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
+import { lockDatabase, lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
@@ -58,11 +58,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   let ready = false;
-  // Before anything touches the folder: a second server on it is refused, naming the holder.
-  const folderLock = lockDataDir(config.dataDir);
+  // Before anything touches the store: a second server on it is refused, naming the holder.
+  const folderLock = config.databaseUrl ? await lockDatabase(config.databaseUrl) : lockDataDir(config.dataDir);
   let store: Store;
   try {
-    store = await Store.open({ dataDir: config.dataDir, clock });
+    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock } : { dataDir: config.dataDir, clock });
   } catch (err) {
     folderLock.release();
     throw err;

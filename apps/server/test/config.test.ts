@@ -78,4 +78,15 @@ describe('loadConfig', () => {
       expect(message).not.toContain(value);
     }
   });
+
+  test('SWITCHBOARD_DATABASE_URL selects PostgreSQL; a value that is not a PostgreSQL URL is named but never echoed (it may hold a password)', () => {
+    const url = 'postgres://switchboard:secret@127.0.0.1:5432/switchboard';
+    expect(loadConfig({ SWITCHBOARD_DATABASE_URL: url }).databaseUrl).toBe(url);
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    for (const value of ['mysql://user:secret@host/db', 'switchboard:secret@localhost']) {
+      const message = errorOf({ SWITCHBOARD_DATABASE_URL: value });
+      expect(message).toContain('SWITCHBOARD_DATABASE_URL:');
+      expect(message).not.toContain('secret');
+    }
+  });
 });

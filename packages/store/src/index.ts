@@ -27,3 +27,4 @@ export { Store, type StoreOptions } from './store';
 export type { GroupCommit } from './group-commit';
 export type { Selectable, Insertable, Updateable } from 'kysely';
 export * from './data-dir-lock';
+export * from './database-lock';

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from './clock';
 import type { Engine } from './engine';
 import { migrationProvider } from './migrations/index';
 import { openSqlite } from './open-sqlite';
+import { openPostgres, redactedUrl } from './open-postgres';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { TokenRepository } from './repositories/tokens';
 import { WebSessionRepository } from './repositories/web-sessions';
@@ -29,7 +30,10 @@ import { AgentWriteRepository } from './repositories/agent-writes';
 import { storeTxOf, type StoreTx } from './store-tx';
 
 export interface StoreOptions {
-  dataDir: string;
+  /** The SQLite store's folder (the embedded default). */
+  dataDir?: string;
+  /** A PostgreSQL URL (postgres://…); when given, the store runs on PostgreSQL and dataDir is unused. */
+  databaseUrl?: string;
   clock?: Clock;
 }
 
@@ -68,7 +72,7 @@ export class Store {
     readonly clock: Clock,
     readonly location: string,
     private readonly onClose: () => void,
-    changeCounter: () => number,
+    changeCounter: (() => number) | undefined,
   ) {
     this.groupCommit = new GroupCommit(db);
     this.tokens = new TokenRepository(db, clock, changeCounter);
@@ -89,16 +93,26 @@ export class Store {
     this.runWrites = new RunWriteRepository(db);
     this.containers = new ContainerRepository(db);
     this.entities = new EntityRepository(db);
-    this.resets = new ResetRepository(db);
+    this.resets = new ResetRepository(db, engine);
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db);
   }
 
   static async open(options: StoreOptions): Promise<Store> {
+    const clock = options.clock ?? systemClock;
+    if (options.databaseUrl) {
+      const { db } = openPostgres(options.databaseUrl);
+      // No token memory on PostgreSQL yet: other processes commit through their own connections,
+      // and nothing here tells this one (every verification reads the tokens table).
+      const store = new Store(db, 'postgres', clock, redactedUrl(options.databaseUrl), () => undefined, undefined);
+      await store.migrate();
+      return store;
+    }
+    if (!options.dataDir) throw new Error('Store.open needs a dataDir (SQLite) or a databaseUrl (PostgreSQL)');
     const { db, raw, file } = openSqlite(options.dataDir);
     // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.
     const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-    const store = new Store(db, 'sqlite', options.clock ?? systemClock, file, () => raw.close(), () => dataVersion.get() as number);
+    const store = new Store(db, 'sqlite', clock, file, () => raw.close(), () => dataVersion.get() as number);
     await store.migrate();
     return store;
   }

@@ -3,9 +3,51 @@
  * rows that no repository method exposes. Product code goes through the repositories (lint forbids
  * importing this from the runtime's and the server's sources).
  */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
 import type { Kysely } from 'kysely';
+import type { Engine } from './engine';
 import type { Database } from './schema';
-import type { Store } from './store';
+import { Store, type StoreOptions } from './store';
+
+/**
+ * An admin URL of a PostgreSQL server (a role that may create databases). When set, tests open
+ * their stores on PostgreSQL (see openTestStore).
+ */
+export const TEST_DATABASE_URL_ENV = 'SWITCHBOARD_TEST_DATABASE_URL';
+
+export function testEngine(): Engine {
+  return process.env[TEST_DATABASE_URL_ENV] ? 'postgres' : 'sqlite';
+}
+
+/** The test databases' name prefix (test-all drops them after the PostgreSQL run). */
+export const TEST_DATABASE_PREFIX = 'sb_test_';
+
+/**
+ * A store for a test: SQLite in `dataDir`, or on PostgreSQL (see TEST_DATABASE_URL_ENV) a database
+ * named after `dataDir`, created on first open, so that reopening the same folder reopens the
+ * same data, as it does on SQLite.
+ */
+export async function openTestStore(dataDir: string, options: Omit<StoreOptions, 'dataDir' | 'databaseUrl'> = {}): Promise<Store> {
+  const admin = process.env[TEST_DATABASE_URL_ENV];
+  if (!admin) return Store.open({ ...options, dataDir });
+  const name = TEST_DATABASE_PREFIX + createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24);
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    // C collation: text order is byte order, as on SQLite (ids and timestamps in keyset pages).
+    await client.query(`create database "${name}" template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+  } catch (err) {
+    // duplicate_database (reopening), or a unique violation when two opens race to create it.
+    if (!['42P04', '23505'].includes((err as { code?: string }).code ?? '')) throw err;
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return Store.open({ ...options, databaseUrl: url.toString() });
+}
 
 export function databaseOf(store: Store): Kysely<Database> {
   return store['db'];

@@ -6,13 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Store, type NewDeliveryRow } from '@switchboard/store';
+import type { NewDeliveryRow, Store } from '@switchboard/store';
+import { openTestStore } from '@switchboard/store/testing';
 
 let dir: string;
 let store: Store;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-deliveries-'));
-  store = await Store.open({ dataDir: dir });
+  store = await openTestStore(dir);
 });
 afterEach(async () => {
   await store.close();

@@ -4,7 +4,7 @@
  * same filter applied in plain TypeScript.
  */
 import fs from 'node:fs';
-import { databaseOf } from '@switchboard/store/testing';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,7 +153,7 @@ async function walk(f: EventFilter, limit: number): Promise<string[]> {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-reads-'));
-  store = await Store.open({ dataDir: dir });
+  store = await openTestStore(dir);
   const batch = buildEvents(400);
   await store.events.bulkInsert(batch.slice(0, 150));
   await store.events.bulkInsert(batch.slice(150));

@@ -98,7 +98,7 @@ export async function tokenCli(args: string[], env: NodeJS.ProcessEnv, io: Io): 
   let opened: Store | undefined;
   try {
     const config = loadConfig(env);
-    await run(args, async () => (opened ??= await Store.open({ dataDir: config.dataDir })), io);
+    await run(args, async () => (opened ??= await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir })), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

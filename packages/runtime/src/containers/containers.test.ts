@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { databaseOf } from '@switchboard/store/testing';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ let store: Store;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-containers-'));
-  store = await Store.open({ dataDir: dir });
+  store = await openTestStore(dir);
 });
 
 afterEach(async () => {

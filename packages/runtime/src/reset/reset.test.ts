@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { databaseOf } from '@switchboard/store/testing';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
-import { Store, systemClock } from '@switchboard/store';
+import { systemClock } from '@switchboard/store';
 import type { ContainerManager, StopOutcome } from '../containers/container-manager';
 import { DockerEngineManager } from '../containers/docker-engine-manager';
 import { Runtime } from '../runtime';
@@ -102,7 +102,7 @@ describe('reset coordinator', () => {
     const bundle = minimalBundle();
     (bundle.entity_types as any).order.managed_container = true;
     const dir = tempDir();
-    const store = await Store.open({ dataDir: path.join(dir, 'data') });
+    const store = await openTestStore(path.join(dir, 'data'));
     const containers = new DockerEngineManager({ store, clock: systemClock, socketPath: path.join(dir, 'no-engine.sock'), image: 'busybox:1.36' });
     const runtime = await Runtime.boot({ store, bundlePath: writeBundle(dir, bundle), autoStart: false, containers });
     fx = { dir, store, runtime, close: async () => (await runtime.stop(), await store.close()) };

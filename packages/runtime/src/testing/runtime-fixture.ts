@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Store } from '@switchboard/store';
-import { countRows } from '@switchboard/store/testing';
+import { countRows, openTestStore } from '@switchboard/store/testing';
 import { Runtime, type RuntimeOptions } from '../runtime';
 
 export function tempDir(label = 'sb-rt-'): string {
@@ -26,7 +26,7 @@ export interface Fixture {
 export async function bootFixture(bundle: Record<string, unknown> | string, options: Partial<RuntimeOptions> & { dir?: string } = {}): Promise<Fixture> {
   const dir = options.dir ?? tempDir();
   const bundlePath = typeof bundle === 'string' ? bundle : writeBundle(dir, bundle);
-  const store = await Store.open({ dataDir: path.join(dir, 'data') });
+  const store = await openTestStore(path.join(dir, 'data'));
   const runtime = await Runtime.boot({ autoStart: false, ...options, store, bundlePath });
   return {
     dir,

@@ -1,11 +1,16 @@
 import type { Kysely } from 'kysely';
+import type { Engine } from '../engine';
 
 /**
  * Incident lifecycle (issue 13): the state an operator gave an incident group (acknowledged,
  * resolved, ignored, or open again), and every change, with who made it and an optional note.
  * Keyed by the group (component, error code; '' for none), which is what an incident id encodes.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export function incidentStatesMigration(engine: Engine) {
+  return { up: (db: Kysely<any>) => up(db, engine), down };
+}
+
+async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await db.schema
     .createTable('incident_states')
     .addColumn('component', 'text', (c) => c.notNull())
@@ -20,7 +25,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema
     .createTable('incident_activity')
-    .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('seq', engine === 'sqlite' ? 'integer' : 'bigserial', (c) => (engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
     .addColumn('component', 'text', (c) => c.notNull())
     .addColumn('error_key', 'text', (c) => c.notNull())
     .addColumn('ts', 'text', (c) => c.notNull())
@@ -33,7 +38,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('incident_activity_group').on('incident_activity').columns(['component', 'error_key', 'seq']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('incident_activity').execute();
   await db.schema.dropTable('incident_states').execute();
 }

@@ -6,7 +6,7 @@ import * as runtimeIntegrity from './003_runtime_integrity';
 import * as readIndexes from './004_read_indexes';
 import * as incidentRollup from './005_incident_rollup';
 import * as operations from './006_operations';
-import * as incidentStates from './007_incident_states';
+import { incidentStatesMigration } from './007_incident_states';
 import * as decisionsAsSeen from './008_decisions_as_seen';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
@@ -20,7 +20,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '004_read_indexes': readIndexes,
         '005_incident_rollup': incidentRollup,
         '006_operations': operations,
-        '007_incident_states': incidentStates,
+        '007_incident_states': incidentStatesMigration(engine),
         '008_decisions_as_seen': decisionsAsSeen,
       };
     },

@@ -10,6 +10,7 @@
  * which the managed-container stop owns.
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Engine } from '../engine';
 import type { Database, ResetsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { rebuildIncidentRollup } from './logs';
@@ -78,7 +79,10 @@ export interface KeptCounts {
 }
 
 export class ResetRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   async snapshot(table: RemovedTable): Promise<TableSnapshot> {
     let q = (this.db as Kysely<any>).selectFrom(table).select((eb: any) => [eb.fn.countAll().as('n'), eb.fn.max(MARKER[table]).as('m')]);
@@ -124,6 +128,13 @@ export class ResetRepository {
     const db = executorOf(tx) as Kysely<any>;
     for (const table of order) {
       deleted[table] = 0;
+      if (this.engine === 'postgres') {
+        // One statement per table: PostgreSQL does not hold this process's event loop while it deletes.
+        let q = db.deleteFrom(table);
+        if (table === 'logs') q = scopeLogs(q);
+        deleted[table] = Number(((await q.executeTakeFirst()) as { numDeletedRows: bigint }).numDeletedRows);
+        continue;
+      }
       // In chunks, yielding between them: one DELETE of a million rows would hold the event loop for
       // seconds. Still one transaction: all of it or, on any failure, none.
       for (;;) {

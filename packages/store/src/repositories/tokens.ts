@@ -31,8 +31,11 @@ export class TokenRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    /** A number that changes when another connection (another process) commits to the store. */
-    private readonly changeCounter: () => number,
+    /**
+     * A number that changes when another connection (another process) commits to the store; without
+     * one (PostgreSQL), verified tokens are not remembered and every verification reads the table.
+     */
+    private readonly changeCounter: (() => number) | undefined,
   ) {}
 
   async create(name: string, secret?: string): Promise<{ token: TokenRecord; secret: string }> {
@@ -54,20 +57,22 @@ export class TokenRepository {
   /** Returns the active token for a presented secret, or undefined. */
   async verify(secret: string): Promise<TokenRecord | undefined> {
     const hash = hashSecret(secret);
-    const version = this.changeCounter();
-    if (version !== this.verifiedAt) {
-      this.verified.clear();
-      this.verifiedAt = version;
+    if (this.changeCounter) {
+      const version = this.changeCounter();
+      if (version !== this.verifiedAt) {
+        this.verified.clear();
+        this.verifiedAt = version;
+      }
+      const known = this.verified.get(hash);
+      if (known) return known;
     }
-    const known = this.verified.get(hash);
-    if (known) return known;
     const row = await this.db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
     if (!row || row.revoked_at) return undefined;
     const a = Buffer.from(row.hash, 'hex');
     const b = Buffer.from(hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
     const { hash: _hash, ...token } = row;
-    this.verified.set(hash, token);
+    if (this.changeCounter) this.verified.set(hash, token);
     return token;
   }
 

@@ -1,0 +1,34 @@
+/**
+ * Opens the store on PostgreSQL (`SWITCHBOARD_DATABASE_URL=postgres://…`): Kysely's PostgresDialect
+ * over a node-postgres pool of bounded size per process.
+ */
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from './schema';
+
+/** Connections per process: the dispatcher, group commits and reads share them. */
+export const POSTGRES_POOL_SIZE = 10;
+
+// int8 (counts, bigserial seq) as numbers: every such value here is far below 2^53, and the
+// repositories and cursors treat them as numbers on both engines.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+export function openPostgres(databaseUrl: string, poolSize = POSTGRES_POOL_SIZE): { db: Kysely<Database>; pool: pg.Pool } {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+  // A connection the server dropped (restart, pg_terminate_backend) is replaced on next use; an
+  // idle client's error must not crash the process.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool };
+}
+
+/** Where a database URL points, without its password (for logs and `Store.location`). */
+export function redactedUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}

@@ -1,0 +1,49 @@
+// Finds (or starts) a PostgreSQL server for the store and runtime suites and prints the admin URL
+// the tests use (SWITCHBOARD_TEST_DATABASE_URL). Order: that variable if set; otherwise a local
+// Debian cluster (pg_lsclusters), started as its own user if it is down, with a test role created
+// once. Prints nothing and exits 1 when neither is available.
+import { spawnSync } from 'node:child_process';
+
+const ROLE = 'switchboard_test';
+
+export function findTestPostgres() {
+  if (process.env.SWITCHBOARD_TEST_DATABASE_URL) return { url: process.env.SWITCHBOARD_TEST_DATABASE_URL };
+  const clusters = spawnSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' });
+  if (clusters.status !== 0) return { reason: 'no PostgreSQL found (pg_lsclusters is missing; apt-get install -y postgresql)' };
+  const line = clusters.stdout.split('\n').find((l) => l.trim());
+  if (!line) return { reason: 'PostgreSQL is installed but has no cluster (pg_createcluster 15 main)' };
+  const [version, name, port, status] = line.trim().split(/\s+/);
+  if (status !== 'online') {
+    // pg_ctlcluster switches to the cluster's owner itself, so this works as root too.
+    const started = spawnSync('pg_ctlcluster', [version, name, 'start'], { encoding: 'utf8' });
+    if (started.status !== 0) return { reason: `could not start PostgreSQL ${version}/${name}: ${started.stderr.trim()}` };
+  }
+  const sql = `do $$ begin if not exists (select from pg_roles where rolname = '${ROLE}') then create role ${ROLE} login createdb password '${ROLE}'; end if; end $$;`;
+  const asOwner = process.getuid?.() === 0 ? ['su', ['postgres', '-c', `psql -p ${port} -qAtc "${sql.replace(/\$/g, '\\$')}"`]] : ['psql', ['-p', port, '-qAtc', sql]];
+  const role = spawnSync(asOwner[0], asOwner[1], { encoding: 'utf8' });
+  if (role.status !== 0) return { reason: `could not create the test role: ${role.stderr.trim()}` };
+  return { url: `postgres://${ROLE}:${ROLE}@127.0.0.1:${port}/postgres` };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const found = findTestPostgres();
+  if (found.url) console.log(found.url);
+  else {
+    console.error(found.reason);
+    process.exit(1);
+  }
+}
+
+/** Drops the databases the tests created (named sb_test_…), so runs do not accumulate them. */
+export async function dropTestDatabases(url) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("select datname from pg_database where datname like 'sb\\_test\\_%'");
+    for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
+    return rows.length;
+  } finally {
+    await client.end();
+  }
+}
