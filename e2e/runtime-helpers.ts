@@ -3,9 +3,15 @@ import { eventually } from './fixtures';
 import { ServerProcess } from './server-process';
 
 /** A server of the test's own (a fresh data folder) once the demo scenario has produced its items. */
+/**
+ * A server whose demo scenario has run to its end. The demo's last decision is its reject: once a
+ * rejected item exists and the runtime settled, the demo publishes nothing more (a test that
+ * pauses ingress then sees only its own publishes queued).
+ */
 export async function startDemoServer(): Promise<ServerProcess> {
   const server = await ServerProcess.start();
-  await eventually('demo mailbox items', async () => (await server.rpc('mailbox.list', { limit: 1 })).items.length > 0, 90_000);
+  await eventually('the demo to decide its mailbox items', async () => (await server.rpc('mailbox.list', { filter: { status: 'rejected' }, limit: 1 })).items.length > 0, 90_000);
+  await settled(server);
   return server;
 }
 
