@@ -6,6 +6,7 @@
  * flaky payments server produces retries and dead letters, and some items stay pending for a
  * human operator.
  */
+import type { ActivityTotals } from '@switchboard/store';
 import type { Runtime } from '../runtime';
 import { demoTicket } from './tickets';
 
@@ -20,18 +21,7 @@ export interface DemoScenarioOptions {
   timeoutMs?: number;
 }
 
-export interface DemoScenarioResult {
-  published: number;
-  approved: number;
-  rejected: number;
-  pending_mailbox_items: number;
-  events: number;
-  dead_letters: number;
-  retried_deliveries: number;
-  turns: number;
-  failed_parses: number;
-  conversations: number;
-}
+export type DemoScenarioResult = { published: number; approved: number; rejected: number } & ActivityTotals;
 
 const REFUND_LIMIT = 500;
 

@@ -4,7 +4,7 @@
  * deliveries and the change that caused them commit together. The rules (which subscribers, when
  * a run has failed) belong to the runtime; these are its statements.
  */
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import type { Kysely } from 'kysely';
@@ -15,15 +15,8 @@ export type NewDeliveryRow = Omit<Insertable<DeliveriesTable>, 'event_id' | 'eve
 export type NewRunRow = Insertable<RunsTable>;
 export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 
-export interface QueuedPublish {
-  queue_id: string;
-  event_id: string;
-  run_id: string;
-  event_name: string;
-  payload: string;
-  entity_id: string | null;
-  source: string;
-}
+/** A publish queued while ingress was paused, as resume releases it. */
+export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source'>;
 
 export class RunWriteRepository {
   constructor(private readonly db: Kysely<Database>) {}
