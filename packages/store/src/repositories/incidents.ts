@@ -364,8 +364,6 @@ export class IncidentRepository {
     const end = Date.parse(q.windowEnd);
     const width = (end - start) / buckets;
     const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
-    // Bucket boundaries as ISO text, so the bucket is a portable CASE over the ts column.
-    const bucket = bucketExpression(boundsMs.map(iso), 0);
     const out = new Map<string, GroupAggregate>();
     const add = (r: { component: string; error_code: string | null; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
       const key = groupKey(r);
@@ -405,7 +403,11 @@ export class IncidentRepository {
           .select([
             'component',
             sql<string>`coalesce(${sql.ref('error_code')}, '')`.as('error_key'),
-            bucket.as('bucket'),
+            // Only the boundaries inside this range need comparing; those before it are a constant.
+            bucketExpression(
+              boundsMs.filter((b) => b > from && b < to).map(iso),
+              boundsMs.filter((b) => b <= from).length,
+            ).as('bucket'),
             sql<number>`count(*)`.as('n'),
             sql<string>`min(${sql.ref('ts')})`.as('first_seen'),
             sql<string>`max(${sql.ref('ts')})`.as('last_seen'),
@@ -419,11 +421,13 @@ export class IncidentRepository {
     const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
-      const hourStart = sql<string>`${sql.ref('hour')} || ${':00:00.000Z'}`;
+      // A whole hour is before a boundary exactly when it is before the boundary's hour (the hour
+      // a boundary cuts is read from the records), so the rollup's hour text is compared as is.
+      const hourStart = sql<string>`${sql.ref('hour')}`;
       const cut = [...cutHours].map((h) => hourOf(iso(h)));
       let hours = this.db
         .selectFrom('incident_hours')
-        .select(['component', 'error_key', bucketExpression(boundsMs.map(iso), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
+        .select(['component', 'error_key', bucketExpression(boundsMs.map((b) => hourOf(iso(b))), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
         .where('hour', '>=', hourOf(iso(firstWhole)))
         .where('hour', '<', hourOf(iso(wholeEnd)));
       if (cut.length > 0) hours = hours.where('hour', 'not in', cut);
