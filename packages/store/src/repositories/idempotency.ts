@@ -28,31 +28,18 @@ export class IdempotencyRepository {
     private readonly retentionMs = IDEMPOTENCY_RETENTION_MS,
   ) {}
 
+  /**
+   * Claims a key, or says why not. The claim is an INSERT that does nothing on a conflict: of
+   * concurrent duplicates exactly one inserts (on PostgreSQL the others wait on the key, then see
+   * the winner's row), so none of them fails on the primary key. An expired record is removed first.
+   */
   async claim(ref: IdempotencyKeyRef, bodyHash: string): Promise<IdempotencyClaim> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
+    const sameKey = <Q extends { where: (...args: any[]) => Q }>(q: Q): Q => q.where('method', '=', ref.method).where('token_id', '=', ref.tokenId).where('key', '=', ref.key);
     return this.db.transaction().execute(async (trx) => {
-      const where = trx
-        .selectFrom('idempotency')
-        .selectAll()
-        .where('method', '=', ref.method)
-        .where('token_id', '=', ref.tokenId)
-        .where('key', '=', ref.key);
-      const existing = await where.executeTakeFirst();
-      if (existing && existing.expires_at > nowIso) {
-        if (existing.body_hash !== bodyHash) return { kind: 'conflict' } as const;
-        if (existing.state === 'in_progress' || existing.response === null) return { kind: 'in_progress' } as const;
-        return { kind: 'replay', response: existing.response } as const;
-      }
-      if (existing) {
-        await trx
-          .deleteFrom('idempotency')
-          .where('method', '=', ref.method)
-          .where('token_id', '=', ref.tokenId)
-          .where('key', '=', ref.key)
-          .execute();
-      }
-      await trx
+      await sameKey(trx.deleteFrom('idempotency')).where('expires_at', '<=', nowIso).execute();
+      const inserted = await trx
         .insertInto('idempotency')
         .values({
           method: ref.method,
@@ -64,8 +51,16 @@ export class IdempotencyRepository {
           created_at: nowIso,
           expires_at: new Date(now.getTime() + this.retentionMs).toISOString(),
         })
-        .execute();
-      return { kind: 'claimed' } as const;
+        .onConflict((oc) => oc.columns(['method', 'token_id', 'key']).doNothing())
+        .returning('key')
+        .executeTakeFirst();
+      if (inserted) return { kind: 'claimed' } as const;
+      const existing = await sameKey(trx.selectFrom('idempotency').selectAll()).executeTakeFirst();
+      // Gone again: the holder's record expired and another claimer removed it in between.
+      if (!existing) return { kind: 'in_progress' } as const;
+      if (existing.body_hash !== bodyHash) return { kind: 'conflict' } as const;
+      if (existing.state === 'in_progress' || existing.response === null) return { kind: 'in_progress' } as const;
+      return { kind: 'replay', response: existing.response } as const;
     });
   }
 
