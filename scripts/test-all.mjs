@@ -39,14 +39,26 @@ function vitest(label, args, env = {}) {
 console.log('\n== unit, store and API tests (vitest)');
 vitest('vitest', [], { SWITCHBOARD_TEST_DATABASE_URL: '' });
 
-console.log('\n== store and runtime suites on PostgreSQL (vitest)');
+console.log('\n== store, runtime and API suites on PostgreSQL (vitest)');
 const postgres = findTestPostgres();
 if (postgres.url) {
-  // The same store and runtime tests, each store a fresh database; three are about SQLite itself
-  // (its connection and statement cache, and kill -9 of a process holding the file).
-  const sqliteOnly = ['packages/store/test/group-commit.test.ts', 'packages/store/test/statement-cache.test.ts', 'packages/runtime/src/crash-recovery.test.ts'];
+  // The same store, runtime and API tests, each store (and test server) on a database of its own.
+  // Left out: those about SQLite itself (its connection, statement cache and write lock; kill -9 of
+  // a process holding the file; another process writing the file) and the token CLI on a folder.
+  const sqliteOnly = [
+    'packages/store/test/group-commit.test.ts',
+    'packages/store/test/statement-cache.test.ts',
+    'packages/runtime/src/crash-recovery.test.ts',
+    'apps/server/test/store-busy.test.ts',
+    'apps/server/test/token-memory.test.ts',
+    'apps/server/test/token-cli.test.ts',
+    'apps/server/test/data-dir-lock.test.ts',
+    'apps/server/test/idempotency-crash.test.ts',
+    'apps/server/test/resume-crash.test.ts',
+    'apps/server/test/redrive-crash.test.ts',
+  ];
   await dropTestDatabases(postgres.url);
-  vitest('vitest-postgres', ['packages/store/test', 'packages/runtime/src', ...sqliteOnly.flatMap((f) => ['--exclude', f])], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url });
+  vitest('vitest-postgres', ['packages/store/test', 'packages/runtime/src', 'apps/server/test', ...sqliteOnly.flatMap((f) => ['--exclude', f])], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url });
   console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
 } else if (process.env.CI === 'true') {
   console.log(`PostgreSQL suite could not run: ${postgres.reason}`);

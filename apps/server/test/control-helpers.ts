@@ -1,6 +1,6 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
-import { databaseOf, sql } from '@switchboard/store/testing';
+import { databaseOf, sql, testEngine } from '@switchboard/store/testing';
 import { expect } from 'vitest';
 import type { TestServer } from './harness';
 import { ok } from './rpc-helpers';
@@ -54,7 +54,11 @@ export async function count(server: TestServer, table: string, where?: [string, 
  */
 export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
   const raw = databaseOf(server.store);
-  const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`.execute(raw)).rows.map((r) => r.name);
+  const tableList =
+    testEngine() === 'postgres'
+      ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`
+      : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`;
+  const tables = (await tableList.execute(raw)).rows.map((r) => r.name);
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {
     if (options.without?.includes(t)) continue;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MethodName, ParamsInput, Result, RpcErrorObject } from '@switchboard/contract';
 import type { Clock } from '@switchboard/store';
+import { testDatabaseFor } from '@switchboard/store/testing';
 import { loadConfig, type Config } from '../src/config';
 import { createLogger } from '../src/logger';
 import type { ExtraMethod, HandlerRegistry } from '../src/rpc/handler';
@@ -47,10 +48,13 @@ export interface TestServerOptions {
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-test-'));
+  // In the PostgreSQL pass of the suite, the server runs on a database standing for its folder.
+  const databaseUrl = await testDatabaseFor(dataDir);
   const config: Config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     SWITCHBOARD_DATA_DIR: dataDir,
+    ...(databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : {}),
     SWITCHBOARD_TOKEN: TEST_TOKEN,
     SWITCHBOARD_DEMO: 'off',
     SWITCHBOARD_RATE_LIMIT_PER_S: '0',

@@ -30,8 +30,17 @@ export const TEST_DATABASE_PREFIX = 'sb_test_';
  * same data, as it does on SQLite.
  */
 export async function openTestStore(dataDir: string, options: Omit<StoreOptions, 'dataDir' | 'databaseUrl'> = {}): Promise<Store> {
+  const databaseUrl = await testDatabaseFor(dataDir);
+  return Store.open(databaseUrl ? { ...options, databaseUrl } : { ...options, dataDir });
+}
+
+/**
+ * On PostgreSQL (see TEST_DATABASE_URL_ENV), the URL of the database that stands for `dataDir`,
+ * created on first use; undefined on SQLite.
+ */
+export async function testDatabaseFor(dataDir: string): Promise<string | undefined> {
   const admin = process.env[TEST_DATABASE_URL_ENV];
-  if (!admin) return Store.open({ ...options, dataDir });
+  if (!admin) return undefined;
   const name = TEST_DATABASE_PREFIX + createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24);
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
@@ -46,7 +55,7 @@ export async function openTestStore(dataDir: string, options: Omit<StoreOptions,
   }
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  return Store.open({ ...options, databaseUrl: url.toString() });
+  return url.toString();
 }
 
 export function databaseOf(store: Store): Kysely<Database> {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
 import { keyMaker, withControlServer } from './method-servers';
 import { count, fails, ok, waitForQuiet } from '../control-helpers';
+import { testEngine } from '@switchboard/store/testing';
 
 let server: TestServer;
 let fingerprint: string;
@@ -121,9 +122,12 @@ describe('event.publish under group commit', () => {
     expect(answers[3]!.error!.data.code).toBe('IDEMPOTENCY_CONFLICT');
     expect(answers[4]!.result).toMatchObject({ status: 'running' });
     expect(answers[5]!.result).toMatchObject({ status: 'running' });
-    // The three new publishes were one group: one transaction, one fsync.
     expect(after.members - before.members).toBe(3);
-    expect(after.groups - before.groups).toBe(1);
+    // On SQLite (synchronous) the three new publishes reach the queue in one turn of the event
+    // loop: one group, one transaction, one fsync. On PostgreSQL each first waits for its
+    // idempotency claim's round trip, so they may form more than one group.
+    if (testEngine() === 'sqlite') expect(after.groups - before.groups).toBe(1);
+    else expect(after.groups - before.groups).toBeLessThanOrEqual(3);
 
     // Each new event is stored once, and its key replays its own answer.
     for (const i of [0, 4, 5]) {

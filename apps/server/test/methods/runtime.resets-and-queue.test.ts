@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { RpcSocket, wsUrl } from '../ws-client';
 import type { TestServer } from '../harness';
-import { ok } from '../control-helpers';
+import { ok, waitForQuiet } from '../control-helpers';
 import { withControlServer } from './method-servers';
 
 describe('runtime.resets, runtime.queue and the reset notification', () => {
@@ -36,6 +36,9 @@ describe('runtime.resets, runtime.queue and the reset notification', () => {
     await b.call('health.subscribe', {});
     expect((await ok(server, 'runtime.resets', {})).resets).toEqual([]);
 
+    // The ticks the previous test released may still be dispatching (on PostgreSQL especially): a
+    // plan previewed meanwhile would be stale by the apply.
+    await waitForQuiet(server);
     const preview = await ok(server, 'runtime.nuke', { dry_run: true });
     const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason: 'clean slate for the test' });
     const notices = (s: RpcSocket) => s.notifications.filter((n) => n.method === 'runtime.reset');
