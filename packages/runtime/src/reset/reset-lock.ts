@@ -72,8 +72,11 @@ export class ResetLock {
         if (current !== undefined) {
           const other = parseHolder(current);
           if (other && other.expires_at > claim.started_at) return other;
-          await runtimeState.replaceIf(RESET_LOCK_KEY, current, JSON.stringify(claim), tx);
-          return true;
+          // Take over only the row read here: when another process took it over first, the
+          // compare-and-set changes nothing and that process holds the lock.
+          if (await runtimeState.replaceIf(RESET_LOCK_KEY, current, JSON.stringify(claim), tx)) return true;
+          const winner = parseHolder((await runtimeState.get(RESET_LOCK_KEY, tx)) ?? '');
+          return winner ?? { reset_id: 'unknown', started_at: claim.started_at, expires_at: claim.expires_at };
         }
         await runtimeState.insert(RESET_LOCK_KEY, JSON.stringify(claim), tx);
         return true;

@@ -176,4 +176,24 @@ describe('reset lock', () => {
     expect(JSON.parse(row.value).reset_id).toBe('reset_new');
     await lock.release();
   });
+
+  it('of two holders taking over an expired lock at once, exactly one wins (two processes on PostgreSQL)', async () => {
+    fx = await bootFixture(minimalBundle());
+    await databaseOf(fx.store)
+      .insertInto('runtime_state')
+      .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
+      .execute();
+    // Two ResetLock objects stand for two processes: each has its own in-memory claim, and on
+    // PostgreSQL each transaction runs on its own pooled connection.
+    await Promise.all(Array.from({ length: 4 }, () => fx!.store.ping()));
+    const locks = [new ResetLock(fx.store, systemClock), new ResetLock(fx.store, systemClock)];
+    const outcomes = await Promise.allSettled(locks.map((l, i) => l.acquire(`reset_${i}`)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: 'RESET_IN_PROGRESS' });
+    const row = await databaseOf(fx.store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow();
+    const winner = outcomes.findIndex((o) => o.status === 'fulfilled');
+    expect(JSON.parse(row.value).reset_id).toBe(`reset_${winner}`);
+    await locks[winner]!.release();
+  });
 });
