@@ -32,7 +32,20 @@ fs.writeFileSync(bundlePath, JSON.stringify(bundle));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 // Throughput: a backlog published with the dispatcher stopped, then drained.
-const store = await Store.open({ dataDir: path.join(dir, 'data') });
+// BENCH_DATABASE_URL (an admin URL): the same measurement on PostgreSQL, in a fresh database.
+async function freshPostgresDatabase(adminUrl: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const name = `sb_bench_${process.pid}_${Date.now().toString(36)}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(`create database "${name}" template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+  await client.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+const databaseUrl = process.env.BENCH_DATABASE_URL ? await freshPostgresDatabase(process.env.BENCH_DATABASE_URL) : undefined;
+const store = await Store.open(databaseUrl ? { databaseUrl } : { dataDir: path.join(dir, 'data') });
 const runtime = await Runtime.boot({ store, bundlePath, autoStart: false, dispatcher: { concurrency: 32, pollMs: 1 } });
 for (let i = 0; i < DELIVERIES; i += 100) {
   await Promise.all(Array.from({ length: Math.min(100, DELIVERIES - i) }, (_, j) => runtime.publish({ event_name: 'work', payload: { n: i + j } })));

@@ -11,7 +11,9 @@
  *               Target p50 <= 10 ms.
  *
  * The rounds run `bench/dispatch-worker.ts` from this checkout against the packages of the
- * checkout under test, so the before and after run the same measurement code.
+ * checkout under test, so the before and after run the same measurement code. With
+ * BENCH_DATABASE_URL (a PostgreSQL role that may create databases) each round runs on a fresh
+ * PostgreSQL database instead of SQLite (one process: the single-node figure).
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
