@@ -77,4 +77,11 @@ const latencies = rows.map((r) => Date.parse(r.delivered) - Date.parse(r.publish
 await runtime.stop();
 await store.close();
 fs.rmSync(dir, { recursive: true, force: true });
+if (databaseUrl) {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists "${new URL(databaseUrl).pathname.slice(1)}" with (force)`);
+  await admin.end();
+}
 console.log(JSON.stringify({ deliveriesPerSecond, latencyP50: percentile(latencies, 50), latencyP99: percentile(latencies, 99), published: ids.length }));
