@@ -2,7 +2,7 @@ import path from 'node:path';
 import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
-import { systemClock } from '@switchboard/store';
+import { systemClock, type Store } from '@switchboard/store';
 import type { ContainerManager, StopOutcome } from '../containers/container-manager';
 import { DockerEngineManager } from '../containers/docker-engine-manager';
 import { Runtime } from '../runtime';
@@ -166,10 +166,7 @@ describe('reset lock', () => {
 
   it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
     fx = await bootFixture(minimalBundle());
-    await databaseOf(fx.store)
-      .insertInto('runtime_state')
-      .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
-      .execute();
+    await leaveExpiredLock(fx.store);
     const lock = new ResetLock(fx.store, systemClock);
     await lock.acquire('reset_new');
     const row = await databaseOf(fx.store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow();
@@ -179,10 +176,7 @@ describe('reset lock', () => {
 
   it('of two holders taking over an expired lock at once, exactly one wins (two processes on PostgreSQL)', async () => {
     fx = await bootFixture(minimalBundle());
-    await databaseOf(fx.store)
-      .insertInto('runtime_state')
-      .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
-      .execute();
+    await leaveExpiredLock(fx.store);
     // Two ResetLock objects stand for two processes: each has its own in-memory claim, and on
     // PostgreSQL each transaction runs on its own pooled connection.
     await Promise.all(Array.from({ length: 4 }, () => fx!.store.ping()));
@@ -197,3 +191,11 @@ describe('reset lock', () => {
     await locks[winner]!.release();
   });
 });
+
+/** The lock row of a process that died mid-reset: never refreshed, long expired. */
+async function leaveExpiredLock(store: Store): Promise<void> {
+  await databaseOf(store)
+    .insertInto('runtime_state')
+    .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
+    .execute();
+}
