@@ -197,8 +197,8 @@ export class Dispatcher {
   }
 
   /**
-   * Claims up to `limit` due deliveries; each claim is a conditional update only one claimer can
-   * win. The batch is one transaction, and the claimed deliveries' events are read in one query.
+   * Claims up to `limit` due deliveries in one conditional update (a row is taken only while still
+   * claimable, so only one claimer wins it), then reads their events in one query: one transaction.
    */
   async claimDue(limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
@@ -208,12 +208,11 @@ export class Dispatcher {
     const candidates = await store.deliveries.dueCandidates(nowIso, limit);
     if (candidates.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
-    // One transaction (one fsync) for the whole batch of claims, each still a conditional update.
+    const candidateById = new Map(candidates.map((c) => [c.delivery_id, c]));
     return store.transaction(async (trx) => {
       const claimed: DeliveryRecord[] = [];
-      for (const c of candidates) {
-        const row = await store.deliveries.claim(trx, c.delivery_id, this.owner, leaseUntil, nowIso);
-        if (!row) continue;
+      for (const row of await store.deliveries.claim(trx, [...candidateById.keys()], this.owner, leaseUntil, nowIso)) {
+        const c = candidateById.get(row.delivery_id)!;
         if (c.status === 'in_progress') {
           await this.services.log.write(
             {

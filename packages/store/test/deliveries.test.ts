@@ -78,3 +78,22 @@ it('never returns more than the limit, taking the oldest due across both kinds',
   expect((await store.deliveries.dueCandidates(NOW, 3)).map((d) => d.delivery_id)).toEqual(['d-x1', 'd-p1', 'd-p2']);
   expect((await store.deliveries.dueCandidates(NOW, 1)).map((d) => d.delivery_id)).toEqual(['d-x1']);
 });
+
+it('claims in one statement only what is still claimable, in the order asked, and each row once', async () => {
+  await seed([
+    delivery('d-due', 'pending', at(-5)),
+    delivery('d-future', 'pending', at(5)),
+    delivery('d-expired', 'in_progress', at(-30), at(-1)),
+    delivery('d-leased', 'in_progress', at(-30), at(10)),
+    delivery('d-done', 'delivered', at(-50)),
+  ]);
+  const ids = ['d-expired', 'd-future', 'd-leased', 'd-due', 'd-done', 'd-unknown'];
+  const until = at(1);
+  const first = await store.transaction((tx) => store.deliveries.claim(tx, ids, 'me', until, NOW));
+  expect(first.map((d) => [d.delivery_id, d.attempts])).toEqual([
+    ['d-expired', 2],
+    ['d-due', 1],
+  ]);
+  // Taken now (leased until `until`): a second claimer gets nothing.
+  expect(await store.transaction((tx) => store.deliveries.claim(tx, ids, 'someone-else', until, NOW))).toEqual([]);
+});

@@ -54,12 +54,17 @@ export class DeliveryRepository {
     return due.slice(0, limit).map(({ delivery_id, status, lease_owner }) => ({ delivery_id, status, lease_owner }));
   }
 
-  /** Takes one delivery for `owner` until `leaseUntil`; undefined when someone else won it. */
-  async claim(tx: StoreTx, deliveryId: string, owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow | undefined> {
-    const row = await executorOf(tx)
+  /**
+   * Takes the given deliveries for `owner` until `leaseUntil`, in one statement: each row is taken
+   * only while it is still claimable (pending and due, or in progress with an expired lease), so
+   * of two claimers each row goes to one. Returns the rows taken, in the order of `deliveryIds`.
+   */
+  async claim(tx: StoreTx, deliveryIds: readonly string[], owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await executorOf(tx)
       .updateTable('deliveries')
       .set((eb) => ({ status: 'in_progress', lease_owner: owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: nowIso }))
-      .where('delivery_id', '=', deliveryId)
+      .where('delivery_id', 'in', [...deliveryIds])
       .where((eb) =>
         eb.or([
           eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
@@ -67,8 +72,9 @@ export class DeliveryRepository {
         ]),
       )
       .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])
-      .executeTakeFirst();
-    return row ? { ...row, attempts: Number(row.attempts), max_attempts: Number(row.max_attempts) } : undefined;
+      .execute();
+    const byId = new Map(rows.map((r) => [r.delivery_id, { ...r, attempts: Number(r.attempts), max_attempts: Number(r.max_attempts) }]));
+    return deliveryIds.flatMap((id) => byId.get(id) ?? []);
   }
 
   events(tx: StoreTx, eventIds: string[]): Promise<Selectable<EventsTable>[]> {
