@@ -98,8 +98,3 @@ export async function settleRunIfDone(store: Store, tx: StoreTx, runId: string |
   await runs.endRunConversations(tx, runId, settled_at);
   return status;
 }
-
-/** New work in a settled run (an approval after the run went quiet) reopens it. */
-export async function reopenRun(store: Store, tx: StoreTx, runId: string): Promise<void> {
-  await store.runWrites.reopen(tx, runId);
-}

@@ -173,7 +173,7 @@ export class Ingress {
     let released = 0;
     for (;;) {
       if ((await this.state()) === 'paused') return released;
-      const batch = await this.store.runWrites.nextQueued(batchSize);
+      const batch = await this.store.runWrites.queued(batchSize);
       if (batch.length === 0) return released;
       released += await this.store.transaction(async (trx) => {
         let n = 0;

@@ -7,7 +7,7 @@ import { RpcError, type DecisionSheet } from '@switchboard/contract';
 import type { MailboxItemRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { evaluateGates, toEntityRecord } from './entities';
-import { insertEventWithDeliveries, reopenRun } from './event-store';
+import { insertEventWithDeliveries } from './event-store';
 import type { OnEffectCommit } from './effect-commit';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
@@ -193,7 +193,8 @@ export class MailboxService {
         const source = item.source_event_id ? await this.store.runWrites.eventChain(trx, item.source_event_id) : undefined;
         const runId = item.run_id ?? source?.run_id ?? null;
         if (runId) {
-          await reopenRun(this.store, trx, runId);
+          // New work in a settled run (an approval after the run went quiet) reopens it.
+          await this.store.runWrites.reopen(trx, runId);
           const written = await insertEventWithDeliveries(this.store, trx, this.bundle, now, {
             event_name: route.emit,
             payload,

@@ -73,4 +73,3 @@ export async function countRows(store: Store, table: CountedTable, status?: stri
 }
 
 export { sql } from 'kysely';
-export type { Kysely, Transaction } from 'kysely';

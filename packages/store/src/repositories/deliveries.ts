@@ -34,22 +34,18 @@ export class DeliveryRepository {
    * with 30,000 pending, growing with the backlog).
    */
   async dueCandidates(nowIso: string, limit: number): Promise<{ delivery_id: string; status: string; lease_owner: string | null }[]> {
-    const pending = await this.db
-      .selectFrom('deliveries')
-      .select(['delivery_id', 'status', 'lease_owner', 'next_attempt_at'])
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', nowIso)
-      .orderBy('next_attempt_at')
-      .limit(limit)
-      .execute();
-    const expired = await this.db
-      .selectFrom('deliveries')
-      .select(['delivery_id', 'status', 'lease_owner', 'next_attempt_at'])
-      .where('status', '=', 'in_progress')
-      .where('lease_expires_at', '<', nowIso)
-      .orderBy('lease_expires_at')
-      .limit(limit)
-      .execute();
+    // Each walk reads the index on (status, column) and stops after `limit` rows.
+    const walk = (status: 'pending' | 'in_progress', column: 'next_attempt_at' | 'lease_expires_at', before: '<=' | '<') =>
+      this.db
+        .selectFrom('deliveries')
+        .select(['delivery_id', 'status', 'lease_owner', 'next_attempt_at'])
+        .where('status', '=', status)
+        .where(column, before, nowIso)
+        .orderBy(column)
+        .limit(limit)
+        .execute();
+    const pending = await walk('pending', 'next_attempt_at', '<=');
+    const expired = await walk('in_progress', 'lease_expires_at', '<');
     const due = expired.length === 0 ? pending : [...pending, ...expired].sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : 0));
     return due.slice(0, limit).map(({ delivery_id, status, lease_owner }) => ({ delivery_id, status, lease_owner }));
   }

@@ -16,7 +16,7 @@ export type NewRunRow = Insertable<RunsTable>;
 export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 
 /** A publish queued while ingress was paused, as resume releases it. */
-export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source'>;
+export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at'>;
 
 export class RunWriteRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -126,11 +126,11 @@ export class RunWriteRepository {
     await executorOf(tx).insertInto('ingress_queue').values(row).execute();
   }
 
-  /** The oldest queued publishes, in the order resume releases them. */
-  nextQueued(limit: number): Promise<QueuedPublish[]> {
+  /** Publishes waiting for ingress to resume, oldest first: the order resume releases them in. */
+  queued(limit: number): Promise<QueuedPublish[]> {
     return this.db
       .selectFrom('ingress_queue')
-      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'payload', 'entity_id', 'source'])
+      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'payload', 'entity_id', 'source', 'queued_at'])
       .where('status', '=', 'queued')
       .orderBy('seq')
       .limit(limit)

@@ -1,15 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import { executorOf, type StoreTx } from '../store-tx';
-import type { Database, IngressQueueTable, ResetsTable } from '../schema';
+import type { Database, ResetsTable } from '../schema';
 
 export type ResetRow = Selectable<ResetsTable>;
-export type QueuedPublishRow = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'entity_id' | 'source' | 'queued_at'>;
 
 const TOOL_FAULTS_KEY = 'tool_faults:';
 
 /**
- * The runtime's own records: the reset audit trail, publishes queued while ingress is paused, and
- * which simulated tool servers an operator turned faults off for.
+ * The runtime's own records: the reset audit trail, which simulated tool servers an operator
+ * turned faults off for, and the totals the demo reports.
  */
 export class RuntimeRecordReads {
   constructor(private readonly db: Kysely<Database>) {}
@@ -30,17 +29,6 @@ export class RuntimeRecordReads {
       .insertInto('runtime_state')
       .values({ key: `${TOOL_FAULTS_KEY}${server}`, value: faults })
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: faults }))
-      .execute();
-  }
-
-  /** Publishes waiting for ingress to resume, oldest first (the order resume releases them in). */
-  queued(limit: number): Promise<QueuedPublishRow[]> {
-    return this.db
-      .selectFrom('ingress_queue')
-      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'entity_id', 'source', 'queued_at'])
-      .where('status', '=', 'queued')
-      .orderBy('seq')
-      .limit(limit)
       .execute();
   }
 
