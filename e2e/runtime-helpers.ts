@@ -1,5 +1,5 @@
 /** Driving a test's own server through the API: waiting for quiet, and traffic that fails at the payments tool. */
-import { eventually } from './fixtures';
+import { eventually, test } from './fixtures';
 import { ServerProcess } from './server-process';
 
 /** A server of the test's own (a fresh data folder) once the demo scenario has produced its items. */
@@ -13,6 +13,23 @@ export async function startDemoServer(): Promise<ServerProcess> {
   await eventually('the demo to decide its mailbox items', async () => (await server.rpc('mailbox.list', { filter: { status: 'rejected' }, limit: 1 })).items.length > 0, 90_000);
   await settled(server);
   return server;
+}
+
+/**
+ * A describe block of serial tests on a demo server of its own: started (demo decided and settled)
+ * before the first test, `prepare` run on it, disposed after the last.
+ */
+export function ownDemoServer(prepare: (server: ServerProcess) => void | Promise<void>, timeoutMs = 150_000): void {
+  let server: ServerProcess | undefined;
+  test.describe.configure({ mode: 'serial', timeout: timeoutMs });
+  test.beforeAll(async () => {
+    test.setTimeout(timeoutMs);
+    server = await startDemoServer();
+    await prepare(server);
+  });
+  test.afterAll(async () => {
+    await server?.dispose();
+  });
 }
 
 /** Resolves once nothing is queued, running or waiting for delivery. */

@@ -5,21 +5,15 @@
  */
 import { IncidentsPage } from '../pages/incidents-page';
 import { ServerProcess } from '../server-process';
-import { publishRefunds, settled, startDemoServer } from '../runtime-helpers';
+import { ownDemoServer, publishRefunds } from '../runtime-helpers';
 import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 test.describe('incident lifecycle', () => {
-  test.describe.configure({ mode: 'serial', timeout: 150_000 });
   let own: ServerProcess;
-  test.beforeAll(async () => {
-    test.setTimeout(150_000);
-    own = await startDemoServer();
-    await settled(own);
+  ownDemoServer(async (server) => {
+    own = server;
     await publishRefunds(own, 'LC', 20);
-  });
-  test.afterAll(async () => {
-    await own?.dispose();
   });
 
   test('acknowledge and resolve an incident, see it leave the default view, then regress', async ({ page }) => {

@@ -7,7 +7,7 @@
  */
 import { OperationsSection, RecoveryDialog, ToolServers } from '../pages/recovery-page';
 import { ServerProcess } from '../server-process';
-import { publishRefunds, settled, startDemoServer } from '../runtime-helpers';
+import { ownDemoServer, publishRefunds } from '../runtime-helpers';
 import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
@@ -18,17 +18,11 @@ async function paymentIncidents(server: ServerProcess): Promise<number> {
 }
 
 test.describe('redrive after fixing the failing tool', () => {
-  test.describe.configure({ mode: 'serial', timeout: 150_000 });
   let own: ServerProcess;
-  test.beforeAll(async () => {
-    test.setTimeout(150_000);
-    own = await startDemoServer();
-    await settled(own);
+  ownDemoServer(async (server) => {
+    own = server;
     // Payments faults are deterministic per call: these refunds leave a fixed set of dead letters.
     await publishRefunds(own, 'E2E', 40);
-  });
-  test.afterAll(async () => {
-    await own?.dispose();
   });
 
   test('turn faults off, redrive from Dead letters, watch it complete, see the incident stop growing', async ({ page }) => {

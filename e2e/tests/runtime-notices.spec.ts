@@ -5,21 +5,16 @@
  */
 import { MailboxQueue } from '../pages/mailbox-page';
 import { ServerProcess } from '../server-process';
-import { settled, startDemoServer } from '../runtime-helpers';
+import { ownDemoServer, settled } from '../runtime-helpers';
 import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 const SCREENS = ['/incidents', '/events', '/dead-letters', '/mailbox', '/agents', '/conversations', '/runtime'];
 
 test.describe('runtime notices', () => {
-  test.describe.configure({ mode: 'serial', timeout: 150_000 });
   let own: ServerProcess;
-  test.beforeAll(async () => {
-    test.setTimeout(150_000);
-    own = await startDemoServer();
-  });
-  test.afterAll(async () => {
-    await own?.dispose();
+  ownDemoServer((server) => {
+    own = server;
   });
 
   test('paused ingress shows in the header of every screen with the queue depth; the Runtime page lists the queue', async ({ page }) => {

@@ -1,6 +1,6 @@
 import { RuntimePage } from '../pages/runtime-page';
 import { ServerProcess } from '../server-process';
-import { settled, startDemoServer } from '../runtime-helpers';
+import { ownDemoServer, settled } from '../runtime-helpers';
 import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
@@ -15,17 +15,10 @@ async function storeCounts(server: ServerProcess) {
 }
 
 test.describe('runtime page on its own server (the reset empties it)', () => {
-  test.describe.configure({ mode: 'serial', timeout: 120_000 });
   let own: ServerProcess;
-  test.beforeAll(async () => {
-    test.setTimeout(120_000);
-    // The demo scenario runs in the background after boot; wait for its traffic and for quiet.
-    own = await startDemoServer();
-    await settled(own);
-  });
-  test.afterAll(async () => {
-    await own?.dispose();
-  });
+  ownDemoServer((server) => {
+    own = server;
+  }, 120_000);
 
   test('pause and resume ingress, each confirmed, with the queue depth shown', async ({ page }) => {
     await signInContext(page, own);
