@@ -1,6 +1,6 @@
 /** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
 import { BundleError } from '@switchboard/runtime';
-import { DatabaseInUseError, DataDirInUseError } from '@switchboard/store';
+import { DataDirInUseError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { startServer } from './server';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
       process.stderr.write(`switchboard: bad bundle: ${err.message}\n`);
       process.exit(2);
     }
-    if (err instanceof DataDirInUseError || err instanceof DatabaseInUseError) {
+    if (err instanceof DataDirInUseError) {
       process.stderr.write(`switchboard: ${err.message}\n`);
       process.exit(2);
     }

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
-import { lockDatabase, lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
+import { lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
@@ -58,8 +58,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   let ready = false;
-  // Before anything touches the store: a second server on it is refused, naming the holder.
-  const folderLock = config.databaseUrl ? await lockDatabase(config.databaseUrl) : lockDataDir(config.dataDir);
+  // Before anything touches the SQLite folder: a second server on it is refused, naming the holder.
+  // Several servers may share one PostgreSQL database: each registers as a node (see NodeRegistry).
+  const folderLock = config.databaseUrl ? { release: () => undefined } : lockDataDir(config.dataDir);
   let store: Store;
   try {
     store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock } : { dataDir: config.dataDir, clock });
@@ -102,7 +103,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let bootstrapToken: string | undefined;
   try {
     bootstrapToken = await ensureToken(store, config.token, logger);
-    await store.idempotency.dropInProgress();
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
     const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, isReady: () => ready });

@@ -22,7 +22,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const ref = { method: 'test.effect', tokenId: 'tok_1', key: 'key-commit-fails' };
+const ref = { method: 'test.effect', tokenId: 'tok_1', key: 'key-commit-fails', nodeId: 'node-test' };
 const result = z.object({ ok: z.boolean() });
 
 test('a failed commit after the answer was written leaves the key free; the retry runs and its answer replays', async () => {

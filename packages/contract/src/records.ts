@@ -258,6 +258,18 @@ export const run = z.object({
   dead_letter_count: z.number().int(),
 });
 
+/** A server process sharing the store: its heartbeat row, read with the database's clock. */
+export const serverNode = z.object({
+  node_id: z.string(),
+  host: z.string(),
+  pid: z.number().int(),
+  version: z.string(),
+  started_at: timestamp,
+  last_seen_at: timestamp,
+  in_flight_handlers: z.number().int().nonnegative(),
+  self: z.boolean(),
+});
+
 export const healthCheckResult = z.object({
   ok: z.boolean(),
   ts: timestamp,
@@ -266,6 +278,8 @@ export const healthCheckResult = z.object({
   ingress: z.enum(['open', 'paused']),
   bundle: z.object({ fingerprint: z.string(), name: z.string() }),
   checks: z.record(z.string(), z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional() })),
+  /** Every live server process on this store (one on SQLite), the answering one marked `self`. */
+  nodes: z.array(serverNode),
 });
 
 export type Incident = z.infer<typeof incident>;
@@ -320,6 +334,7 @@ export const operationItem = z.object({
 });
 
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;
+export type ServerNode = z.infer<typeof serverNode>;
 export type Operation = z.infer<typeof operation>;
 export type OperationItem = z.infer<typeof operationItem>;
 export type IncidentActivity = z.infer<typeof incidentActivity>;

@@ -30,6 +30,7 @@ import { ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
 import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
+import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -48,6 +49,8 @@ export interface RuntimeOptions {
   containers?: ContainerManager;
   /** Bound on reset quiescence waiting for running handlers (default 10 s). */
   resetDrainTimeoutMs?: number;
+  /** This process as a node of the store: heartbeat, when a silent node counts as dead, version. */
+  node?: NodeRegistryOptions;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -102,6 +105,8 @@ export class Runtime {
   readonly containers: ContainerManager;
   /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
   readonly resetLock: ResetLock;
+  /** This process's row among the store's nodes, and the takeover of dead ones. */
+  readonly nodes: NodeRegistry;
   private readonly resetListeners = new Set<(reset: AppliedReset) => void>();
   /** Redrive and replay: estimates, operations and their runner. */
   readonly recovery: Recovery;
@@ -116,6 +121,7 @@ export class Runtime {
     provider: ModelProvider,
     dispatcherOptions: DispatcherOptions | undefined,
     containers?: ContainerManager,
+    nodeOptions?: NodeRegistryOptions,
   ) {
     this.startedAt = clock.now();
     this.log = new RuntimeLog(store.logs, clock);
@@ -129,6 +135,7 @@ export class Runtime {
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
     this.resetLock = new ResetLock(store, clock);
+    this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, nodeOptions);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log);
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
     this.operationRunner = new OperationRunner({
@@ -152,8 +159,9 @@ export class Runtime {
     const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
-    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers);
+    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
+    await runtime.nodes.join();
     await runtime.registerAgents();
     await runtime.loadToolServerFaults();
     await runtime.log.write({
@@ -176,15 +184,22 @@ export class Runtime {
       const identity = { type: a.type, role: a.role, model_tier: a.model_tier, conversation_mode: a.conversation_mode, session_scope: a.session_scope };
       await this.store.agentWrites.register(a.agent_id, identity, nowIso);
     }
-    // A process that died mid-turn leaves its agents marked busy; their deliveries will be reclaimed.
-    await this.store.agentWrites.idleBusyAgents(nowIso);
+    // A process that died mid-turn leaves its agents marked busy; their deliveries will be
+    // reclaimed. With other live nodes, a busy agent may be theirs: leave it.
+    if ((await this.nodes.liveNodes()).every((n) => n.self)) await this.store.agentWrites.idleBusyAgents(nowIso);
   }
 
   get name(): string {
     return this.bundle.definition.name;
   }
 
+  /** This process's node id (also its delivery lease owner). */
+  get nodeId(): string {
+    return this.dispatcher.owner;
+  }
+
   start(): void {
+    this.nodes.start();
     this.dispatcher.start();
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
@@ -197,6 +212,7 @@ export class Runtime {
     await this.dispatcher.stop();
     await this.entityContainers.stop();
     await this.containers.close();
+    await this.nodes.leave();
   }
 
   /** Waits until no delivery is open (tests, the demo). */

@@ -31,6 +31,8 @@ export interface IdempotencyTable {
   response: string | null;
   created_at: string;
   expires_at: string;
+  /** The node running an in-progress call; its claim is dropped only once that node is dead. */
+  node_id: string | null;
 }
 
 export interface RuntimeStateTable {
@@ -333,7 +335,30 @@ export interface ContainersTable {
   last_error: string | null;
 }
 
+/** A server process on this database, with its heartbeat (database clock). */
+export interface NodesTable {
+  node_id: string;
+  host: string;
+  pid: number;
+  version: string;
+  started_at: string;
+  last_seen_at: string;
+  in_flight: number;
+  stopped_at: string | null;
+}
+
+/** The change feed: one row per committed transaction that other nodes should hear of. */
+export interface ChangesTable {
+  seq: Generated<number>;
+  /** Comma-separated change kinds (events, mailbox, reset, ingress, tokens, ...). */
+  kinds: string;
+  node_id: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  nodes: NodesTable;
+  changes: ChangesTable;
   tokens: TokensTable;
   web_sessions: WebSessionsTable;
   idempotency: IdempotencyTable;

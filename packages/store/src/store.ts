@@ -27,6 +27,7 @@ import { EntityRepository } from './repositories/entities';
 import { ResetRepository } from './repositories/resets';
 import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
+import { NodeRepository } from './repositories/nodes';
 import { storeTxOf, type StoreTx } from './store-tx';
 
 export interface StoreOptions {
@@ -64,6 +65,7 @@ export class Store {
   readonly resets: ResetRepository;
   readonly mailboxDecisions: MailboxDecisionRepository;
   readonly agentWrites: AgentWriteRepository;
+  readonly nodes: NodeRepository;
   readonly groupCommit: GroupCommit;
 
   private constructor(
@@ -96,6 +98,15 @@ export class Store {
     this.resets = new ResetRepository(db, engine);
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db);
+    this.nodes = new NodeRepository(db, engine);
+  }
+
+  /**
+   * True when only this process can have the store open (SQLite's folder lock); on PostgreSQL
+   * several server processes share it and commit concurrently.
+   */
+  get singleProcess(): boolean {
+    return this.engine === 'sqlite';
   }
 
   static async open(options: StoreOptions): Promise<Store> {

@@ -4,7 +4,8 @@
  *
  * A keyed call's result commits in the same transaction as its effect (the handler hands the
  * runtime `KeyedCall.answerWith`), so after a crash a retry either finds the stored answer or finds
- * that nothing was committed; an in-progress claim left by a crash is dropped at boot.
+ * that nothing was committed. An in-progress claim names the node running it; a crashed node's
+ * claims are dropped once its heartbeat lapses (NodeRegistry), never while it is alive.
  */
 import { RpcError, isErrorCode } from '@switchboard/contract';
 import type { OnEffectCommit } from '@switchboard/runtime';
@@ -32,7 +33,7 @@ let keyedEffects = 0;
 
 export async function withIdempotency<T>(
   repo: IdempotencyRepository,
-  ref: { method: string; tokenId: string; key: string | undefined },
+  ref: { method: string; tokenId: string; key: string | undefined; nodeId: string },
   rawParams: unknown,
   resultSchema: z.ZodType,
   run: (call: KeyedCall | undefined) => Promise<T>,
@@ -41,7 +42,7 @@ export async function withIdempotency<T>(
   if (!ref.key) return run(undefined);
   const keyRef: IdempotencyKeyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
   const { idempotency_key: _ignored, ...body } = (rawParams ?? {}) as Record<string, unknown>;
-  const claim = await repo.claim(keyRef, canonicalHash(body));
+  const claim = await repo.claim(keyRef, canonicalHash(body), ref.nodeId);
   switch (claim.kind) {
     case 'conflict':
       throw new RpcError('IDEMPOTENCY_CONFLICT', 'This idempotency_key was already used with a different body', {

@@ -118,6 +118,6 @@ export class MethodExecutor {
     };
     if (!def.mutating) return invoke();
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key }, request.params, def.result, invoke, ctx.config.killAfterEffect);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, nodeId: ctx.runtime.nodeId }, request.params, def.result, invoke, ctx.config.killAfterEffect);
   }
 }

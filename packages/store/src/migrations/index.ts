@@ -8,6 +8,7 @@ import * as incidentRollup from './005_incident_rollup';
 import * as operations from './006_operations';
 import { incidentStatesMigration } from './007_incident_states';
 import * as decisionsAsSeen from './008_decisions_as_seen';
+import { nodesAndChangesMigration } from './009_nodes_and_changes';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -22,6 +23,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '006_operations': operations,
         '007_incident_states': incidentStatesMigration(engine),
         '008_decisions_as_seen': decisionsAsSeen,
+        '009_nodes_and_changes': nodesAndChangesMigration(engine),
       };
     },
   };
