@@ -8,6 +8,7 @@
  * process that dies mid-handler leaves a lease that expires, and the delivery is claimed again.
  */
 import { hostname } from 'node:os';
+import { RpcError } from '@switchboard/contract';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
@@ -71,6 +72,7 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private wakeUp: (() => void) | undefined;
   private lastSweep = 0;
+  private claimGuard: (() => (tx: StoreTx) => Promise<void>) | undefined;
 
   constructor(
     private readonly services: RuntimeServices,
@@ -93,6 +95,14 @@ export class Dispatcher {
 
   get claimsArePaused(): boolean {
     return this.claimsPaused;
+  }
+
+  /**
+   * A check run first in every claim's transaction: when it throws (a reset holds the store, on
+   * any node), nothing is claimed.
+   */
+  guardClaims(guard: () => (tx: StoreTx) => Promise<void>): void {
+    this.claimGuard = guard;
   }
 
   /** Stops claiming new deliveries (in-flight handlers finish); used by reset quiescence. */
@@ -197,43 +207,48 @@ export class Dispatcher {
   }
 
   /**
-   * Claims up to `limit` due deliveries in one conditional update (a row is taken only while still
-   * claimable, so only one claimer wins it), then reads their events in one query: one transaction.
+   * Claims up to `limit` due deliveries (each row goes to one claimer, on any node; see
+   * DeliveryRepository.claimDue) and reads their events, in one transaction. Claims nothing while
+   * a reset holds the store.
    */
   async claimDue(limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     const { store, clock, bundle } = this.services;
     const now = clock.now();
     const nowIso = now.toISOString();
-    const candidates = await store.deliveries.dueCandidates(nowIso, limit);
-    if (candidates.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
-    const candidateById = new Map(candidates.map((c) => [c.delivery_id, c]));
-    return store.transaction(async (trx) => {
-      const claimed: DeliveryRecord[] = [];
-      for (const row of await store.deliveries.claim(trx, [...candidateById.keys()], this.owner, leaseUntil, nowIso)) {
-        const c = candidateById.get(row.delivery_id)!;
-        if (c.status === 'in_progress') {
-          await this.services.log.write(
-            {
-              level: 'warn',
-              component: 'dispatcher',
-              error_code: 'LEASE_EXPIRED',
-              message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${c.lease_owner ?? 'an earlier claimer'} expired before it finished`,
-              delivery_id: row.delivery_id,
-              event_id: row.event_id,
-              run_id: row.run_id,
-            },
-            trx,
-          );
+    const guard = this.claimGuard?.();
+    try {
+      return await store.transaction(async (trx) => {
+        await guard?.(trx);
+        const claimed: DeliveryRecord[] = [];
+        for (const row of await store.deliveries.claimDue(trx, this.owner, leaseUntil, nowIso, limit)) {
+          const { reclaimed_from, ...delivery } = row;
+          if (reclaimed_from) {
+            await this.services.log.write(
+              {
+                level: 'warn',
+                component: 'dispatcher',
+                error_code: 'LEASE_EXPIRED',
+                message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${reclaimed_from.owner ?? 'an earlier claimer'} expired before it finished`,
+                delivery_id: row.delivery_id,
+                event_id: row.event_id,
+                run_id: row.run_id,
+              },
+              trx,
+            );
+          }
+          claimed.push({ ...delivery, subscriber_type: delivery.subscriber_type as 'node' | 'agent' });
         }
-        claimed.push({ ...row, subscriber_type: row.subscriber_type as 'node' | 'agent' });
-      }
-      if (claimed.length === 0) return [];
-      const events = await store.deliveries.events(trx, [...new Set(claimed.map((d) => d.event_id))]);
-      const byId = new Map(events.map((e) => [e.event_id, toEventRecord(e)]));
-      return claimed.map((d) => ({ ...d, event: byId.get(d.event_id)! }));
-    });
+        if (claimed.length === 0) return [];
+        const events = await store.deliveries.events(trx, [...new Set(claimed.map((d) => d.event_id))]);
+        const byId = new Map(events.map((e) => [e.event_id, toEventRecord(e)]));
+        return claimed.map((d) => ({ ...d, event: byId.get(d.event_id)! }));
+      });
+    } catch (err) {
+      if (err instanceof RpcError && err.code === 'RESET_IN_PROGRESS') return [];
+      throw err;
+    }
   }
 
   /** Runs one claimed delivery to its recorded outcome. */
@@ -335,19 +350,33 @@ export class Dispatcher {
     const counter = { n: 0 };
     // Shares its commit with other completions and publishes that arrive together (group commit);
     // still one savepoint for the handler's writes, its emitted events and the status flip.
-    await store.transactionInGroup(async (trx) => {
+    const settled = await store.transactionInGroup(async (trx) => {
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
-      await settleRunIfDone(store, trx, d.run_id, now);
+      return settleRunIfDone(store, trx, d.run_id, now);
     });
+    if (!settled) await this.settleAfterCommit(d.run_id);
     return counter.n;
+  }
+
+  /**
+   * With several writers (PostgreSQL), two last completions of a run can commit at once, each
+   * seeing the other's delivery still open in its own transaction (READ COMMITTED), and neither
+   * settles the run. Checking again after the commit closes that gap: of the two checks, the one
+   * that starts after both commits sees both.
+   */
+  private async settleAfterCommit(runId: string | null): Promise<void> {
+    const { store, clock } = this.services;
+    if (!runId || store.singleProcess) return;
+    await store.transactionInGroup((trx) => settleRunIfDone(store, trx, runId, clock.now())).catch(() => undefined);
   }
 
   private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {
     const { store, clock, bundle, log } = this.services;
     const final = !failure.retryable || d.attempts >= d.max_attempts;
     const ids = { event_id: event.event_id, run_id: d.run_id, delivery_id: d.delivery_id, entity_id: event.entity_id };
+    let settleLater = false;
     if (!failure.logged) {
       await log.write({
         level: final ? 'error' : 'warn',
@@ -413,8 +442,9 @@ export class Dispatcher {
           },
           trx,
         );
-        await settleRunIfDone(store, trx, d.run_id, now);
+        if (!(await settleRunIfDone(store, trx, d.run_id, now))) settleLater = true;
       });
+      if (settleLater) await this.settleAfterCommit(d.run_id);
     } catch (err) {
       if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);
       else throw err;

@@ -36,6 +36,11 @@ const INGRESS_KEY = 'ingress';
 /** Items released per transaction by resume; bounds how long one batch holds the event loop. */
 const RELEASE_BATCH_SIZE = 25;
 
+/** Made in the caller's context; run first in each write's transaction (see ResetLock.guardWrites). */
+export type WriteGuard = () => (tx: StoreTx) => Promise<void>;
+
+const unguarded: WriteGuard = () => async () => undefined;
+
 export class Ingress {
   constructor(
     private readonly store: Store,
@@ -43,6 +48,7 @@ export class Ingress {
     private readonly clock: Clock,
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
+    private readonly guardWrites: WriteGuard = unguarded,
   ) {}
 
   /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
@@ -81,8 +87,10 @@ export class Ingress {
     const payload = this.validate(input);
     const source = input.source ?? 'api';
     const { store } = this;
+    const guard = this.guardWrites();
     // The publish may share its transaction and fsync with concurrent publishes (group commit).
     const result = await store.transactionInGroup(async (trx) => {
+      await guard(trx);
       const now = this.clock.now();
       const nowIso = now.toISOString();
       const run_id = newId('run', now);
@@ -134,7 +142,9 @@ export class Ingress {
 
   async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {
     const before = await this.state();
+    const guard = this.guardWrites();
     await this.store.transaction(async (trx) => {
+      await guard(trx);
       await this.setState(trx, 'paused');
       if (before !== 'paused') {
         await this.log.write({ level: 'info', component: 'ingress', message: `ingress paused by ${actor}${reason ? `: ${reason}` : ''}; publishes are queued until resume` }, trx);
@@ -147,13 +157,16 @@ export class Ingress {
   /** Opens ingress, then releases every queued item. Returns how many this call released. */
   async resume(actor = 'runtime', onCommit?: OnEffectCommit<number>): Promise<number> {
     const before = await this.state();
+    const guard = this.guardWrites();
     await this.store.transaction(async (trx) => {
+      await guard(trx);
       await this.setState(trx, 'open');
       if (before !== 'open') await this.log.write({ level: 'info', component: 'ingress', message: `ingress resumed by ${actor}` }, trx);
     });
     const released = await this.releaseQueued();
     // The answer commits with the last write of the resume; items released before a crash stay released once.
     await this.store.transaction(async (trx) => {
+      await guard(trx);
       if (released > 0) await this.log.write({ level: 'info', component: 'ingress', message: `released ${released} queued publish(es) to dispatch` }, trx);
       await onCommit?.(trx, released);
     });
@@ -171,11 +184,15 @@ export class Ingress {
    */
   async releaseQueued(batchSize = RELEASE_BATCH_SIZE): Promise<number> {
     let released = 0;
+    const guard = this.guardWrites();
     for (;;) {
       if ((await this.state()) === 'paused') return released;
       const batch = await this.store.runWrites.queued(batchSize);
       if (batch.length === 0) return released;
       released += await this.store.transaction(async (trx) => {
+        await guard(trx);
+        // Paused since the read above (a reset on another node): release nothing more.
+        if ((await this.state(trx)) === 'paused') return 0;
         let n = 0;
         for (const item of batch) if (await this.releaseOne(trx, item)) n++;
         return n;

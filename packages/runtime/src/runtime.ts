@@ -128,13 +128,15 @@ export class Runtime {
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
-    this.ingress = new Ingress(store, bundle, clock, this.log, wake);
+    this.resetLock = new ResetLock(store, clock);
+    const guardWrites = () => this.resetLock.guardWrites();
+    this.dispatcher.guardClaims(guardWrites);
+    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites);
     this.mailbox = new MailboxService(store, bundle, clock, this.log, wake);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
-    this.resetLock = new ResetLock(store, clock);
     this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, nodeOptions);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log);
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
@@ -162,6 +164,7 @@ export class Runtime {
     const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.nodes.join();
+    await runtime.resetLock.prepare();
     await runtime.registerAgents();
     await runtime.loadToolServerFaults();
     await runtime.log.write({
@@ -200,6 +203,7 @@ export class Runtime {
 
   start(): void {
     this.nodes.start();
+    this.resetLock.watch();
     this.dispatcher.start();
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
@@ -212,6 +216,7 @@ export class Runtime {
     await this.dispatcher.stop();
     await this.entityContainers.stop();
     await this.containers.close();
+    this.resetLock.unwatch();
     await this.nodes.leave();
   }
 
@@ -222,6 +227,19 @@ export class Runtime {
 
   private refuseDuringReset(): void {
     if (this.isResetting()) throw new RpcError('RESET_IN_PROGRESS', 'A runtime reset is in progress; retry when it has finished');
+  }
+
+  /**
+   * The commit hook of a mutation, checked against the reset lock inside its transaction (see
+   * ResetLock.guardWrites): a reset on another node refuses it even when this node has not seen
+   * that reset yet.
+   */
+  private guarded<O>(onCommit: OnEffectCommit<O> | undefined): OnEffectCommit<O> {
+    const guard = this.resetLock.guardWrites();
+    return async (trx, outcome) => {
+      await guard(trx);
+      await onCommit?.(trx, outcome);
+    };
   }
 
   async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
@@ -293,12 +311,12 @@ export class Runtime {
 
   async approveMailboxItem(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     this.refuseDuringReset();
-    return this.mailbox.approve(input, onCommit);
+    return this.mailbox.approve(input, this.guarded(onCommit));
   }
 
   async rejectMailboxItem(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     this.refuseDuringReset();
-    return this.mailbox.reject(input, onCommit);
+    return this.mailbox.reject(input, this.guarded(onCommit));
   }
 
   decisionSheet(mailboxId: string) {
@@ -312,8 +330,9 @@ export class Runtime {
 
   /** event.redrive and event.replay: a dry run estimates, an apply starts an operation. */
   async recover(request: Parameters<Recovery['run']>[0], onCommit?: Parameters<Recovery['run']>[1]) {
-    if (!request.dryRun) this.refuseDuringReset();
-    return this.recovery.run(request, onCommit);
+    if (request.dryRun) return this.recovery.run(request, onCommit);
+    this.refuseDuringReset();
+    return this.recovery.run(request, this.guarded(onCommit));
   }
 
   toolServers(): Result<'runtime.tool_servers'>['tool_servers'] {
@@ -341,9 +360,9 @@ export class Runtime {
     }
   }
 
-  /** True while a reset holds the runtime (readiness and mutations depend on it). */
+  /** True while a reset on this node or (as last seen, within ~250 ms) another one holds the runtime. */
   isResetting(): boolean {
-    return this.resetLock.isHeld();
+    return this.resetLock.isHeldByAnyone();
   }
 
   /**

@@ -90,8 +90,8 @@ export class Store {
     this.operations = new OperationRepository(db);
     this.runtimeRecords = new RuntimeRecordReads(db);
     this.lookup = new LookupRepository(db);
-    this.deliveries = new DeliveryRepository(db);
-    this.runtimeState = new RuntimeStateRepository(db);
+    this.deliveries = new DeliveryRepository(db, engine);
+    this.runtimeState = new RuntimeStateRepository(db, engine);
     this.runWrites = new RunWriteRepository(db);
     this.containers = new ContainerRepository(db);
     this.entities = new EntityRepository(db);

@@ -1,6 +1,7 @@
 /**
  * Reset owner 2, quiescence: pause ingress (publishes are queued, not lost), stop claiming
- * deliveries, wait a bounded time for handlers already running, then cancel what has not started
+ * deliveries (on every node: their claims check the reset lock), wait a bounded time for handlers
+ * already running on any live node (deliveries in progress under an unexpired lease), then cancel what has not started
  * (pending deliveries, running runs, queued publishes). If handlers are still running when the
  * bound runs out, quiescence fails and nothing is cancelled: the coordinator skips cleanup, so
  * nothing is deleted under a running handler, and `restore` puts ingress and claims back.
@@ -47,9 +48,15 @@ export async function previewQuiescence(ctx: ResetContext, drainTimeoutMs: numbe
     active_runs: await countWhere(ctx, 'runs', ['running']),
     queued_publishes: await ctx.ingress.queueDepth(),
     pending_deliveries: await countWhere(ctx, 'deliveries', ['pending', 'in_progress']),
-    in_flight_handlers: ctx.dispatcher.inFlightCount,
+    in_flight_handlers: await runningHandlers(ctx),
     drain_timeout_ms: drainTimeoutMs,
   };
+}
+
+/** Handlers running here or on another live node. */
+async function runningHandlers(ctx: ResetContext): Promise<number> {
+  const leased = await ctx.store.deliveries.leasedCount(ctx.clock.now().toISOString());
+  return Math.max(leased, ctx.dispatcher.inFlightCount);
 }
 
 export class QuiescenceError extends Error {
@@ -69,7 +76,7 @@ export async function quiesce(ctx: ResetContext, drainTimeoutMs: number, resetId
     ingress_before,
     ingress_paused: false,
     claims_paused: false,
-    in_flight_at_start: ctx.dispatcher.inFlightCount,
+    in_flight_at_start: await runningHandlers(ctx),
     drained: false,
     waited_ms: 0,
     still_in_flight: 0,
@@ -94,11 +101,13 @@ async function quiesceSteps(ctx: ResetContext, drainTimeoutMs: number, resetId: 
   outcome.claims_paused = true;
 
   const started = Date.now();
-  while (ctx.dispatcher.inFlightCount > 0 && Date.now() - started < drainTimeoutMs) {
+  let running = await runningHandlers(ctx);
+  while (running > 0 && Date.now() - started < drainTimeoutMs) {
     await new Promise((r) => setTimeout(r, 10));
+    running = await runningHandlers(ctx);
   }
   outcome.waited_ms = Date.now() - started;
-  outcome.still_in_flight = ctx.dispatcher.inFlightCount;
+  outcome.still_in_flight = running;
   if (outcome.still_in_flight > 0) {
     throw new QuiescenceError(
       `${outcome.still_in_flight} handler(s) still running after ${drainTimeoutMs} ms; nothing was cancelled or deleted`,

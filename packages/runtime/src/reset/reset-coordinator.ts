@@ -68,9 +68,15 @@ export class ResetCoordinator {
     };
   }
 
-  private async apply(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+  private apply(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+    const resetId = newId('reset', this.ctx.clock.now());
+    // The reset's own writes (pausing ingress, cancelling, restoring) pass the write guard that
+    // refuses every other mutation while the lock is held.
+    return this.lock.asReset(resetId, () => this.applyAs(resetId, request, onCommit));
+  }
+
+  private async applyAs(resetId: string, request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const { store, clock } = this.ctx;
-    const resetId = newId('reset', clock.now());
     // Throws RESET_IN_PROGRESS or PLAN_STALE before anything is written; the lock is then not held.
     const plan = await takePlan(this.ctx, this.lock, resetId, request.expectedPlanHash);
     const errors: ResetError[] = [];

@@ -1,11 +1,19 @@
 /**
- * The reset lock: at most one reset at a time. Held in memory (so readiness and mutation guards
- * can ask synchronously) and as a row in `runtime_state` with an expiry that the holder keeps
- * extending, so another server process on the same database sees it too, and a process that died
- * mid-reset does not block resets forever.
+ * The reset lock: at most one reset at a time, across every process on the store. It is one
+ * durable row in `runtime_state` (empty when free) with an expiry that the holder keeps extending,
+ * so a process that died mid-reset does not block resets forever. Taking it over is a checked
+ * compare-and-set.
+ *
+ * Every mutation's transaction reads the row through `guardWrites` holding a share lock on it
+ * (PostgreSQL): taking the lock waits for the mutations already running on any node to commit,
+ * and every mutation after it sees the lock and is refused with RESET_IN_PROGRESS. The reset's own
+ * writes (pausing ingress, cancelling, restoring) run inside `asReset` and pass. Each process also
+ * keeps a view of the row, refreshed every `watchMs`, for the questions asked synchronously
+ * (readiness, runtime.status, the dispatcher's and operation runner's loops).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { RpcError } from '@switchboard/contract';
-import type { Clock, Store } from '@switchboard/store';
+import type { Clock, Store, StoreTx } from '@switchboard/store';
 
 export const RESET_LOCK_KEY = 'reset_lock';
 
@@ -18,12 +26,21 @@ export interface ResetLockHolder {
 export interface ResetLockOptions {
   /** How long the durable row is honoured without a refresh. */
   ttlMs?: number;
+  /** How often the view of another process's reset is refreshed (250 ms by default). */
+  watchMs?: number;
 }
+
+/** The reset whose own steps are running in this async context (they may write while it holds the lock). */
+const resetScope = new AsyncLocalStorage<string>();
 
 export class ResetLock {
   private holder: ResetLockHolder | undefined;
+  /** An unexpired reset held by another process, as last read. */
+  private elsewhere: ResetLockHolder | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
   private readonly ttlMs: number;
+  private readonly watchMs: number;
 
   constructor(
     private readonly store: Store,
@@ -31,6 +48,7 @@ export class ResetLock {
     options: ResetLockOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 60_000;
+    this.watchMs = options.watchMs ?? 250;
   }
 
   /** True while this process runs a reset. */
@@ -38,15 +56,64 @@ export class ResetLock {
     return this.holder !== undefined;
   }
 
-  get current(): ResetLockHolder | undefined {
-    return this.holder;
+  /** True while this process or (as last seen) another one runs a reset. */
+  isHeldByAnyone(): boolean {
+    return this.holder !== undefined || (this.elsewhere !== undefined && this.elsewhere.expires_at > this.clock.now().toISOString());
   }
 
-  /** True while any process holds an unexpired lock (this one included). */
-  async isHeldAnywhere(): Promise<boolean> {
-    if (this.holder) return true;
+  /** Makes sure the lock's row exists (free), so that share locks on it hold. */
+  async prepare(): Promise<void> {
+    await this.store.runtimeState.setIfAbsent(RESET_LOCK_KEY, '');
+    await this.refreshView();
+  }
+
+  /** Keeps the view of other processes' resets fresh until `unwatch`. */
+  watch(): void {
+    if (this.watchTimer) return;
+    const tick = () => {
+      void this.refreshView()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.watchTimer) this.watchTimer = setTimeout(tick, this.watchMs).unref();
+        });
+    };
+    this.watchTimer = setTimeout(tick, this.watchMs).unref();
+  }
+
+  unwatch(): void {
+    const t = this.watchTimer;
+    this.watchTimer = undefined;
+    clearTimeout(t);
+  }
+
+  /** Reads the row now (also called when the change feed says a reset started or ended). */
+  async refreshView(): Promise<void> {
     const row = await this.readDurable();
-    return row !== undefined && row.expires_at > this.clock.now().toISOString();
+    this.elsewhere = row && row.reset_id !== this.holder?.reset_id && row.expires_at > this.clock.now().toISOString() ? row : undefined;
+  }
+
+  /** Runs `fn` as the steps of reset `resetId`: its writes pass `guardWrites` while it holds the lock. */
+  asReset<T>(resetId: string, fn: () => Promise<T>): Promise<T> {
+    return resetScope.run(resetId, fn);
+  }
+
+  /**
+   * A check for a mutation's transaction, made in the caller's async context: the returned
+   * function, run inside the transaction, throws RESET_IN_PROGRESS while any process holds the
+   * lock (unless the caller is that reset's own step), and on PostgreSQL holds the lock's row so
+   * that no reset starts until this transaction has ended.
+   */
+  guardWrites(): (tx: StoreTx) => Promise<void> {
+    const ownReset = resetScope.getStore();
+    return async (tx) => {
+      const value = await this.store.runtimeState.getHoldingChanges(RESET_LOCK_KEY, tx);
+      const holder = value ? parseHolder(value) : undefined;
+      if (holder && holder.reset_id !== ownReset && holder.expires_at > this.clock.now().toISOString()) throw inProgress(holder);
+    };
+  }
+
+  get current(): ResetLockHolder | undefined {
+    return this.holder;
   }
 
   /** Throws RESET_IN_PROGRESS (retryable) when another reset holds the lock. */
@@ -104,9 +171,8 @@ export class ResetLock {
     if (!holder) return;
     try {
       const row = await this.readDurable();
-      if (row?.reset_id === holder.reset_id) {
-        await this.store.runtimeState.delete(RESET_LOCK_KEY);
-      }
+      // Emptied, not deleted: the row stays for the share locks of guardWrites.
+      if (row?.reset_id === holder.reset_id) await this.store.runtimeState.update(RESET_LOCK_KEY, '');
     } catch {
       // The row expires on its own.
     }
@@ -126,7 +192,7 @@ export class ResetLock {
 
   private async readDurable(): Promise<ResetLockHolder | undefined> {
     const value = await this.store.runtimeState.get(RESET_LOCK_KEY);
-    return value !== undefined ? parseHolder(value) : undefined;
+    return value ? parseHolder(value) : undefined;
   }
 }
 

@@ -66,7 +66,8 @@ describe('reset coordinator', () => {
     expect(result.quiescence).toMatchObject({ ingress_after: 'open' });
     expect(fx.runtime.isResetting()).toBe(false);
     expect(fx.runtime.dispatcher.claimsArePaused).toBe(false);
-    expect(await databaseOf(fx.store).selectFrom('runtime_state').select('key').where('key', '=', RESET_LOCK_KEY).executeTakeFirst()).toBeUndefined();
+    // Released: the row stays (for the write guard's share locks), empty.
+    expect(await databaseOf(fx.store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirst()).toEqual({ value: '' });
     const audit = await databaseOf(fx.store).selectFrom('resets').selectAll().executeTakeFirstOrThrow();
     expect(audit.status).toBe('partial_failure');
   });
@@ -155,13 +156,15 @@ describe('reset lock', () => {
     expect(first.status).toBe('fulfilled');
     expect(second.status === 'rejected' && (second.reason as RpcError).code).toBe('RESET_IN_PROGRESS');
     await expect(b.acquire('reset_b')).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS', details: { reset_id: 'reset_a' } });
-    expect(await b.isHeldAnywhere()).toBe(true);
+    await b.refreshView();
+    expect(b.isHeldByAnyone()).toBe(true);
     expect(b.isHeld()).toBe(false);
     await a.release();
     await b.acquire('reset_b');
     expect(b.isHeld()).toBe(true);
     await b.release();
-    expect(await a.isHeldAnywhere()).toBe(false);
+    await a.refreshView();
+    expect(a.isHeldByAnyone()).toBe(false);
   });
 
   it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
@@ -192,10 +195,13 @@ describe('reset lock', () => {
   });
 });
 
+const DEAD_LOCK = JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' });
+
 /** The lock row of a process that died mid-reset: never refreshed, long expired. */
 async function leaveExpiredLock(store: Store): Promise<void> {
   await databaseOf(store)
     .insertInto('runtime_state')
-    .values({ key: RESET_LOCK_KEY, value: JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' }) })
+    .values({ key: RESET_LOCK_KEY, value: DEAD_LOCK })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: DEAD_LOCK }))
     .execute();
 }

@@ -4,11 +4,15 @@
  * transaction when the value must commit with other writes.
  */
 import type { Kysely } from 'kysely';
+import type { Engine } from '../engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
 export class RuntimeStateRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   private on(tx: StoreTx | undefined): Kysely<Database> {
     return tx ? executorOf(tx) : this.db;
@@ -17,6 +21,18 @@ export class RuntimeStateRepository {
   async get(key: string, tx?: StoreTx): Promise<string | undefined> {
     const row = await this.on(tx).selectFrom('runtime_state').select('value').where('key', '=', key).executeTakeFirst();
     return row?.value;
+  }
+
+  /**
+   * Reads a value in `tx` and, on PostgreSQL, holds a share lock on its row until `tx` ends: a
+   * writer that changes the row (taking the reset lock) waits for every such transaction to
+   * finish, and every such transaction that starts after the change sees it. The key's row must
+   * exist for the lock to hold (see `setIfAbsent`). SQLite has one writer at a time: a plain read.
+   */
+  async getHoldingChanges(key: string, tx: StoreTx): Promise<string | undefined> {
+    let q = executorOf(tx).selectFrom('runtime_state').select('value').where('key', '=', key);
+    if (this.engine === 'postgres') q = q.forShare();
+    return (await q.executeTakeFirst())?.value;
   }
 
   async set(key: string, value: string, tx?: StoreTx): Promise<void> {
