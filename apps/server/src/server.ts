@@ -39,6 +39,8 @@ export interface RunningServer {
 }
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** runtime_state key naming the node that runs the first-start demo. */
+const DEMO_CLAIM_KEY = 'demo_claimed_by';
 
 /** SWITCHBOARD_TOKEN names a known token; otherwise an empty store gets one bootstrap token. */
 async function ensureToken(store: Store, envToken: string | undefined, logger: Logger): Promise<string | undefined> {
@@ -162,13 +164,24 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 }
 
 /**
+ * Several nodes may start together on an empty database: the first to write the claim runs the
+ * demo. A claim whose node is no longer alive (it died before publishing) is taken over.
+ */
+async function claimDemo(store: Store, runtime: Runtime): Promise<boolean> {
+  const holder = await store.runtimeState.setIfAbsent(DEMO_CLAIM_KEY, runtime.nodeId);
+  if (holder === runtime.nodeId) return true;
+  const alive = (await runtime.nodes.liveNodes()).some((n) => n.node_id === holder);
+  return !alive && (await store.runtimeState.replaceIf(DEMO_CLAIM_KEY, holder, runtime.nodeId));
+}
+
+/**
  * Demo data on first start: with a store that never held data (no events, never reset) the demo scenario runs through the real runtime
  * (in the background, so the server answers at once); `steady` keeps a trickle of traffic going.
  */
 async function startDemo(config: Config, runtime: Runtime, store: Store, logger: Logger): Promise<SteadyTraffic | undefined> {
   if (config.demo === 'off') return undefined;
   // Only a store that never held data: after a deliberate reset the operator wants it empty.
-  const neverUsed = await store.runtimeRecords.neverUsed();
+  const neverUsed = (await store.runtimeRecords.neverUsed()) && (await claimDemo(store, runtime));
   if (neverUsed) {
     logger.info('demo scenario starting (a store that never held data)');
     runDemoScenario(runtime)

@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
+import { DatabaseClock } from './database-clock';
 import type { Engine } from './engine';
 import { migrationProvider } from './migrations/index';
 import { openSqlite } from './open-sqlite';
@@ -110,15 +111,24 @@ export class Store {
   }
 
   static async open(options: StoreOptions): Promise<Store> {
-    const clock = options.clock ?? systemClock;
     if (options.databaseUrl) {
       const { db } = openPostgres(options.databaseUrl);
+      // Timestamps that order pages come from the database's clock, whichever host writes them.
+      const databaseClock = options.clock ? undefined : new DatabaseClock(db);
+      try {
+        await databaseClock?.sync();
+      } catch (err) {
+        await db.destroy();
+        throw err;
+      }
+      databaseClock?.start();
       // No token memory on PostgreSQL yet: other processes commit through their own connections,
       // and nothing here tells this one (every verification reads the tokens table).
-      const store = new Store(db, 'postgres', clock, redactedUrl(options.databaseUrl), () => undefined, undefined);
+      const store = new Store(db, 'postgres', options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined);
       await store.migrate();
       return store;
     }
+    const clock = options.clock ?? systemClock;
     if (!options.dataDir) throw new Error('Store.open needs a dataDir (SQLite) or a databaseUrl (PostgreSQL)');
     const { db, raw, file } = openSqlite(options.dataDir);
     // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.

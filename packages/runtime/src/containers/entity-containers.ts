@@ -4,6 +4,11 @@
  * entity has committed, and a boot pass covers entities created while no runtime was watching.
  * A start that fails is recorded as a `failed` container with the reason (and logged), so it is
  * visible and not retried in a loop. While a reset runs, starts wait: the reset owns containers.
+ *
+ * With several nodes on one store, one of them supervises containers (the oldest live node, see
+ * NodeRegistry.supervisor): only it starts them, and when it dies the next oldest takes over by
+ * running the boot pass (`recover`) and then sweeps for entities that have none, since entities
+ * created on other nodes only reach it through the store.
  */
 import type { Store } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
@@ -30,6 +35,8 @@ export class EntityContainers {
     bundle: LoadedBundle,
     private readonly manager: ContainerManager,
     private readonly log: RuntimeLog,
+    /** Whether this node supervises containers now (always, with one process). */
+    private readonly supervises: () => Promise<boolean> = async () => true,
   ) {
     this.managedTypes = new Set(Object.entries(bundle.definition.entity_types).filter(([, t]) => t.managed_container).map(([name]) => name));
     this.records = new ContainerRecords(store, store.clock);
@@ -46,15 +53,22 @@ export class EntityContainers {
     this.schedule();
   }
 
-  /** Boot: restart containers lost with the previous process, and start missing ones. */
+  /** Boot (or taking over supervision): restart containers lost with the previous supervisor, and start missing ones. */
   async recover(): Promise<void> {
-    if (!this.enabled) return;
+    if (!this.enabled || !(await this.supervises())) return;
     const types = [...this.managedTypes];
     const entities = await this.store.entities.ofTypes(types);
     const typeOf = new Map(entities.map((e) => [e.entity_id, e.entity_type]));
     if (this.manager.recover) await this.manager.recover(typeOf);
+    await this.startMissing(entities);
+  }
+
+  /** Entities of managed types with no container record yet (created on another node) get one. */
+  async startMissing(entities?: { entity_id: string }[]): Promise<void> {
+    if (!this.enabled || this.paused || this.stopped) return;
+    const all = entities ?? (await this.store.entities.ofTypes([...this.managedTypes]));
     const withRecord = await this.store.containers.entityIds();
-    for (const e of entities) if (!withRecord.has(e.entity_id)) this.pending.set(e.entity_id, 0);
+    for (const e of all) if (!withRecord.has(e.entity_id) && !this.pending.has(e.entity_id)) this.pending.set(e.entity_id, 0);
     this.schedule();
   }
 
@@ -102,6 +116,11 @@ export class EntityContainers {
   }
 
   private async flush(): Promise<void> {
+    // Another node supervises: it finds these entities through the store.
+    if (!(await this.supervises())) {
+      this.pending.clear();
+      return;
+    }
     for (const [entityId, tries] of [...this.pending]) {
       if (this.paused || this.stopped) return;
       const entity = await this.store.entities.get(entityId);

@@ -29,6 +29,7 @@ export class NodeRegistry {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private readonly takeoverListeners = new Set<(t: NodeTakeover) => void>();
+  private readonly beatListeners = new Set<() => Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -46,6 +47,17 @@ export class NodeRegistry {
   onTakeover(listener: (t: NodeTakeover) => void): () => void {
     this.takeoverListeners.add(listener);
     return () => this.takeoverListeners.delete(listener);
+  }
+
+  /** Called after each heartbeat (periodic work that needs to know who is alive). */
+  onBeat(listener: () => Promise<void>): () => void {
+    this.beatListeners.add(listener);
+    return () => this.beatListeners.delete(listener);
+  }
+
+  /** True when this node is the oldest live one (it supervises managed containers). */
+  async supervises(): Promise<boolean> {
+    return (await this.store.nodes.oldestLive(this.deadAfterMs)) === this.nodeId;
   }
 
   /** Registers this node and takes over the dead ones (at boot on SQLite: every other one). */
@@ -111,6 +123,7 @@ export class NodeRegistry {
       await this.store.nodes.register({ node_id: this.nodeId, host: hostname(), pid: process.pid, version: this.version }, this.inFlight());
     }
     await this.reap(false);
+    for (const listener of this.beatListeners) await listener();
   }
 
   /** Takes over every dead node this node wins; returns how many. */

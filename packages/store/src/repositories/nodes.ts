@@ -57,6 +57,19 @@ export class NodeRepository {
     return this.db.selectFrom('nodes').selectAll().where('last_seen_at', '>', databaseNow(this.engine, -deadAfterMs)).orderBy('started_at').orderBy('node_id').execute();
   }
 
+  /** The oldest live node: the one that supervises managed containers. */
+  async oldestLive(deadAfterMs: number): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('nodes')
+      .select('node_id')
+      .where('last_seen_at', '>', databaseNow(this.engine, -deadAfterMs))
+      .orderBy('started_at')
+      .orderBy('node_id')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.node_id;
+  }
+
   /** Nodes whose heartbeat lapsed more than `deadAfterMs` ago (all other nodes with `everyOther`). */
   async lapsed(deadAfterMs: number, except: string, everyOther = false): Promise<string[]> {
     let q = this.db.selectFrom('nodes').select('node_id').where('node_id', '<>', except);
