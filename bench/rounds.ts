@@ -6,6 +6,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 
+/** Every process startProcess started and not yet seen exit: ended with this one, however it ends. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 /** Starts `script` (relative to `cwd`) with node and the tsx loader on a free port; resolves once it says where it listens. */
 export function startProcess(script: string, env: Record<string, string>, cwd: string): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
@@ -14,6 +20,8 @@ export function startProcess(script: string, env: Record<string, string>, cwd: s
       env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();
@@ -29,11 +37,19 @@ export function startProcess(script: string, env: Record<string, string>, cwd: s
   });
 }
 
-export async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+/** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+export async function stop(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
+  clearTimeout(timer);
+}
+
+/** Stops every process startProcess started that is still running (an interrupted benchmark). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((child) => stop(child, 5_000)));
 }
 
 export function median(xs: number[]): number {

@@ -1,0 +1,794 @@
+/**
+ * npm run bench:pg: issue #10's targets for several server processes ("nodes") on one PostgreSQL
+ * database, each beside the same figure on SQLite (one node, the embedded default) measured in the
+ * same run: real servers as fresh processes, the two engines alternating round by round (the order
+ * flips every round), the load average per round, then medians, ratios and a summary table. Only
+ * ratios taken in one run mean anything on a shared machine.
+ *
+ * Per round and engine, on a fresh database (PostgreSQL: a new database, template0, C collation,
+ * dropped after; SQLite: a new folder), with 2 nodes on PostgreSQL and 1 on SQLite:
+ *   drain      BENCH_DELIVERIES (5,000) publishes queued before the nodes start, not yet due; once
+ *              every node is up they are made due at once: deliveries claimed, run by a no-op
+ *              node (a transform emitting an event nobody subscribes to) and completed, per second,
+ *              from the first completion to the last (the completions' own timestamps).
+ *   latency    100 publishes/s through node A's HTTP API for BENCH_SECONDS (5): from the publish
+ *              call's start (here) to the handler's outcome timestamp (the delivery's updated_at,
+ *              stamped by whichever node ran it as it applies the handler's result): an upper
+ *              bound of publish-to-handler-start.
+ *   change     a WebSocket on node B holding a heartbeat subscription; BENCH_CHANGE_SAMPLES (50)
+ *              publishes through node A, 200 ms apart: time from the publish call's start to B's
+ *              `runtime.changed` naming events, and to B's event.list showing the event (polled
+ *              every 10 ms). On SQLite both are the one node.
+ *   publish    durable event.publish over HTTP for BENCH_SECONDS, autocannon at 64 connections in
+ *              all, split evenly across the nodes' ports.
+ * And per round, on one database of BENCH_EVENTS (1,000,000) events per engine, filled once
+ * (concurrently, before the rounds) and served by one node: event.list 50-row pages, one filter
+ * at a time, page 1 and page 100, p99 over BENCH_LIST_REQUESTS (300) reads from the store layer
+ * (in this process) and over HTTP at 1 connection (timed here per request).
+ *
+ * Environment: BENCH_DATABASE_URL (a PostgreSQL role that may create databases; default: the
+ * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
+ * BENCH_DELIVERIES, BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS,
+ * BENCH_SCENARIOS (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it),
+ * BENCH_PG_DATABASE (name of a PostgreSQL database to keep the filled events in and reuse).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { Store, type Clock, type EventFilter } from '@switchboard/store';
+import { databaseOf } from '@switchboard/store/testing';
+import { Runtime } from '@switchboard/runtime';
+import { loadAverage, median, startProcess, stop, stopAll } from './rounds';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 5000);
+const CHANGE_SAMPLES = Number(process.env.BENCH_CHANGE_SAMPLES ?? 50);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
+const TOKEN = 'sbk_bench_pg_token_000000000001';
+const LATENCY_RATE = 100;
+const HTTP_CONNECTIONS = 64;
+const CHANGE_SPACING_MS = 200;
+const CHANGE_TIMEOUT_MS = 5000;
+const LIST_POLL_MS = 10;
+const PAGE = 50;
+const DEEP_PAGE = 100;
+
+type Engine = 'postgres' | 'sqlite';
+const ENGINES: Engine[] = ['postgres', 'sqlite'];
+const NODES: Record<Engine, number> = { postgres: 2, sqlite: 1 };
+const label = (engine: Engine) => (engine === 'postgres' ? 'postgres, 2 nodes' : 'sqlite, 1 node');
+
+/** Wall-clock milliseconds with a fraction, comparable with the servers' ISO timestamps (same machine). */
+const nowMs = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL databases and SQLite folders this run made, removed however it ends.
+
+const adminUrl = await findAdminUrl();
+const madeDatabases = new Set<string>();
+const madeDirs = new Set<string>();
+/** Fill processes still running (startProcess's servers are tracked by rounds.ts). */
+const fills = new Set<ChildProcess>();
+
+async function findAdminUrl(): Promise<string> {
+  if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
+  const { findTestPostgres } = (await import(path.join(root, 'scripts/test-postgres.mjs'))) as { findTestPostgres: () => { url?: string; reason?: string } };
+  const found = findTestPostgres();
+  if (!found.url) {
+    console.error(`bench:pg needs PostgreSQL (set BENCH_DATABASE_URL to a role that may create databases): ${found.reason}`);
+    process.exit(1);
+  }
+  return found.url;
+}
+
+async function asAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function urlOf(database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function databaseExists(name: string): Promise<boolean> {
+  return asAdmin(async (c) => (await c.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1);
+}
+
+/** Like the tests' databases: C collation, so text order is byte order as on SQLite. */
+async function createDatabase(name: string, dropAfter = true): Promise<string> {
+  await asAdmin((c) => c.query(`create database "${name}" template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`));
+  if (dropAfter) madeDatabases.add(name);
+  return urlOf(name);
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  await asAdmin((c) => c.query(`drop database if exists "${name}" with (force)`));
+  madeDatabases.delete(name);
+}
+
+function makeDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  madeDirs.add(dir);
+  return dir;
+}
+
+function removeDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  madeDirs.delete(dir);
+}
+
+async function cleanUp(): Promise<void> {
+  await Promise.all([stopAll(), ...[...fills].map((child) => stop(child, 5_000))]);
+  for (const name of madeDatabases) await dropDatabase(name).catch((err: Error) => console.error(`could not drop database ${name}: ${err.message}`));
+  for (const dir of madeDirs) removeDir(dir);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`\n${signal}: stopping the servers and dropping this run's databases`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bench bundle and JSON-RPC over HTTP.
+
+const workDir = makeDir('switchboard-bench-pg-');
+const BUNDLE_PATH = path.join(workDir, 'bundle.json');
+fs.writeFileSync(
+  BUNDLE_PATH,
+  JSON.stringify({
+    name: 'pg-bench',
+    version: '1',
+    runtime: { max_attempts: 3, backoff_ms: 10, max_chain_depth: 4, lease_ms: 30_000, handler_timeout_ms: 5_000 },
+    events: {
+      work: { payload_schema: { type: 'object' }, subscribers: [{ type: 'node', id: 'noop' }] },
+      'work.done': { payload_schema: { type: 'object' }, subscribers: [] },
+      // No subscriber: a publish is one change, so the change figure times that change alone.
+      note: { payload_schema: { type: 'object' }, subscribers: [] },
+    },
+    nodes: { noop: { kind: 'transform', emit: 'work.done' } },
+  }),
+);
+
+/** JSON-RPC calls to one server over keep-alive connections (at most `sockets` at once). */
+class RpcClient {
+  private readonly agent: http.Agent;
+  constructor(
+    readonly port: number,
+    sockets = 16,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  call(method: string, params?: unknown): Promise<any> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: this.port,
+          path: '/v1/rpc',
+          method: 'POST',
+          agent: this.agent,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            try {
+              const answer = JSON.parse(text) as { result?: unknown; error?: { message: string } };
+              if (answer.result === undefined) reject(new Error(`${method}: ${answer.error?.message ?? `HTTP ${res.statusCode}`}`));
+              else resolve(answer.result);
+            } catch {
+              reject(new Error(`${method}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function serverEnv(engine: Engine, target: { databaseUrl?: string; dataDir?: string }, bundle: string | undefined): Record<string, string> {
+  return {
+    // Empty means unset: a SQLite server must not pick up a SWITCHBOARD_DATABASE_URL from this shell.
+    SWITCHBOARD_DATABASE_URL: engine === 'postgres' ? target.databaseUrl! : '',
+    SWITCHBOARD_DATA_DIR: engine === 'sqlite' ? target.dataDir! : path.join(workDir, 'unused-data'),
+    SWITCHBOARD_TOKEN: TOKEN,
+    SWITCHBOARD_BUNDLE: bundle ?? '',
+    SWITCHBOARD_DEMO: 'off',
+    SWITCHBOARD_LOG_LEVEL: 'info',
+    // The limiter runs, with a budget this benchmark cannot spend.
+    SWITCHBOARD_RATE_LIMIT_PER_S: '100000000',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes on a fresh database: drain, latency, change visibility, HTTP publishes.
+
+interface Cluster {
+  engine: Engine;
+  store: Store;
+  nodes: RpcClient[];
+  children: ChildProcess[];
+  dispose(): Promise<void>;
+}
+
+let databaseCount = 0;
+
+async function freshCluster(engine: Engine): Promise<Cluster> {
+  let target: { databaseUrl?: string; dataDir?: string };
+  let removeDatabase: () => Promise<void>;
+  if (engine === 'postgres') {
+    const name = `sb_bench_pg_${process.pid}_${++databaseCount}`;
+    target = { databaseUrl: await createDatabase(name) };
+    removeDatabase = () => dropDatabase(name);
+  } else {
+    const dir = makeDir('switchboard-bench-pg-sqlite-');
+    target = { dataDir: dir };
+    removeDatabase = async () => removeDir(dir);
+  }
+  const store = await Store.open(target);
+  // What each server would do at boot; done once here so that nodes starting together do not race to create it.
+  await store.tokens.create('env:SWITCHBOARD_TOKEN', TOKEN);
+  await queueBacklog(store);
+  const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), root)));
+  const nodes = started.map((s) => new RpcClient(s.port));
+  const deadline = Date.now() + 30_000;
+  while (((await nodes[0]!.call('health.check')) as { nodes: unknown[] }).nodes.length < nodes.length) {
+    if (Date.now() > deadline) throw new Error(`health.check did not list ${nodes.length} live nodes within 30 s`);
+    await sleep(100);
+  }
+  return {
+    engine,
+    store,
+    nodes,
+    children: started.map((s) => s.child),
+    async dispose() {
+      for (const n of nodes) n.close();
+      await Promise.all(started.map((s) => stop(s.child)));
+      await store.close();
+      await removeDatabase();
+    },
+  };
+}
+
+/**
+ * The drain's backlog, published through the runtime (dispatcher not started) with a clock a day
+ * ahead: every delivery exists, committed, but none is due until drainBacklog makes them due, once
+ * all nodes are up.
+ */
+async function queueBacklog(store: Store): Promise<void> {
+  const dayAhead: Clock = { now: () => new Date(Date.now() + 24 * 3600_000) };
+  const runtime = await Runtime.boot({ store, bundlePath: BUNDLE_PATH, autoStart: false, clock: dayAhead });
+  for (let i = 0; i < DELIVERIES; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, DELIVERIES - i) }, (_, j) => runtime.publish({ event_name: 'work', payload: { n: i + j } })));
+  }
+  await runtime.stop();
+}
+
+/** Waits for the nodes to finish every delivery; the figures come from the rows' timestamps, not from when this noticed. */
+async function untilNoOpenDelivery(store: Store, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await store.deliveries.openCount()) > 0) {
+    if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs / 1000} s`);
+    await sleep(50);
+  }
+}
+
+interface Drain {
+  perSecond: number;
+  delivered: number;
+  failed: number;
+}
+
+async function drainBacklog(c: Cluster): Promise<Drain> {
+  const db = databaseOf(c.store);
+  await db.updateTable('deliveries').set({ next_attempt_at: new Date().toISOString() }).where('status', '=', 'pending').execute();
+  await untilNoOpenDelivery(c.store, 300_000);
+  const done = await db
+    .selectFrom('deliveries')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('updated_at').as('first'), eb.fn.max('updated_at').as('last')])
+    .where('subscriber_id', '=', 'noop')
+    .where('status', '=', 'delivered')
+    .executeTakeFirstOrThrow();
+  const failed = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'delivered').executeTakeFirstOrThrow();
+  const windowMs = Math.max(1, Date.parse(String(done.last)) - Date.parse(String(done.first)));
+  return { perSecond: (Number(done.n) * 1000) / windowMs, delivered: Number(done.n), failed: Number(failed.n) };
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+  ackP50: number;
+  published: number;
+}
+
+async function publishToHandler(c: Cluster): Promise<Latency> {
+  const a = c.nodes[0]!;
+  const sent: Promise<{ eventId: string; startedAt: number; ackMs: number }>[] = [];
+  const until = nowMs() + SECONDS * 1000;
+  let next = nowMs();
+  while (nowMs() < until) {
+    const startedAt = nowMs();
+    sent.push(a.call('event.publish', { event_name: 'work', payload: { latency: true } }).then((r: { event_id: string }) => ({ eventId: r.event_id, startedAt, ackMs: nowMs() - startedAt })));
+    next += 1000 / LATENCY_RATE;
+    await sleep(Math.max(0, next - nowMs()));
+  }
+  const published = await Promise.all(sent);
+  await untilNoOpenDelivery(c.store, 60_000);
+  const startedAt = new Map(published.map((p) => [p.eventId, p.startedAt]));
+  const latencies: number[] = [];
+  for (let i = 0; i < published.length; i += 500) {
+    const rows = await databaseOf(c.store)
+      .selectFrom('deliveries')
+      .select(['event_id', 'updated_at'])
+      .where('event_id', 'in', published.slice(i, i + 500).map((p) => p.eventId))
+      .where('status', '=', 'delivered')
+      .execute();
+    for (const r of rows) latencies.push(Date.parse(r.updated_at) - startedAt.get(r.event_id)!);
+  }
+  if (latencies.length !== published.length) throw new Error(`${published.length} published, ${latencies.length} delivered`);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ackP50: percentile(published.map((p) => p.ackMs), 50), published: published.length };
+}
+
+/** `runtime.changed` notifications on one WebSocket holding a heartbeat subscription. */
+class ChangeWatch {
+  private readonly arrivals: { at: number; kinds: unknown }[] = [];
+  private readonly waiting = new Set<() => void>();
+  notifications = 0;
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data) => {
+      const at = nowMs();
+      const message = JSON.parse(String(data)) as { method?: string; params?: { kinds?: unknown } };
+      if (message.method !== 'runtime.changed') return;
+      this.notifications++;
+      this.arrivals.push({ at, kinds: message.params?.kinds });
+      for (const wake of this.waiting) wake();
+    });
+  }
+
+  static open(port: number): Promise<ChangeWatch> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/ws`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false });
+      socket.once('error', reject);
+      socket.once('open', () => socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'health.subscribe' })));
+      const onReply = (data: WebSocket.RawData) => {
+        const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
+        if (message.id !== 1) return;
+        socket.off('message', onReply);
+        if (message.error) reject(new Error(`health.subscribe: ${message.error.message}`));
+        else resolve(new ChangeWatch(socket));
+      };
+      socket.on('message', onReply);
+    });
+  }
+
+  /** When the first notification naming events arrived at or after `since`; undefined after `timeoutMs`. */
+  async eventsChangedSince(since: number, timeoutMs: number): Promise<number | undefined> {
+    const deadline = nowMs() + timeoutMs;
+    for (;;) {
+      const hit = this.arrivals.find((a) => a.at >= since && Array.isArray(a.kinds) && a.kinds.includes('events'));
+      if (hit) return hit.at;
+      const left = deadline - nowMs();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.waiting.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.waiting.add(wake);
+      });
+    }
+  }
+
+  close(): void {
+    this.socket.terminate();
+  }
+}
+
+interface ChangeFigures {
+  changed?: { p50: number; p99: number; missed: number };
+  /** Why there is no runtime.changed figure. */
+  changedUnavailable?: string;
+  listed: { p50: number; p99: number; missed: number };
+  samples: number;
+}
+
+/** Engines on which no runtime.changed came: later rounds do not wait for it again. */
+const changedUnavailable = new Map<Engine, string>();
+
+async function changeVisibility(c: Cluster, round: number): Promise<ChangeFigures> {
+  const a = c.nodes[0]!;
+  const b = c.nodes[c.nodes.length - 1]!;
+  const poller = new RpcClient(b.port, 1);
+  const watch = await ChangeWatch.open(b.port);
+  const changed: number[] = [];
+  const listed: number[] = [];
+  let changedMissed = 0;
+  let listedMissed = 0;
+  try {
+    for (let i = 0; i < CHANGE_SAMPLES; i++) {
+      const entityId = `change-${c.engine}-${round}-${i}`;
+      const startedAt = nowMs();
+      const watching = !changedUnavailable.has(c.engine);
+      const [, changedAt, listedAt] = await Promise.all([
+        a.call('event.publish', { event_name: 'note', entity_id: entityId }),
+        watching ? watch.eventsChangedSince(startedAt, CHANGE_TIMEOUT_MS) : undefined,
+        pollUntilListed(poller, entityId, CHANGE_TIMEOUT_MS),
+      ]);
+      if (watching && changedAt === undefined && changed.length === 0) {
+        changedUnavailable.set(
+          c.engine,
+          watch.notifications === 0
+            ? `no runtime.changed arrived within ${CHANGE_TIMEOUT_MS / 1000} s (the feature is not on this branch)`
+            : `${watch.notifications} runtime.changed arrived, none naming events within ${CHANGE_TIMEOUT_MS / 1000} s`,
+        );
+      } else if (watching && changedAt === undefined) changedMissed++;
+      else if (changedAt !== undefined) changed.push(changedAt - startedAt);
+      if (listedAt === undefined) listedMissed++;
+      else listed.push(listedAt - startedAt);
+      await sleep(Math.max(0, startedAt + CHANGE_SPACING_MS - nowMs()));
+    }
+  } finally {
+    watch.close();
+    poller.close();
+  }
+  const unavailable = changedUnavailable.get(c.engine);
+  return {
+    ...(unavailable && changed.length === 0 ? { changedUnavailable: unavailable } : { changed: { p50: percentile(changed, 50), p99: percentile(changed, 99), missed: changedMissed } }),
+    listed: { p50: percentile(listed, 50), p99: percentile(listed, 99), missed: listedMissed },
+    samples: CHANGE_SAMPLES,
+  };
+}
+
+/** Reads event.list on one node every LIST_POLL_MS until it shows the entity's event; when it did (undefined after `timeoutMs`). */
+async function pollUntilListed(node: RpcClient, entityId: string, timeoutMs: number): Promise<number | undefined> {
+  const deadline = nowMs() + timeoutMs;
+  while (nowMs() < deadline) {
+    const started = nowMs();
+    const page = (await node.call('event.list', { filter: { entity_id: entityId }, limit: 1 })) as { events: unknown[] };
+    if (page.events.length > 0) return nowMs();
+    await sleep(Math.max(0, started + LIST_POLL_MS - nowMs()));
+  }
+  return undefined;
+}
+
+interface Publishes {
+  rps: number;
+  p99: number;
+  errors: number;
+  perNode: number[];
+}
+
+let publishCounter = 0;
+const publishBody = () => `{"jsonrpc":"2.0","id":${++publishCounter},"method":"event.publish","params":{"event_name":"work","payload":{"n":${publishCounter}}}}`;
+
+async function httpPublishes(c: Cluster): Promise<Publishes> {
+  const connections = Math.floor(HTTP_CONNECTIONS / c.nodes.length);
+  const results = await Promise.all(
+    c.nodes.map((n) =>
+      autocannon({
+        url: `http://127.0.0.1:${n.port}/v1/rpc`,
+        connections,
+        duration: SECONDS,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        requests: [{ setupRequest: (req) => ({ ...req, body: publishBody() }) }],
+      }),
+    ),
+  );
+  return {
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0),
+    perNode: results.map((r) => r.requests.average),
+  };
+}
+
+interface NodesRound {
+  drain: Drain;
+  latency: Latency;
+  change: ChangeFigures;
+  publishes: Publishes;
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : '-');
+const count = (x: number) => Math.round(x).toLocaleString('en');
+
+async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
+  const c = await freshCluster(engine);
+  try {
+    const tag = `  round ${round} ${label(engine)}`;
+    const drain = await drainBacklog(c);
+    console.log(`${tag}: drain ${count(drain.delivered)} deliveries ${count(drain.perSecond)}/s${drain.failed ? `, ${drain.failed} NOT DELIVERED` : ''} (load ${loadAverage()})`);
+    const latency = await publishToHandler(c);
+    console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via node A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)}) (load ${loadAverage()})`);
+    const change = await changeVisibility(c, round);
+    const where = engine === 'postgres' ? 'published via A, seen on B' : 'published and seen on the one node';
+    console.log(
+      `${tag}: change ${where}: runtime.changed ${change.changed ? `p50 ${ms(change.changed.p50)} p99 ${ms(change.changed.p99)}${change.changed.missed ? `, ${change.changed.missed} missed` : ''}` : `unavailable: ${change.changedUnavailable}`}; event.list poll p50 ${ms(change.listed.p50)} p99 ${ms(change.listed.p99)}${change.listed.missed ? `, ${change.listed.missed} NOT SEEN` : ''} (${change.samples} samples, load ${loadAverage()})`,
+    );
+    const publishes = await httpPublishes(c);
+    console.log(
+      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
+    );
+    return { drain, latency, change, publishes };
+  } finally {
+    await c.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// event.list on a filled database: the store layer and HTTP at 1 connection.
+
+const FILTERS: [string, EventFilter][] = [
+  ['no filter', {}],
+  ['event_name', { event_name: 'refund.paid' }],
+  ['entity_id (hot)', { entity_id: 'ticket-HOT-1' }],
+  ['subscriber_id', { subscriber_id: 'pay-refund' }],
+  ['has_dead_letter', { has_dead_letter: true }],
+];
+
+interface ListCase {
+  key: string;
+  filter: EventFilter;
+  /** Page 100's cursor over HTTP and position in the store; both unset for page 1. */
+  cursor?: string;
+  position?: unknown;
+}
+
+interface ListTarget {
+  engine: Engine;
+  store: Store;
+  env: Record<string, string>;
+  cases?: ListCase[];
+}
+
+/** Fills one database (event-list.bench.ts's data, the same on both engines) in a child process; its progress lines prefixed. */
+function fill(engine: Engine, target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'packages/store/bench/event-list.bench.ts'), '--fill', target], {
+      cwd: root,
+      env: { ...process.env, BENCH_EVENTS: String(EVENTS) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    fills.add(child);
+    child.once('exit', () => fills.delete(child));
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => process.stderr.write(d.toString().replace(/^(?=.)/gm, `  [${engine} fill] `)));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve((JSON.parse(out) as { ms: number }).ms) : reject(new Error(`${engine} fill exited with ${code}`))));
+  });
+}
+
+async function listTargets(): Promise<ListTarget[]> {
+  const keptDir = process.env.BENCH_DIR;
+  const sqliteDir = keptDir ?? makeDir('switchboard-bench-pg-list-');
+  const sqliteReused = keptDir !== undefined && fs.existsSync(path.join(keptDir, 'switchboard.db'));
+  if (keptDir) fs.mkdirSync(keptDir, { recursive: true });
+  const keptDatabase = process.env.BENCH_PG_DATABASE;
+  const pgDatabase = keptDatabase ?? `sb_bench_pg_list_${process.pid}`;
+  let pgReused = false;
+  if (keptDatabase && (await databaseExists(keptDatabase))) {
+    const s = await Store.open({ databaseUrl: urlOf(keptDatabase) });
+    pgReused = (await databaseOf(s).selectFrom('events').select('seq').limit(1).execute()).length > 0;
+    await s.close();
+  }
+  if (!pgReused && !(await databaseExists(pgDatabase))) await createDatabase(pgDatabase, keptDatabase === undefined);
+  const started = performance.now();
+  const [sqliteMs, pgMs] = await Promise.all([sqliteReused ? undefined : fill('sqlite', sqliteDir), pgReused ? undefined : fill('postgres', urlOf(pgDatabase))]);
+  const took = (x: number | undefined) => (x === undefined ? 'reused' : `filled in ${(x / 1000).toFixed(0)} s`);
+  console.log(
+    `event.list data, ${EVENTS.toLocaleString('en')} events each (filled side by side, ${((performance.now() - started) / 1000).toFixed(0)} s in all): sqlite ${took(sqliteMs)} (${sqliteDir}); postgres ${took(pgMs)} (database ${pgDatabase})`,
+  );
+  return [
+    { engine: 'postgres', store: await Store.open({ databaseUrl: urlOf(pgDatabase) }), env: serverEnv('postgres', { databaseUrl: urlOf(pgDatabase) }, undefined) },
+    { engine: 'sqlite', store: await Store.open({ dataDir: sqliteDir }), env: serverEnv('sqlite', { dataDir: sqliteDir }, undefined) },
+  ];
+}
+
+/** Page 1 of each filter, and page 100 where there is one: walked once over HTTP (a cursor) and in the store (a position). */
+async function listCases(node: RpcClient, store: Store): Promise<ListCase[]> {
+  const cases: ListCase[] = [];
+  for (const [name, filter] of FILTERS) {
+    cases.push({ key: `${name}, page 1`, filter });
+    let cursor: string | undefined;
+    let position: unknown;
+    for (let p = 1; p < DEEP_PAGE; p++) {
+      const page = (await node.call('event.list', { filter, limit: PAGE, ...(cursor ? { cursor } : {}) })) as { next_cursor: string | null };
+      const storePage = await store.events.page(filter, { limit: PAGE, after: position as never });
+      cursor = page.next_cursor ?? undefined;
+      position = storePage.next;
+      if (!cursor || !position) break;
+    }
+    if (cursor && position) cases.push({ key: `${name}, page ${DEEP_PAGE}`, filter, cursor, position });
+  }
+  return cases;
+}
+
+async function storeP99(store: Store, c: ListCase): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < LIST_REQUESTS + 10; i++) {
+    const t = performance.now();
+    await store.events.page(c.filter, { limit: PAGE, after: c.position as never });
+    if (i >= 10) times.push(performance.now() - t);
+  }
+  return percentile(times, 99);
+}
+
+async function httpP99(node: RpcClient, c: ListCase): Promise<number> {
+  const params = { filter: c.filter, limit: PAGE, ...(c.cursor ? { cursor: c.cursor } : {}) };
+  const times: number[] = [];
+  for (let i = 0; i < LIST_REQUESTS + 10; i++) {
+    const t = performance.now();
+    await node.call('event.list', params);
+    if (i >= 10) times.push(performance.now() - t);
+  }
+  return percentile(times, 99);
+}
+
+type ListFigures = Map<string, Record<Engine, { store: number[]; http: number[] }>>;
+
+async function listRound(target: ListTarget, round: number, figures: ListFigures): Promise<void> {
+  const server = await startProcess('apps/server/src/main.ts', target.env, root);
+  const node = new RpcClient(server.port, 1);
+  try {
+    target.cases ??= await listCases(node, target.store);
+    for (const c of target.cases) {
+      // The store layer is read while the server idles; which goes first flips every round.
+      let store: number;
+      let viaHttp: number;
+      if (round % 2) {
+        store = await storeP99(target.store, c);
+        viaHttp = await httpP99(node, c);
+      } else {
+        viaHttp = await httpP99(node, c);
+        store = await storeP99(target.store, c);
+      }
+      const f = figures.get(c.key) ?? { postgres: { store: [], http: [] }, sqlite: { store: [], http: [] } };
+      figures.set(c.key, f);
+      f[target.engine].store.push(store);
+      f[target.engine].http.push(viaHttp);
+      console.log(`  round ${round} ${target.engine.padEnd(8)} event.list ${c.key}: store p99 ${ms(store)}; http 1c p99 ${ms(viaHttp)} (load ${loadAverage()})`);
+    }
+  } finally {
+    node.close();
+    await stop(server.child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Row {
+  target: string;
+  postgres: number | undefined;
+  sqlite: number | undefined;
+  unit: string;
+  met: boolean | undefined;
+}
+
+function printSummary(rows: Row[]): void {
+  const figure = (x: number | undefined, unit: string) => (x === undefined || !Number.isFinite(x) ? 'n/a' : unit === '/s' ? `${count(x)}/s` : `${x.toFixed(1)} ms`);
+  const table = rows.map((r) => [
+    r.target,
+    figure(r.postgres, r.unit),
+    figure(r.sqlite, r.unit),
+    r.postgres !== undefined && r.sqlite !== undefined && Number.isFinite(r.postgres) && Number.isFinite(r.sqlite) ? `${(r.postgres / r.sqlite).toFixed(2)}x` : '-',
+    r.met === undefined ? 'n/a' : r.met ? 'met' : 'MISSED',
+  ]);
+  const header = ['target (medians of the rounds)', 'postgres', 'sqlite', 'pg/sqlite', 'verdict'];
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  console.log(`\n${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  for (const r of table) console.log(line(r));
+}
+
+async function main(): Promise<void> {
+  const version = await asAdmin(async (c) => (await c.query('show server_version')).rows[0].server_version as string);
+  const shownUrl = new URL(adminUrl);
+  if (shownUrl.password) shownUrl.password = '***';
+  console.log(
+    `bench:pg: PostgreSQL ${version} at ${shownUrl}, ${ROUNDS} rounds, ${SECONDS} s per measurement, ${SCENARIOS.join(',')}, node ${process.version}, ${os.cpus().length} cpus, load ${loadAverage()}`,
+  );
+  const listTargetsReady = SCENARIOS.includes('list') ? await listTargets() : [];
+  const nodes: Record<Engine, NodesRound[]> = { postgres: [], sqlite: [] };
+  const list: ListFigures = new Map();
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 ? ENGINES : [...ENGINES].reverse();
+    if (SCENARIOS.includes('nodes')) for (const engine of order) nodes[engine].push(await nodesRound(engine, round));
+    for (const engine of order) {
+      const target = listTargetsReady.find((t) => t.engine === engine);
+      if (target) await listRound(target, round, list);
+    }
+  }
+  for (const t of listTargetsReady) await t.store.close();
+
+  const rows: Row[] = [];
+  const med = (engine: Engine, pick: (r: NodesRound) => number | undefined) => {
+    const xs = nodes[engine].map(pick).filter((x): x is number => x !== undefined);
+    return xs.length ? median(xs) : undefined;
+  };
+  const both = (pick: (r: NodesRound) => number | undefined) => ({ postgres: med('postgres', pick), sqlite: med('sqlite', pick) });
+  if (SCENARIOS.includes('nodes')) {
+    const drain = both((r) => r.drain.perSecond);
+    rows.push({ target: 'deliveries drained >= 5,000/s (2 nodes; sqlite 1)', ...drain, unit: '/s', met: drain.postgres === undefined ? undefined : drain.postgres >= 5000 });
+    const p50 = both((r) => r.latency.p50);
+    rows.push({ target: 'publish call -> handler p50 <= 5 ms, 100/s via A', ...p50, unit: 'ms', met: p50.postgres === undefined ? undefined : p50.postgres <= 5 });
+    const p99 = both((r) => r.latency.p99);
+    rows.push({ target: 'publish call -> handler p99 <= 25 ms', ...p99, unit: 'ms', met: p99.postgres === undefined ? undefined : p99.postgres <= 25 });
+    const publishes = both((r) => r.publishes.rps);
+    rows.push({
+      target: `http event.publish ${HTTP_CONNECTIONS}c split over the nodes >= sqlite`,
+      ...publishes,
+      unit: '/s',
+      met: publishes.postgres === undefined || publishes.sqlite === undefined ? undefined : publishes.postgres >= publishes.sqlite,
+    });
+    const changed = both((r) => r.change.changed?.p99);
+    rows.push({ target: 'change on B: runtime.changed p99 <= 250 ms', ...changed, unit: 'ms', met: changed.postgres === undefined ? undefined : changed.postgres <= 250 });
+    const listed = both((r) => r.change.listed.p99);
+    rows.push({ target: 'change on B: event.list (10 ms poll) p99 <= 250 ms', ...listed, unit: 'ms', met: listed.postgres === undefined ? undefined : listed.postgres <= 250 });
+  }
+  for (const [key, f] of list) {
+    for (const layer of ['store', 'http'] as const) {
+      const pgP99 = f.postgres[layer].length ? median(f.postgres[layer]) : undefined;
+      const sqliteP99 = f.sqlite[layer].length ? median(f.sqlite[layer]) : undefined;
+      rows.push({
+        target: `event.list ${key}, ${layer === 'store' ? 'store' : 'http 1c'} p99 <= 10 ms`,
+        postgres: pgP99,
+        sqlite: sqliteP99,
+        unit: 'ms',
+        met: pgP99 === undefined ? undefined : pgP99 <= 10,
+      });
+    }
+  }
+  printSummary(rows);
+  for (const [engine, why] of changedUnavailable) console.log(`runtime.changed on ${engine}: ${why}.`);
+  if (SCENARIOS.includes('nodes')) console.log(
+    'publish call -> handler: from the publish call\'s start here to the delivery\'s outcome timestamp on the node that ran it (an upper bound of handler start). ' +
+      'Drain: deliveries / (last completion - first completion). Change: from the publish call\'s start to the notification, or to the first event.list answer showing the event; ' +
+      'on SQLite, A and B are its one node.',
+  );
+}
+
+try {
+  await main();
+} finally {
+  await cleanUp();
+}
