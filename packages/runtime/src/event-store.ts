@@ -89,12 +89,9 @@ export async function insertRun(
  */
 export async function settleRunIfDone(store: Store, tx: StoreTx, runId: string | null, now: Date): Promise<string | undefined> {
   if (!runId) return undefined;
-  const runs = store.runWrites;
-  if ((await runs.openDeliveryCount(tx, runId)) > 0) return undefined;
-  const status = (await runs.unredrivenDeadLetterCount(tx, runId)) > 0 ? 'failed' : 'completed';
   const settled_at = now.toISOString();
-  if (!(await runs.settle(tx, runId, status, settled_at))) return undefined;
+  const status = await store.runWrites.settleWhenQuiet(tx, runId, settled_at);
   // Run-scoped agent sessions end with their run.
-  await runs.endRunConversations(tx, runId, settled_at);
+  if (status) await store.runWrites.endRunConversations(tx, runId, settled_at);
   return status;
 }

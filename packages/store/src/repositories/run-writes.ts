@@ -44,25 +44,32 @@ export class RunWriteRepository {
     return executorOf(tx).selectFrom('events').select(['chain_depth', 'run_id']).where('event_id', '=', eventId).executeTakeFirst();
   }
 
-  async openDeliveryCount(tx: StoreTx, runId: string): Promise<number> {
-    const r = await executorOf(tx)
-      .selectFrom('deliveries')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+  /**
+   * Settles a running run whose chain has no open delivery, in one statement: `failed` when one of
+   * its dead letters has not been redriven (a redriven one was sent again, and its new delivery
+   * decides), `completed` otherwise. Returns the status it settled to; undefined when deliveries
+   * are still open or the run was not running (settled by someone else first).
+   */
+  async settleWhenQuiet(tx: StoreTx, runId: string, settledAt: string): Promise<'completed' | 'failed' | undefined> {
+    const row = await executorOf(tx)
+      .updateTable('runs')
+      .set((eb) => ({
+        status: eb
+          .case()
+          .when(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').where('dead_letters.run_id', '=', runId).where('dead_letters.redriven_at', 'is', null)))
+          .then('failed')
+          .else('completed')
+          .end(),
+        settled_at: settledAt,
+      }))
       .where('run_id', '=', runId)
-      .where('status', 'in', ['pending', 'in_progress'])
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
-  }
-
-  /** Dead letters of the run not sent again by a redrive. */
-  async unredrivenDeadLetterCount(tx: StoreTx, runId: string): Promise<number> {
-    const r = await executorOf(tx)
-      .selectFrom('dead_letters')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('run_id', '=', runId)
-      .where('redriven_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
+      .where('status', '=', 'running')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('deliveries').select('delivery_id').where('deliveries.run_id', '=', runId).where('deliveries.status', 'in', ['pending', 'in_progress']))),
+      )
+      .returning('status')
+      .executeTakeFirst();
+    return row ? (row.status as 'completed' | 'failed') : undefined;
   }
 
   /** Settles a running run; false when it was not running (someone settled it first). */
