@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { repoRoot } from './server-process';
 
 export async function seriousViolations(page: Page) {
@@ -19,13 +19,17 @@ export const WIDTHS = [
   { name: '390', width: 390, height: 844 },
 ] as const;
 
-/** Saves the page as `<name>-<width>.png` at each width, then restores the original viewport. */
-export async function shotAtBothWidths(page: Page, name: string): Promise<void> {
+/**
+ * Saves the page as `<name>-<width>.png` at each width, then restores the original viewport. With
+ * `scrollTo`, that part of the page is scrolled into view at each width (a resize moves it).
+ */
+export async function shotAtBothWidths(page: Page, name: string, opts: { scrollTo?: Locator } = {}): Promise<void> {
   fs.mkdirSync(screenshotDir, { recursive: true });
   const original = page.viewportSize();
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w.width, height: w.height });
     await page.waitForTimeout(200);
+    await opts.scrollTo?.evaluate((el) => el.scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: path.join(screenshotDir, `${name}-${w.name}.png`) });
   }
   if (original) await page.setViewportSize(original);

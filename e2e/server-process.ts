@@ -53,6 +53,11 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** The server's process id while it runs (node itself runs the server: see startProcess). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Server output so far, for failure messages. */
   get log(): string {
     return this.output.slice(-4000);

@@ -92,3 +92,22 @@ export class NukeDialog {
     await this.apply.click();
   }
 }
+
+/** The live server nodes on the Runtime page: one row per node, the console's own marked. */
+export class NodesPanel {
+  readonly root: Locator;
+  readonly rows: Locator;
+  readonly selfRow: Locator;
+  readonly summary: Locator;
+
+  constructor(page: Page) {
+    this.root = page.getByTestId('nodes');
+    this.rows = this.root.getByTestId('node-row');
+    this.selfRow = this.root.locator('[data-testid="node-row"][data-self="true"]');
+    this.summary = this.root.getByTestId('nodes-summary');
+  }
+
+  row(pid: number): Locator {
+    return this.rows.filter({ has: this.root.page().getByTestId('node-pid').getByText(String(pid), { exact: true }) });
+  }
+}

@@ -16,6 +16,8 @@ export const paths = {
   mailbox: (mailboxId: string) => `/mailbox/${encodeURIComponent(mailboxId)}`,
   turn: (sessionId: string, turnId: string) => `/conversations/${encodeURIComponent(sessionId)}?${q({ turn: turnId })}`,
   incident: (incidentId: string) => `/incidents?${q({ state: 'all', selected: incidentId })}`,
+  /** The live server nodes, on the Runtime page. */
+  nodes: () => '/runtime#nodes',
   operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,
   /** A delivery opens on its event, whose detail lists it. */
   delivery: (eventId: string) => `/events?${q({ event_id: eventId, selected: eventId })}`,

@@ -1,9 +1,11 @@
 /**
  * Live health in the header, fed by the health.subscribe heartbeat. The details (age, latency,
- * ingress, bundle) show on hover or keyboard focus, and on tap for touch screens.
+ * ingress, bundle, live nodes) show on hover or keyboard focus, and on tap for touch screens.
  */
 import { useId, useState } from 'react';
+import { Link } from 'react-router';
 import { heartbeatIndicator, useHeartbeat, type IndicatorState } from '../api/heartbeat';
+import { paths } from '../paths';
 import { useNow } from '../ui/use-now';
 import './HeartbeatIndicator.css';
 
@@ -57,6 +59,20 @@ export function HeartbeatIndicator() {
           <dd className="mono wrap">{hb.last ? `${hb.last.bundle.name} ${hb.last.bundle.fingerprint}` : '—'}</dd>
           {hb.last && (
             <>
+              <dt>Nodes</dt>
+              <dd>
+                <Link
+                  to={paths.nodes()}
+                  data-testid="heartbeat-nodes"
+                  onClick={(e) => {
+                    // Focus would stay inside and keep the details open over the page it opens.
+                    e.currentTarget.blur();
+                    setPinned(false);
+                  }}
+                >
+                  {hb.last.status === 'down' ? 'unknown' : `${hb.last.nodes.length} live`}
+                </Link>
+              </dd>
               <dt>Uptime</dt>
               <dd>{formatUptime(hb.last.uptime_s)}</dd>
             </>

@@ -1,6 +1,6 @@
 /**
  * The runtime: ingress state with pause and resume, the loaded bundle, queue depth and activity,
- * and the reset (runtime.nuke) behind a three-step dialog.
+ * the live server nodes, and the reset (runtime.nuke) behind a three-step dialog.
  */
 import { useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
@@ -12,6 +12,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
+import { NodesSection } from './NodesSection';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
@@ -29,7 +30,7 @@ export default function RuntimeScreen() {
   const loaded = status.isSuccess;
   // Links from the notices land on a section; the router does not scroll to a hash by itself.
   useEffect(() => {
-    if (loaded && (location.hash === '#ingress' || location.hash === '#resets')) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+    if (loaded && ['#ingress', '#nodes', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }, [loaded, location.hash]);
 
   return (
@@ -108,6 +109,7 @@ export default function RuntimeScreen() {
                 </dd>
               </dl>
             </section>
+            <NodesSection />
             <OperationsSection />
             <ToolServersSection />
             <PastResets />
