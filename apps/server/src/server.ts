@@ -3,6 +3,7 @@
  * and by tests (which boot the real thing on an ephemeral port).
  */
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
@@ -39,11 +40,15 @@ export interface RunningServer {
 }
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** This server's package version, reported with its node in health.check. */
+const SERVER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+/** runtime_state key naming the node that created the bootstrap token. */
+const BOOTSTRAP_CLAIM_KEY = 'bootstrap_token_by';
 /** runtime_state key naming the node that runs the first-start demo. */
 const DEMO_CLAIM_KEY = 'demo_claimed_by';
 
 /** SWITCHBOARD_TOKEN names a known token; otherwise an empty store gets one bootstrap token. */
-async function ensureToken(store: Store, envToken: string | undefined, logger: Logger): Promise<string | undefined> {
+async function ensureToken(store: Store, envToken: string | undefined, logger: Logger, nodeId: string): Promise<string | undefined> {
   if (envToken) {
     const known = await store.tokens.findByHash(hashSecret(envToken));
     if (!known) await store.tokens.create('env:SWITCHBOARD_TOKEN', envToken);
@@ -52,6 +57,8 @@ async function ensureToken(store: Store, envToken: string | undefined, logger: L
     return undefined;
   }
   if ((await store.tokens.count()) > 0) return undefined;
+  // Nodes starting together on an empty database: one of them creates (and prints) the token.
+  if ((await store.runtimeState.setIfAbsent(BOOTSTRAP_CLAIM_KEY, nodeId)) !== nodeId) return undefined;
   const { secret } = await store.tokens.create('bootstrap');
   return secret;
 }
@@ -88,6 +95,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         { store, clock },
       ),
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
+      node: { version: SERVER_VERSION },
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }
@@ -104,7 +112,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let methodExecutor: MethodExecutor;
   let bootstrapToken: string | undefined;
   try {
-    bootstrapToken = await ensureToken(store, config.token, logger);
+    bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
     const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, isReady: () => ready });
