@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { databaseOf, openTestStore } from '@switchboard/store/testing';
+import { databaseOf, openTestStore, testEngine } from '@switchboard/store/testing';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
 import { systemClock, type Store } from '@switchboard/store';
@@ -196,6 +197,45 @@ describe('reset lock', () => {
 });
 
 const DEAD_LOCK = JSON.stringify({ reset_id: 'reset_dead', started_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:01:00.000Z' });
+
+describe.runIf(testEngine() === 'postgres')('reset lock and the writes of other processes (PostgreSQL)', () => {
+  it('a mutation running when a reset takes the lock holds it off until it commits; later mutations are refused; the reset\'s own steps pass', async () => {
+    fx = await bootFixture(minimalBundle());
+    const store = fx.store;
+    const resetting = new ResetLock(store, systemClock); // node A
+    const writing = new ResetLock(store, systemClock); // node B
+    const order: string[] = [];
+    let finishMutation!: () => void;
+    const mutationMayFinish = new Promise<void>((resolve) => (finishMutation = resolve));
+    let guardPassed!: () => void;
+    const passed = new Promise<void>((resolve) => (guardPassed = resolve));
+    const mutation = store
+      .transaction(async (tx) => {
+        await writing.guardWrites()(tx);
+        guardPassed();
+        await mutationMayFinish;
+      })
+      .then(() => order.push('mutation committed'));
+    await passed;
+    const acquired = resetting.acquire('reset_a').then(() => order.push('lock taken'));
+    // The signal that the lock is waiting: its backend waits on the mutation's row lock.
+    await expect
+      .poll(async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(databaseOf(store))).rows[0]!.n), { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    expect(order).toEqual([]);
+    finishMutation();
+    await Promise.all([mutation, acquired]);
+    expect(order).toEqual(['mutation committed', 'lock taken']);
+
+    const later = store.transaction((tx) => writing.guardWrites()(tx));
+    await expect(later).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS', details: { reset_id: 'reset_a' } });
+    await resetting.asReset('reset_a', () => store.transaction((tx) => resetting.guardWrites()(tx)));
+    await writing.refreshView();
+    expect(writing.isHeldByAnyone()).toBe(true);
+    await resetting.release();
+    await store.transaction((tx) => writing.guardWrites()(tx));
+  });
+});
 
 /** The lock row of a process that died mid-reset: never refreshed, long expired. */
 async function leaveExpiredLock(store: Store): Promise<void> {
