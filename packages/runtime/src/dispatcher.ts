@@ -354,7 +354,7 @@ export class Dispatcher {
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
-      return settleRunIfDone(store, trx, d.run_id, now);
+      return settleRunIfDone(store, trx, this.services.bundle, d.run_id, now);
     });
     if (!settled) await this.settleAfterCommit(d.run_id);
     return counter.n;
@@ -369,7 +369,7 @@ export class Dispatcher {
   private async settleAfterCommit(runId: string | null): Promise<void> {
     const { store, clock } = this.services;
     if (!runId || store.singleProcess) return;
-    await store.transactionInGroup((trx) => settleRunIfDone(store, trx, runId, clock.now())).catch(() => undefined);
+    await store.transactionInGroup((trx) => settleRunIfDone(store, trx, this.services.bundle, runId, clock.now())).catch(() => undefined);
   }
 
   private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {
@@ -442,7 +442,7 @@ export class Dispatcher {
           },
           trx,
         );
-        if (!(await settleRunIfDone(store, trx, d.run_id, now))) settleLater = true;
+        if (!(await settleRunIfDone(store, trx, this.services.bundle, d.run_id, now))) settleLater = true;
       });
       if (settleLater) await this.settleAfterCommit(d.run_id);
     } catch (err) {
@@ -488,7 +488,7 @@ export class Dispatcher {
     const runIds = await store.deliveries.quietRunIds(500);
     let settled = 0;
     for (const runId of runIds) {
-      const s = await store.transaction((trx) => settleRunIfDone(store, trx, runId, clock.now()));
+      const s = await store.transaction((trx) => settleRunIfDone(store, trx, this.services.bundle, runId, clock.now()));
       if (s) settled++;
     }
     return settled;

@@ -87,11 +87,15 @@ export async function insertRun(
  * A run whose chain has no open deliveries settles: failed when a dead letter of it has not been
  * redriven (a redriven one was sent again, and its new delivery decides).
  */
-export async function settleRunIfDone(store: Store, tx: StoreTx, runId: string | null, now: Date): Promise<string | undefined> {
+export async function settleRunIfDone(store: Store, tx: StoreTx, bundle: LoadedBundle, runId: string | null, now: Date): Promise<string | undefined> {
   if (!runId) return undefined;
   const settled_at = now.toISOString();
   const status = await store.runWrites.settleWhenQuiet(tx, runId, settled_at);
-  // Run-scoped agent sessions end with their run.
-  if (status) await store.runWrites.endRunConversations(tx, runId, settled_at);
+  // Run-scoped agent sessions end with their run (a bundle without any has none to end).
+  if (status && hasRunScopedAgents(bundle)) await store.runWrites.endRunConversations(tx, runId, settled_at);
   return status;
+}
+
+function hasRunScopedAgents(bundle: LoadedBundle): boolean {
+  return bundle.definition.agents.some((a) => a.session_scope === 'run');
 }

@@ -131,7 +131,7 @@ export class Ingress {
         chain_depth: 0,
         parent_event_id: null,
       });
-      if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, run_id, now);
+      if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, this.bundle, run_id, now);
       const running = { run_id, event_id, status: 'running' as const };
       await onCommit?.(trx, running);
       return running;
@@ -219,7 +219,7 @@ export class Ingress {
       chain_depth: 0,
       parent_event_id: null,
     });
-    if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, item.run_id, now);
+    if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, this.bundle, item.run_id, now);
     return true;
   }
 

@@ -4,9 +4,8 @@
  * SQLite has one writer and `synchronous=FULL` pays an fsync per commit, so one transaction per
  * publish caps throughput at the disk's fsync rate however many callers wait. Here callers queue;
  * the queue is flushed on the next turn of the event loop (so every request read in the same I/O
- * phase joins), and whatever arrives during a flush forms the next group. Each member runs inside
- * its own savepoint: a member that throws is rolled back alone and answered with its own error,
- * the others commit. Every caller is answered only after the commit that holds its write; if that
+ * phase joins), and whatever arrives during a flush forms the next group. A member that throws is
+ * rolled back alone and answered with its own error, the others commit (see commitGroup). Every caller is answered only after the commit that holds its write; if that
  * commit fails, every member of the group gets the failure and nothing of theirs is on disk.
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
@@ -27,54 +26,57 @@ const MAX_GROUP = 64;
 
 export class GroupCommit {
   private queue: Member[] = [];
-  private flushing = false;
   /** Groups committed and members in them since boot (for benchmarks and tests). */
   readonly stats = { groups: 0, members: 0 };
 
-  constructor(private readonly db: Kysely<Database>) {}
+  private active = 0;
+  private scheduled = false;
+
+  /**
+   * `parallel`: groups committing at once. One on SQLite (one connection, one writer); on
+   * PostgreSQL several, each on its own pooled connection, so a group waiting for its commit's
+   * flush does not hold up the next.
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly parallel = 1,
+  ) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
+      this.pump();
     });
   }
 
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
+  /**
+   * Starts groups while fewer than `parallel` are committing, on the next turn of the event loop,
+   * so that the requests read meanwhile join the group together.
+   */
+  private pump(): void {
+    if (this.scheduled || this.active >= this.parallel || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.active < this.parallel && this.queue.length > 0) {
         const group = this.queue.splice(0, MAX_GROUP);
-        await this.commitGroup(group);
-        // Let the requests that arrived meanwhile be read, so they join the next group together.
-        if (this.queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        this.active++;
+        void this.commitGroup(group).finally(() => {
+          this.active--;
+          this.pump();
+        });
       }
-    } finally {
-      this.flushing = false;
-    }
+    });
   }
 
   private async commitGroup(group: Member[]): Promise<void> {
     let outcomes: Outcome[];
     try {
-      outcomes = await this.db.transaction().execute(async (trx) => {
-        const done: Outcome[] = [];
-        for (const member of group) {
-          await sql`savepoint group_member`.execute(trx);
-          try {
-            const value = await member.work(trx);
-            await sql`release savepoint group_member`.execute(trx);
-            done.push({ ok: true, value });
-          } catch (error) {
-            await sql`rollback to savepoint group_member`.execute(trx);
-            await sql`release savepoint group_member`.execute(trx);
-            done.push({ ok: false, error });
-          }
-        }
-        return done;
-      });
+      // Optimistic first: every member without a savepoint (two statements fewer each, which on
+      // PostgreSQL are two round trips). When one throws, the whole transaction rolls back and the
+      // group runs again with a savepoint per member, so only the failing one is refused. The work
+      // closures only write through the transaction, so running one again is safe.
+      outcomes = (await this.runTogether(group)) ?? (await this.runIsolated(group));
     } catch (error) {
       for (const member of group) member.reject(error);
       return;
@@ -85,6 +87,49 @@ export class GroupCommit {
       const outcome = outcomes[i]!;
       if (outcome.ok) member.resolve(outcome.value);
       else member.reject(outcome.error);
+    });
+  }
+
+  /** All members in one transaction; undefined (rolled back) when one of several threw. */
+  private async runTogether(group: Member[]): Promise<Outcome[] | undefined> {
+    const failed: { error?: unknown } = {};
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const done: Outcome[] = [];
+        for (const member of group) {
+          try {
+            done.push({ ok: true, value: await member.work(trx) });
+          } catch (error) {
+            failed.error = error;
+            throw error; // rolls the transaction back
+          }
+        }
+        return done;
+      });
+    } catch (error) {
+      if (!('error' in failed) || failed.error !== error) throw error; // the commit itself failed
+      // A group of one needs no second run: its failure is its own, and it was rolled back.
+      return group.length === 1 ? [{ ok: false, error }] : undefined;
+    }
+  }
+
+  /** Each member in its own savepoint: a member that throws is rolled back alone. */
+  private runIsolated(group: Member[]): Promise<Outcome[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const done: Outcome[] = [];
+      for (const member of group) {
+        await sql`savepoint group_member`.execute(trx);
+        try {
+          const value = await member.work(trx);
+          await sql`release savepoint group_member`.execute(trx);
+          done.push({ ok: true, value });
+        } catch (error) {
+          await sql`rollback to savepoint group_member`.execute(trx);
+          await sql`release savepoint group_member`.execute(trx);
+          done.push({ ok: false, error });
+        }
+      }
+      return done;
     });
   }
 }

@@ -9,6 +9,9 @@ import type { Database } from './schema';
 /** Connections per process: the dispatcher, group commits and reads share them. */
 export const POSTGRES_POOL_SIZE = 10;
 
+/** Group commits in flight at once per process (each holds one pooled connection while it commits). */
+export const POSTGRES_PARALLEL_GROUPS = 4;
+
 // int8 (counts, bigserial seq) as numbers: every such value here is far below 2^53, and the
 // repositories and cursors treat them as numbers on both engines.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));

@@ -4,7 +4,7 @@ import { DatabaseClock } from './database-clock';
 import type { Engine } from './engine';
 import { migrationProvider } from './migrations/index';
 import { openSqlite } from './open-sqlite';
-import { openPostgres, redactedUrl } from './open-postgres';
+import { openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { TokenRepository } from './repositories/tokens';
 import { WebSessionRepository } from './repositories/web-sessions';
@@ -77,7 +77,7 @@ export class Store {
     private readonly onClose: () => void,
     changeCounter: (() => number) | undefined,
   ) {
-    this.groupCommit = new GroupCommit(db);
+    this.groupCommit = new GroupCommit(db, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
     this.tokens = new TokenRepository(db, clock, changeCounter);
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
