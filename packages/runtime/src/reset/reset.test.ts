@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { databaseOf, openTestStore, testEngine } from '@switchboard/store/testing';
-import { sql } from 'kysely';
+import { databaseOf, openTestStore, sql, testEngine } from '@switchboard/store/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcError } from '@switchboard/contract';
 import { systemClock, type Store } from '@switchboard/store';
