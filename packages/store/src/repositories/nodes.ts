@@ -47,9 +47,15 @@ export class NodeRepository {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** A clean stop: the row goes, and nothing of this node needs taking over. */
+  /**
+   * A clean stop: the row goes, and so do in-progress claims of calls this node never finished
+   * (its requests were already answered or cut off), so nothing of it needs taking over.
+   */
   async remove(nodeId: string): Promise<void> {
-    await this.db.deleteFrom('nodes').where('node_id', '=', nodeId).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('idempotency').where('state', '=', 'in_progress').where('node_id', '=', nodeId).execute();
+      await trx.deleteFrom('nodes').where('node_id', '=', nodeId).execute();
+    });
   }
 
   /** Nodes whose heartbeat is within `deadAfterMs`, oldest first. */
