@@ -11,6 +11,7 @@
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from './schema';
+import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -31,7 +32,10 @@ export class GroupCommit {
   /** Groups committed and members in them since boot (for benchmarks and tests). */
   readonly stats = { groups: 0, members: 0 };
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+  ) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -58,11 +62,13 @@ export class GroupCommit {
 
   private async commitGroup(group: Member[]): Promise<void> {
     let outcomes: Outcome[];
+    let recorded = false;
     try {
       outcomes = await this.db.transaction().execute(async (trx) => {
         const done: Outcome[] = [];
         for (const member of group) {
           await sql`savepoint group_member`.execute(trx);
+          const kindsBefore = markedKinds(trx);
           try {
             const value = await member.work(trx);
             await sql`release savepoint group_member`.execute(trx);
@@ -70,9 +76,13 @@ export class GroupCommit {
           } catch (error) {
             await sql`rollback to savepoint group_member`.execute(trx);
             await sql`release savepoint group_member`.execute(trx);
+            // What a rolled-back member marked did not happen.
+            restoreMarkedKinds(trx, kindsBefore);
             done.push({ ok: false, error });
           }
         }
+        // One change row for the whole group, its members' kinds merged.
+        recorded = await this.changes.recordIn(trx);
         return done;
       });
     } catch (error) {
@@ -81,6 +91,7 @@ export class GroupCommit {
     }
     this.stats.groups += 1;
     this.stats.members += group.length;
+    if (recorded) this.changes.committed();
     group.forEach((member, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) member.resolve(outcome.value);
