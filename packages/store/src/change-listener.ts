@@ -31,7 +31,7 @@ export interface ChangeListenerOptions {
   keepMs?: number;
   pruneEveryMs?: number;
   /** Told of a lost or restored listening connection and of failed reads (for the server's log). */
-  onProblem?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
 }
 
 /** How the listening connection names itself in pg_stat_activity. */
@@ -153,7 +153,7 @@ export class ChangeListener {
       try {
         await this.readOnce();
       } catch (err) {
-        this.options.onProblem?.('reading the change feed failed', { error: (err as Error).message });
+        this.options.log?.('warn', 'reading the change feed failed', { error: (err as Error).message });
         return;
       }
       if (this.readAgain && this.running) await new Promise((resolve) => setTimeout(resolve, this.minReadSpacingMs));
@@ -183,7 +183,7 @@ export class ChangeListener {
       try {
         listener(batch);
       } catch (err) {
-        this.options.onProblem?.('a change feed subscriber failed', { error: (err as Error).message });
+        this.options.log?.('warn', 'a change feed subscriber failed', { error: (err as Error).message });
       }
     }
   }
@@ -210,7 +210,7 @@ export class ChangeListener {
       client.removeAllListeners();
       client.on('error', () => undefined);
       await client.end().catch(() => undefined);
-      this.options.onProblem?.('the change feed listening connection could not be opened', { error: (err as Error).message, attempt: this.reconnectAttempts + 1 });
+      this.options.log?.('warn', 'the change feed listening connection could not be opened', { error: (err as Error).message, attempt: this.reconnectAttempts + 1 });
       this.scheduleReconnect();
       return;
     }
@@ -220,7 +220,7 @@ export class ChangeListener {
     }
     this.client = client;
     this.stats.connections += 1;
-    if (this.reconnectAttempts > 0) this.options.onProblem?.('the change feed listening connection is back', { attempts: this.reconnectAttempts });
+    if (this.reconnectAttempts > 0) this.options.log?.('info', 'the change feed listening connection is back', { attempts: this.reconnectAttempts });
     this.reconnectAttempts = 0;
     // What committed while nobody was listening is read now, from the last seq handed out.
     this.wake();
@@ -231,7 +231,7 @@ export class ChangeListener {
     this.client = undefined;
     client.end().catch(() => undefined);
     if (!this.running) return;
-    this.options.onProblem?.('the change feed listening connection was lost', { error: err?.message ?? 'connection ended' });
+    this.options.log?.('warn', 'the change feed listening connection was lost', { error: err?.message ?? 'connection ended' });
     this.scheduleReconnect();
   }
 
@@ -252,7 +252,7 @@ export class ChangeListener {
       .prune(this.keepMs)
       .then(
         () => undefined,
-        (err: Error) => this.options.onProblem?.('pruning the change feed failed', { error: err.message }),
+        (err: Error) => this.options.log?.('warn', 'pruning the change feed failed', { error: err.message }),
       )
       .finally(() => (this.pruning = undefined));
   }
