@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
-import { lockDataDir, Store, hashSecret, systemClock, type Clock } from '@switchboard/store';
+import { lockDataDir, Store, hashSecret, systemClock, type ChangeListener, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
@@ -32,6 +32,8 @@ export interface RunningServer {
   port: number;
   store: Store;
   runtime: Runtime;
+  /** The change feed as this node follows it. */
+  changes: ChangeListener;
   /** Open WebSocket connections and heartbeat subscriptions. */
   sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount' | 'bufferedBytes'>;
   /** Set only when this start created the first token. */
@@ -106,6 +108,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     folderLock.release();
     throw err;
   }
+  let changes: ChangeListener;
+  try {
+    // This node's commits are recorded as its own; the listener follows everyone's.
+    store.changes.identify(runtime.nodeId);
+    changes = await store.followChanges({ log: (level, message, fields) => logger[level](message, fields) });
+  } catch (err) {
+    await runtime.stop().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    folderLock.release();
+    throw err;
+  }
   // An injected clock (tests) drives the budget too; otherwise the monotonic clock does.
   const limiter = new RateLimiter(config.rateLimitPerSecond, options.clock ? () => clock.now().getTime() : undefined);
   let server: Server;
@@ -136,7 +149,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     folderLock.release();
     throw err;
   }
-  const sockets = attachSocketServer(server, { config, store, runtime, logger, methodExecutor, limiter });
+  const sockets = attachSocketServer(server, { config, store, runtime, logger, methodExecutor, limiter, changes });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
   ready = true;
@@ -150,6 +163,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     port,
     store,
     runtime,
+    changes,
     sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount(), bufferedBytes: () => sockets.bufferedBytes() },
     bootstrapToken,
     close() {

@@ -57,6 +57,7 @@ export class Ingress {
   }
 
   private async setState(tx: StoreTx, state: IngressState): Promise<void> {
+    this.store.changes.mark(tx, 'ingress');
     await this.store.runtimeState.set(INGRESS_KEY, state, tx);
     await this.store.runtimeState.set('ingress_changed_at', this.clock.now().toISOString(), tx);
   }

@@ -10,6 +10,7 @@
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from './schema';
+import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -39,6 +40,7 @@ export class GroupCommit {
    */
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
     private readonly parallel = 1,
   ) {}
 
@@ -71,18 +73,20 @@ export class GroupCommit {
 
   private async commitGroup(group: Member[]): Promise<void> {
     let outcomes: Outcome[];
+    const recorded = { change: false };
     try {
       // Optimistic first: every member without a savepoint (two statements fewer each, which on
       // PostgreSQL are two round trips). When one throws, the whole transaction rolls back and the
       // group runs again with a savepoint per member, so only the failing one is refused. The work
       // closures only write through the transaction, so running one again is safe.
-      outcomes = (await this.runTogether(group)) ?? (await this.runIsolated(group));
+      outcomes = (await this.runTogether(group, recorded)) ?? (await this.runIsolated(group, recorded));
     } catch (error) {
       for (const member of group) member.reject(error);
       return;
     }
     this.stats.groups += 1;
     this.stats.members += group.length;
+    if (recorded.change) this.changes.committed();
     group.forEach((member, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) member.resolve(outcome.value);
@@ -91,7 +95,7 @@ export class GroupCommit {
   }
 
   /** All members in one transaction; undefined (rolled back) when one of several threw. */
-  private async runTogether(group: Member[]): Promise<Outcome[] | undefined> {
+  private async runTogether(group: Member[], recorded: { change: boolean }): Promise<Outcome[] | undefined> {
     const failed: { error?: unknown } = {};
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -104,6 +108,8 @@ export class GroupCommit {
             throw error; // rolls the transaction back
           }
         }
+        // One change row for the whole group, its members' kinds merged.
+        recorded.change = await this.changes.recordIn(trx);
         return done;
       });
     } catch (error) {
@@ -114,11 +120,12 @@ export class GroupCommit {
   }
 
   /** Each member in its own savepoint: a member that throws is rolled back alone. */
-  private runIsolated(group: Member[]): Promise<Outcome[]> {
+  private runIsolated(group: Member[], recorded: { change: boolean }): Promise<Outcome[]> {
     return this.db.transaction().execute(async (trx) => {
       const done: Outcome[] = [];
       for (const member of group) {
         await sql`savepoint group_member`.execute(trx);
+        const kindsBefore = markedKinds(trx);
         try {
           const value = await member.work(trx);
           await sql`release savepoint group_member`.execute(trx);
@@ -126,9 +133,12 @@ export class GroupCommit {
         } catch (error) {
           await sql`rollback to savepoint group_member`.execute(trx);
           await sql`release savepoint group_member`.execute(trx);
+          // What a rolled-back member marked did not happen.
+          restoreMarkedKinds(trx, kindsBefore);
           done.push({ ok: false, error });
         }
       }
+      recorded.change = await this.changes.recordIn(trx);
       return done;
     });
   }

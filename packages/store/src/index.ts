@@ -23,6 +23,8 @@ export * from './repositories/mailbox-decisions';
 export * from './repositories/agent-writes';
 export * from './repositories/nodes';
 export type { StoreTx } from './store-tx';
+export { CHANGE_CHANNEL, CHANGE_KINDS, ChangeFeedRepository, type ChangeKind, type ChangeRecord } from './change-feed';
+export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions } from './change-listener';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export type { GroupCommit } from './group-commit';

@@ -30,6 +30,8 @@ import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
 import { NodeRepository } from './repositories/nodes';
 import { storeTxOf, type StoreTx } from './store-tx';
+import { ChangeFeedRepository } from './change-feed';
+import { ChangeListener, type ChangeListenerOptions } from './change-listener';
 
 export interface StoreOptions {
   /** The SQLite store's folder (the embedded default). */
@@ -67,7 +69,10 @@ export class Store {
   readonly mailboxDecisions: MailboxDecisionRepository;
   readonly agentWrites: AgentWriteRepository;
   readonly nodes: NodeRepository;
+  /** The change feed: what committed, for other nodes and live consoles (see change-feed.ts). */
+  readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
+  private listener: ChangeListener | undefined;
 
   private constructor(
     private readonly db: Kysely<Database>,
@@ -76,14 +81,18 @@ export class Store {
     readonly location: string,
     private readonly onClose: () => void,
     changeCounter: (() => number) | undefined,
+    databaseUrl?: string,
   ) {
-    this.groupCommit = new GroupCommit(db, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
-    this.tokens = new TokenRepository(db, clock, changeCounter);
+    this.changes = new ChangeFeedRepository(db, engine, databaseUrl);
+    this.groupCommit = new GroupCommit(db, this.changes, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
+    // On PostgreSQL other processes commit through connections of their own; the change feed's
+    // listener, while it follows the feed, tells this one of their token changes.
+    this.tokens = new TokenRepository(db, clock, this.changes, changeCounter ?? (() => this.listener?.tokensVersion()));
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
-    this.events = new EventRepository(db);
-    this.incidents = new IncidentRepository(db);
-    this.logs = new LogRepository(db);
+    this.events = new EventRepository(db, this.changes);
+    this.incidents = new IncidentRepository(db, this.changes);
+    this.logs = new LogRepository(db, this.changes);
     this.mailboxReads = new MailboxReadRepository(db);
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);
@@ -98,7 +107,7 @@ export class Store {
     this.entities = new EntityRepository(db);
     this.resets = new ResetRepository(db, engine);
     this.mailboxDecisions = new MailboxDecisionRepository(db);
-    this.agentWrites = new AgentWriteRepository(db);
+    this.agentWrites = new AgentWriteRepository(db, this.changes);
     this.nodes = new NodeRepository(db, engine);
   }
 
@@ -122,9 +131,7 @@ export class Store {
         throw err;
       }
       databaseClock?.start();
-      // No token memory on PostgreSQL yet: other processes commit through their own connections,
-      // and nothing here tells this one (every verification reads the tokens table).
-      const store = new Store(db, 'postgres', options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined);
+      const store = new Store(db, 'postgres', options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined, options.databaseUrl);
       await store.migrate();
       return store;
     }
@@ -147,8 +154,9 @@ export class Store {
     }
   }
 
+  /** Changes marked in it are recorded in the change feed when it commits (one row at most). */
   transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(storeTxOf(trx)));
+    return this.changes.transaction((trx) => fn(storeTxOf(trx)));
   }
 
   /**
@@ -167,7 +175,21 @@ export class Store {
     return performance.now() - started;
   }
 
+  /**
+   * Starts following the change feed (see ChangeListener): the server's live updates, reset
+   * notices from other nodes and, on PostgreSQL, the token memory depend on it. Stopped by close().
+   */
+  async followChanges(options: ChangeListenerOptions = {}): Promise<ChangeListener> {
+    if (this.listener) return this.listener;
+    const listener = new ChangeListener(this.changes, options);
+    await listener.start();
+    this.listener = listener;
+    return listener;
+  }
+
   async close(): Promise<void> {
+    await this.listener?.stop();
+    this.listener = undefined;
     await this.db.destroy();
     this.onClose();
   }

@@ -44,12 +44,17 @@ export class HeartbeatBroadcast {
 
   /**
    * A notification to every socket holding a subscription, once per socket (not per
-   * subscription): how a reset reaches every open console at once.
+   * subscription): how a reset or a change reaches every open console at once. With `skipBehind`,
+   * a socket that is behind skips it, as it skips a heartbeat (for hints that a later one repeats).
    */
-  notifyAll(method: string, params: unknown): void {
+  notifyAll(method: string, params: unknown, options: { skipBehind?: boolean } = {}): void {
     const frame = JSON.stringify({ jsonrpc: '2.0', method, params });
     const sockets = new Set([...this.subscribers.values()].map((s) => s.socket));
-    for (const socket of sockets) if (socket.readyState === socket.OPEN) socket.send(frame);
+    for (const socket of sockets) {
+      if (socket.readyState !== socket.OPEN) continue;
+      if (options.skipBehind && socket.bufferedAmount > this.maxBufferedBytes) continue;
+      socket.send(frame);
+    }
   }
 
   stop(): void {

@@ -14,7 +14,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { RpcError, errorRegistry, toErrorObject } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
-import type { Store } from '@switchboard/store';
+import type { ChangeListener, Store } from '@switchboard/store';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { authenticate } from '../http/authenticate';
@@ -24,6 +24,7 @@ import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/handler';
 import { computeHealth } from '../methods/health/check';
 import { HeartbeatBroadcast } from './heartbeat-broadcast';
+import { ChangeNotices } from './change-notices';
 
 export interface SocketServerDeps {
   config: Config;
@@ -31,6 +32,8 @@ export interface SocketServerDeps {
   runtime: Runtime;
   logger: Logger;
   methodExecutor: MethodExecutor;
+  /** The change feed as this process follows it: live updates and other nodes' resets. */
+  changes: ChangeListener;
   /** Shared with HTTP so a token's budget covers both transports. */
   limiter?: RateLimiter;
 }
@@ -62,13 +65,13 @@ function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorR
 }
 
 export function attachSocketServer(server: Server, deps: SocketServerDeps): SocketServer {
-  const { config, store, runtime, logger, methodExecutor, limiter } = deps;
+  const { config, store, runtime, logger, methodExecutor, limiter, changes } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
   const heartbeats = new HeartbeatBroadcast(() => computeHealth(store, runtime), config.heartbeatIntervalMs, config.wsMaxBufferedBytes, logger);
-  // Every open console drops what it shows once the runtime was reset, within a second.
-  cleanups.add(runtime.onReset((reset) => heartbeats.notifyAll('runtime.reset', reset)));
+  const notices = new ChangeNotices({ store, runtime, heartbeats, logger });
+  notices.start(changes);
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const started = performance.now();
@@ -254,6 +257,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(pinger);
+        void notices.stop();
         for (const c of cleanups) c();
         heartbeats.stop();
         for (const ws of wss.clients) ws.close(1001, 'server shutting down');

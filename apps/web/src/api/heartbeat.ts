@@ -78,6 +78,7 @@ class HeartbeatStore {
   private wasOpen = false;
   private openedAt = 0;
   private cleanups: (() => void)[] = [];
+  private changeListeners = new Set<(kinds: string[]) => void>();
   snapshot: HeartbeatSnapshot = {
     connection: 'idle',
     last: null,
@@ -124,6 +125,12 @@ class HeartbeatStore {
         const notice = params as ResetNotice | undefined;
         if (notice && typeof notice.reset_id === 'string') this.update({ lastReset: notice });
       }),
+      client.onNotification('runtime.changed', (params) => {
+        const kinds = (params as { kinds?: unknown } | undefined)?.kinds;
+        if (!Array.isArray(kinds)) return;
+        const named = kinds.filter((k): k is string => typeof k === 'string');
+        this.changeListeners.forEach((l) => l(named));
+      }),
       client.onNotification('health.heartbeat', (params) => {
         const result = (params as { result?: HealthCheckResult } | undefined)?.result;
         if (!result) return;
@@ -155,6 +162,15 @@ class HeartbeatStore {
   };
 
   getSnapshot = (): HeartbeatSnapshot => this.snapshot;
+
+  /**
+   * Called with the kinds of each `runtime.changed` notice (records changed, on any node). Not
+   * part of the snapshot: a change re-renders nothing by itself, the queries it touches do.
+   */
+  onChanged = (listener: (kinds: string[]) => void): (() => void) => {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  };
 
   private measureLatency(): void {
     const client = this.client;

@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useNavigation } from 'react-router';
 import { onUnauthenticated } from '../api/client';
 import { heartbeat, useHeartbeat } from '../api/heartbeat';
+import { useLiveUpdates } from '../api/live-updates';
 import { sessionQuery, useSession, useSignOut } from '../api/session';
 import { screens } from '../routes';
 import { ErrorState } from '../ui/ErrorState';
@@ -60,6 +61,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
   const navigation = useNavigation();
   const signOut = useSignOut();
   const { recoveries } = useHeartbeat();
+  useLiveUpdates();
   const headerRef = useRef<HTMLElement>(null);
   // Narrow screens open details over the content but below the header (which wraps to a
   // varying height): publish where the header ends.

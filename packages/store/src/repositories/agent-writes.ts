@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AgentsTable, ConversationsTable, Database, TurnsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange, type ChangeFeedRepository } from '../change-feed';
 
 export type AgentIdentity = Pick<AgentsTable, 'type' | 'role' | 'model_tier' | 'conversation_mode' | 'session_scope'>;
 export type SessionRow = Selectable<ConversationsTable>;
@@ -18,7 +19,10 @@ export interface TurnRecord {
 }
 
 export class AgentWriteRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+  ) {}
 
   /** Inserts a declared agent idle, or updates the identity of one already known (its state stays). */
   async register(agentId: string, identity: AgentIdentity, nowIso: string): Promise<void> {
@@ -35,7 +39,7 @@ export class AgentWriteRepository {
   }
 
   async setStatus(agentId: string, status: string, nowIso: string): Promise<void> {
-    await this.db.updateTable('agents').set({ status, updated_at: nowIso }).where('agent_id', '=', agentId).execute();
+    await this.changes.write('agents', undefined, (trx) => trx.updateTable('agents').set({ status, updated_at: nowIso }).where('agent_id', '=', agentId).execute());
   }
 
   /** The newest active session of an agent for a scope. */
@@ -51,6 +55,7 @@ export class AgentWriteRepository {
   }
 
   async openSession(tx: StoreTx, row: NewSessionRow): Promise<void> {
+    markChange(tx, 'agents');
     await executorOf(tx).insertInto('conversations').values(row).execute();
   }
 
@@ -69,6 +74,7 @@ export class AgentWriteRepository {
   /** The turn, its session's counts, the agent's state and the delivery's session link. */
   async recordTurn(tx: StoreTx, record: TurnRecord): Promise<void> {
     const trx = executorOf(tx);
+    markChange(tx, 'agents');
     const { turn } = record;
     await trx.insertInto('turns').values(turn).execute();
     await trx

@@ -3,6 +3,7 @@ import type { Engine } from '../engine';
 import type { Database, DeadLettersTable, EventsTable } from '../schema';
 
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange } from '../change-feed';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
@@ -132,8 +133,10 @@ export class DeliveryRepository {
     return executorOf(tx).selectFrom('events').selectAll().where('event_id', 'in', eventIds).execute();
   }
 
-  private held(trx: Kysely<Database>, lease: DeliveryLease) {
-    return trx
+  /** A claim is not a change the feed carries (in progress is transient); every outcome below is. */
+  private held(tx: StoreTx, lease: DeliveryLease) {
+    markChange(tx, 'deliveries');
+    return executorOf(tx)
       .updateTable('deliveries')
       .where('delivery_id', '=', lease.delivery_id)
       .where('lease_owner', '=', lease.owner)
@@ -143,13 +146,13 @@ export class DeliveryRepository {
 
   /** Marks a held delivery delivered; false when the lease was lost. */
   async markDelivered(tx: StoreTx, lease: DeliveryLease, nowIso: string): Promise<boolean> {
-    const res = await this.held(executorOf(tx), lease).set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).executeTakeFirst();
+    const res = await this.held(tx, lease).set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso }).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
   /** Puts a held delivery back for another attempt at `nextAttemptAt`; false when the lease was lost. */
   async scheduleRetry(tx: StoreTx, lease: DeliveryLease, failure: { next_attempt_at: string; last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
-    const res = await this.held(executorOf(tx), lease)
+    const res = await this.held(tx, lease)
       .set({ status: 'pending', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso })
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
@@ -157,12 +160,13 @@ export class DeliveryRepository {
 
   /** Marks a held delivery failed for good; false when the lease was lost. */
   async markFailed(tx: StoreTx, lease: DeliveryLease, failure: { last_error: string; reason_code: string }, nowIso: string): Promise<boolean> {
-    const res = await this.held(executorOf(tx), lease).set({ status: 'failed', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso }).executeTakeFirst();
+    const res = await this.held(tx, lease).set({ status: 'failed', lease_owner: null, lease_expires_at: null, ...failure, updated_at: nowIso }).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
   /** Records a dead letter and flags its event (the has_dead_letter index serves the Dead letters list). */
   async insertDeadLetter(tx: StoreTx, row: Insertable<DeadLettersTable>): Promise<void> {
+    markChange(tx, 'deliveries');
     await executorOf(tx).insertInto('dead_letters').values(row).execute();
     await executorOf(tx).updateTable('events').set({ has_dead_letter: 1 }).where('event_id', '=', row.event_id).execute();
   }
@@ -222,6 +226,8 @@ export class DeliveryRepository {
       );
     if (runIds) runs = runs.where('run_id', 'in', runIds);
     const r = await runs.executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) markChange(tx, 'deliveries');
+    if (Number(r.numUpdatedRows) > 0) markChange(tx, 'runs');
     return { cancelled_deliveries: Number(res.numUpdatedRows), cancelled_runs: Number(r.numUpdatedRows) };
   }
 }

@@ -1,5 +1,7 @@
 import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
+import { markChange, type ChangeFeedRepository } from '../change-feed';
+import { storeTxOf } from '../store-tx';
 
 /**
  * Filters of the canonical event query. Each one narrows the set of events independently:
@@ -138,7 +140,10 @@ function olderThan<DB, TB extends keyof DB>(
  * (one query each per page), plus a bulk insert for fixtures and benchmarks.
  */
 export class EventRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+  ) {}
 
   async page(filter: EventFilter, options: { limit: number; after?: EventPosition }): Promise<EventPage> {
     const { limit, after } = options;
@@ -295,7 +300,8 @@ export class EventRepository {
    */
   async bulkInsert(batch: BulkEvent[]): Promise<void> {
     if (batch.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
+    await this.changes.transaction(async (trx) => {
+      markChange(storeTxOf(trx), 'events');
       const seqById = new Map<string, number>();
       for (const chunk of chunks(batch, 400)) {
         const inserted = await trx

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
+import { markChange, type ChangeFeedRepository } from '../change-feed';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
@@ -121,7 +122,10 @@ function matchesState(view: IncidentStateView, states: IncidentStateFilter[]): b
  * walks, so its cost follows the page size, not the window's volume.
  */
 export class IncidentRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+  ) {}
 
   async page(q: IncidentQuery): Promise<IncidentPage> {
     const groups = await this.groups(q);
@@ -260,7 +264,8 @@ export class IncidentRepository {
       ignore_until: change.ignore_until,
       ignore_occurrences: change.ignore_occurrences,
     };
-    await this.db.transaction().execute(async (trx) => {
+    await this.changes.transaction(async (trx) => {
+      markChange(storeTxOf(trx), 'incidents');
       await trx
         .insertInto('incident_states')
         .values({ component: key.component, error_key, ...values })

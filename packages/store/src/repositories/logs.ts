@@ -5,14 +5,21 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import type { ChangeFeedRepository } from '../change-feed';
 import { INCIDENT_MIN_LEVEL_RANK, hourOf } from './incidents';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
 export class LogRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+  ) {}
 
-  /** Writes in the caller's transaction when given, so a record commits with what it describes. */
+  /**
+   * Writes in the caller's transaction when given, so a record commits with what it describes. A
+   * warn-or-worse record is an incident's occurrence: an 'incidents' change.
+   */
   async write(record: NewLogRecord, tx?: StoreTx): Promise<void> {
     const on = tx ? executorOf(tx) : this.db;
     if (record.level_rank < INCIDENT_MIN_LEVEL_RANK) {
@@ -44,8 +51,7 @@ export class LogRepository {
         )
         .execute();
     };
-    if (on.isTransaction) await writeBoth(on);
-    else await on.transaction().execute(writeBoth);
+    await this.changes.write('incidents', tx, writeBoth);
   }
 
   /** Recomputes the rollup from the records (after records were deleted, and when it is created). */

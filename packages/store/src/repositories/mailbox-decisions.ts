@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Database, MailboxHistoryTable, MailboxItemsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange } from '../change-feed';
 import type { MailboxItemRow } from './mailbox-reads';
 export type NewMailboxItemRow = Omit<Insertable<MailboxItemsTable>, 'seq'>;
 export type NewMailboxHistoryRow = Omit<Insertable<MailboxHistoryTable>, 'seq'>;
@@ -15,6 +16,7 @@ export class MailboxDecisionRepository {
   /** Opens an item with its first history entry. */
   async open(tx: StoreTx, item: NewMailboxItemRow, created: NewMailboxHistoryRow): Promise<void> {
     const trx = executorOf(tx);
+    markChange(tx, 'mailbox');
     await trx.insertInto('mailbox_items').values(item).execute();
     await trx.insertInto('mailbox_history').values(created).execute();
   }
@@ -26,10 +28,13 @@ export class MailboxDecisionRepository {
   /** Applies a decision to a pending item; false when it is no longer pending. */
   async decide(tx: StoreTx, mailboxId: string, decision: Updateable<MailboxItemsTable>): Promise<boolean> {
     const res = await executorOf(tx).updateTable('mailbox_items').set(decision).where('mailbox_id', '=', mailboxId).where('status', '=', 'pending').executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'mailbox');
+    return true;
   }
 
   async addHistory(tx: StoreTx, entry: NewMailboxHistoryRow): Promise<void> {
+    markChange(tx, 'mailbox');
     await executorOf(tx).insertInto('mailbox_history').values(entry).execute();
   }
 
@@ -45,6 +50,7 @@ export class MailboxDecisionRepository {
   }
 
   async setEmittedEvent(tx: StoreTx, mailboxId: string, eventId: string): Promise<void> {
+    markChange(tx, 'mailbox');
     await executorOf(tx).updateTable('mailbox_items').set({ emitted_event_id: eventId }).where('mailbox_id', '=', mailboxId).execute();
   }
 }

@@ -53,6 +53,7 @@ export interface OperationPosition {
 }
 
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange } from '../change-feed';
 
 function timeBounds(column: string, filter: EventFilter): Expression<SqlBool>[] {
   const c: Expression<SqlBool>[] = [];
@@ -113,6 +114,7 @@ export class OperationRepository {
 
   /** Writes the operation and one pending item per target, in order. */
   async create(tx: StoreTx, op: Omit<OperationRow, 'done' | 'failed' | 'skipped' | 'finished_at' | 'cancelled_by_token_id' | 'error'>, targets: string[]): Promise<void> {
+    markChange(tx, 'operations');
     await executorOf(tx)
       .insertInto('operations')
       .values({ ...op, done: 0, failed: 0, skipped: 0, finished_at: null, cancelled_by_token_id: null, error: null })
@@ -191,10 +193,13 @@ export class OperationRepository {
       .where('item_index', '=', item.item_index)
       .where('status', '=', 'pending')
       .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'operations');
+    return true;
   }
 
   async addCounts(tx: StoreTx, operationId: string, counts: { done: number; failed: number; skipped: number }, now: string): Promise<void> {
+    markChange(tx, 'operations');
     await executorOf(tx)
       .updateTable('operations')
       .set((eb) => ({
@@ -215,7 +220,9 @@ export class OperationRepository {
       .where('operation_id', '=', operationId)
       .where('status', '=', 'running')
       .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'operations');
+    return true;
   }
 
   /** Cancels every running operation (a reset); returns how many. */
@@ -225,6 +232,7 @@ export class OperationRepository {
       .set({ status: 'cancelled', finished_at: now, updated_at: now, cancelled_by_token_id: actorTokenId, error: 'cancelled by a runtime reset' })
       .where('status', '=', 'running')
       .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) markChange(tx, 'operations');
     return Number(res.numUpdatedRows);
   }
 
@@ -292,6 +300,7 @@ export class OperationRepository {
       .where('redriven_at', 'is', null)
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'deliveries');
     await executorOf(tx)
       .insertInto('deliveries')
       .values({

@@ -13,6 +13,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Engine } from '../engine';
 import type { Database, ResetsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange } from '../change-feed';
 import { rebuildIncidentRollup } from './logs';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
@@ -122,6 +123,7 @@ export class ResetRepository {
 
   /** Deletes every run-scoped row inside the caller's transaction; returns rows deleted per table. */
   async deleteRunScoped(tx: StoreTx): Promise<RemovalCounts> {
+    markChange(tx, 'reset');
     const deleted = {} as RemovalCounts;
     // Children before parents, so a foreign key added later would not break the order.
     const order: RemovedTable[] = ['turns', 'conversations', 'mailbox_history', 'mailbox_items', 'dead_letters', 'deliveries', 'ingress_queue', 'logs', 'events', 'entities', 'runs'];
@@ -173,7 +175,9 @@ export class ResetRepository {
     await this.db.updateTable('resets').set({ status: 'interrupted', finished_at: nowIso }).where('status', '=', 'in_progress').where('reset_id', '!=', currentId).execute();
   }
 
+  /** The reset's end is what other nodes announce to their consoles (a 'reset' change). */
   async finishAudit(tx: StoreTx, resetId: string, outcome: { status: string; result: string; finished_at: string }): Promise<void> {
+    markChange(tx, 'reset');
     await executorOf(tx).updateTable('resets').set(outcome).where('reset_id', '=', resetId).execute();
   }
 }

@@ -7,6 +7,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import { markChange } from '../change-feed';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -24,6 +25,7 @@ export class RunWriteRepository {
   /** Inserts the event and its deliveries; returns the event's seq. */
   async appendEvent(tx: StoreTx, event: NewEventRow, deliveries: readonly NewDeliveryRow[]): Promise<number> {
     const trx = executorOf(tx);
+    markChange(tx, 'events');
     const inserted = await trx.insertInto('events').values(event).returning('seq').executeTakeFirstOrThrow();
     const seq = Number(inserted.seq);
     if (deliveries.length > 0) {
@@ -36,6 +38,7 @@ export class RunWriteRepository {
   }
 
   async insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
+    markChange(tx, 'runs');
     await executorOf(tx).insertInto('runs').values(run).execute();
   }
 
@@ -75,11 +78,14 @@ export class RunWriteRepository {
   /** Settles a running run; false when it was not running (someone settled it first). */
   async settle(tx: StoreTx, runId: string, status: 'completed' | 'failed', settledAt: string): Promise<boolean> {
     const res = await executorOf(tx).updateTable('runs').set({ status, settled_at: settledAt }).where('run_id', '=', runId).where('status', '=', 'running').executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'runs');
+    return true;
   }
 
   /** Ends the active conversations scoped to a run. */
   async endRunConversations(tx: StoreTx, runId: string, endedAt: string): Promise<void> {
+    markChange(tx, 'agents');
     await executorOf(tx)
       .updateTable('conversations')
       .set({ status: 'ended', ended_at: endedAt })
@@ -90,18 +96,22 @@ export class RunWriteRepository {
 
   /** A settled run (completed or failed) becomes running again. */
   async reopen(tx: StoreTx, runId: string): Promise<void> {
+    markChange(tx, 'runs');
     await executorOf(tx).updateTable('runs').set({ status: 'running', settled_at: null }).where('run_id', '=', runId).where('status', 'in', ['completed', 'failed']).execute();
   }
 
   /** A queued run starts; false when it is no longer queued (cancelled meanwhile). */
   async startQueued(tx: StoreTx, runId: string): Promise<boolean> {
     const res = await executorOf(tx).updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'queued').executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'runs');
+    return true;
   }
 
   /** Cancels every queued run; returns how many. */
   async cancelQueued(tx: StoreTx, settledAt: string): Promise<number> {
     const res = await executorOf(tx).updateTable('runs').set({ status: 'cancelled', settled_at: settledAt }).where('status', '=', 'queued').executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) markChange(tx, 'runs');
     return Number(res.numUpdatedRows);
   }
 
@@ -130,6 +140,7 @@ export class RunWriteRepository {
   // --- publishes queued while ingress is paused ---
 
   async enqueuePublish(tx: StoreTx, row: NewQueuedPublishRow): Promise<void> {
+    markChange(tx, 'ingress');
     await executorOf(tx).insertInto('ingress_queue').values(row).execute();
   }
 
@@ -152,7 +163,9 @@ export class RunWriteRepository {
       .where('queue_id', '=', queueId)
       .where('status', '=', 'queued')
       .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'ingress');
+    return true;
   }
 
   async queueDepth(): Promise<number> {

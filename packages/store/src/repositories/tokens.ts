@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database, TokensTable } from '../schema';
+import type { ChangeFeedRepository } from '../change-feed';
 
 export const TOKEN_PREFIX = 'sbk_';
 
@@ -20,9 +21,11 @@ function newId(prefix: string): string {
  * is compared in constant time so the final check does not leak how much of it matched.
  *
  * Verified tokens are remembered by hash so that a request does not pay a SQL round trip. A revoke
- * in this process drops its entry at once; a change committed by another process (the token CLI)
- * is seen through `changeCounter`, which moves whenever another connection commits to the store,
- * and empties the memory before the next verification.
+ * in this process drops its entry at once; a change committed by another process is seen through
+ * `changeCounter`, which moves when another process may have changed tokens, and empties the memory
+ * before the next verification: on SQLite whenever another connection commits to the file (the
+ * token CLI), on PostgreSQL whenever the change feed carries a token change (another node, the CLI).
+ * Creating and revoking a token are recorded in the change feed for that.
  */
 export class TokenRepository {
   private readonly verified = new Map<string, TokenRecord>();
@@ -31,11 +34,13 @@ export class TokenRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    private readonly changes: ChangeFeedRepository,
     /**
-     * A number that changes when another connection (another process) commits to the store; without
-     * one (PostgreSQL), verified tokens are not remembered and every verification reads the table.
+     * A number that changes when another process may have changed tokens; while it is undefined
+     * (on PostgreSQL, no change listener following the feed), verified tokens are not remembered
+     * and every verification reads the table.
      */
-    private readonly changeCounter: (() => number) | undefined,
+    private readonly changeCounter: () => number | undefined,
   ) {}
 
   async create(name: string, secret?: string): Promise<{ token: TokenRecord; secret: string }> {
@@ -49,7 +54,7 @@ export class TokenRepository {
       last_used_at: null,
       revoked_at: null,
     };
-    await this.db.insertInto('tokens').values(row).execute();
+    await this.changes.write('tokens', undefined, (trx) => trx.insertInto('tokens').values(row).execute());
     const { hash: _hash, ...token } = row;
     return { token, secret: value };
   }
@@ -57,22 +62,20 @@ export class TokenRepository {
   /** Returns the active token for a presented secret, or undefined. */
   async verify(secret: string): Promise<TokenRecord | undefined> {
     const hash = hashSecret(secret);
-    if (this.changeCounter) {
-      const version = this.changeCounter();
-      if (version !== this.verifiedAt) {
-        this.verified.clear();
-        this.verifiedAt = version;
-      }
-      const known = this.verified.get(hash);
-      if (known) return known;
+    const version = this.changeCounter();
+    if (version !== this.verifiedAt) {
+      this.verified.clear();
+      this.verifiedAt = version;
     }
+    const known = version === undefined ? undefined : this.verified.get(hash);
+    if (known) return known;
     const row = await this.db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
     if (!row || row.revoked_at) return undefined;
     const a = Buffer.from(row.hash, 'hex');
     const b = Buffer.from(hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
     const { hash: _hash, ...token } = row;
-    if (this.changeCounter) this.verified.set(hash, token);
+    if (version !== undefined) this.verified.set(hash, token);
     return token;
   }
 
@@ -115,12 +118,9 @@ export class TokenRepository {
 
   /** Returns false when no active token has that id. */
   async revoke(id: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable('tokens')
-      .set({ revoked_at: this.clock.now().toISOString() })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const res = await this.changes.write('tokens', undefined, (trx) =>
+      trx.updateTable('tokens').set({ revoked_at: this.clock.now().toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),
+    );
     for (const [hash, token] of this.verified) if (token.id === id) this.verified.delete(hash);
     return Number(res.numUpdatedRows) > 0;
   }
