@@ -86,6 +86,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         { store, clock },
       ),
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
+      node: config.node,
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }
