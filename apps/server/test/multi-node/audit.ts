@@ -140,7 +140,7 @@ function group<T>(rows: T[], by: (row: T) => string): Map<string, T[]> {
   return out;
 }
 
-/** Waits (bounded) until no delivery is open and nothing is queued; false when the time ran out. */
+/** Waits (bounded) until no delivery is open and nothing is queued; false when the time ran out or no node is left to do it. */
 export async function waitSettled(cluster: Cluster, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -148,9 +148,28 @@ export async function waitSettled(cluster: Cluster, timeoutMs: number): Promise<
       `select (select count(*) from deliveries where status in ('pending', 'in_progress'))::int as open, (select count(*) from ingress_queue where status = 'queued')::int as queued`,
     );
     if (row!.open === 0 && row!.queued === 0) return true;
-    if (Date.now() > deadline) return false;
+    if (Date.now() > deadline || !cluster.anyNodeRunning()) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** What is still open (for the printed line when a settle wait ran out). */
+export async function openWork(cluster: Cluster): Promise<Record<string, number | string>> {
+  const rows = await cluster.query<{ what: string; n: number }>(
+    `select 'deliveries_' || status as what, count(*)::int as n from deliveries where status in ('pending', 'in_progress') group by status
+     union all select 'queued_publishes', count(*)::int from ingress_queue where status = 'queued'`,
+  );
+  const [ingress] = await cluster.query<{ value: string | null }>(`select value from runtime_state where key = 'ingress'`);
+  return { ...Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.what, r.n])), ingress: ingress?.value ?? 'unset' };
+}
+
+/** Node processes that died on their own, one line each (their stderr tail is printed in full). */
+export function crashes(cluster: Cluster): string[] {
+  return cluster.unexpectedExits().map((e) => {
+    console.log(`[chaos] node ${e.node} exited by itself (code ${e.code}, signal ${e.signal}); stderr ends:\n${e.stderr}`);
+    const error = e.stderr.split('\n').find((l) => /^\s*\w*error\b.*:/i.test(l)) ?? e.stderr.trim().split('\n').at(-1) ?? '';
+    return `${e.node}: exit ${e.code ?? e.signal}: ${error.trim()}`;
+  });
 }
 
 export function printFigures(test: string, figures: object): void {

@@ -35,10 +35,20 @@ export interface RpcAnswer {
 /** A transport failure (the node died or refused the connection): no answer at all. */
 export class NoAnswer extends Error {}
 
+/** A node process that ended without the test killing it. */
+export interface UnexpectedExit {
+  node: string;
+  code: number | null;
+  signal: string | null;
+  /** The end of what it wrote to stderr. */
+  stderr: string;
+}
+
 export class Cluster {
   readonly db: pg.Pool;
-  private readonly started: ServerProcess[] = [];
+  private readonly started: { label: string; process: ServerProcess; stderr: string[] }[] = [];
   private readonly stopped = new Set<number>();
+  private readonly killed = new Set<number>();
 
   constructor(
     readonly databaseUrl: string,
@@ -71,7 +81,12 @@ export class Cluster {
       ...NODE_ENV,
       ...this.env,
     });
-    this.started.push(proc);
+    const stderr: string[] = [];
+    proc.child.stderr!.on('data', (d: Buffer) => {
+      stderr.push(d.toString());
+      if (stderr.length > 100) stderr.shift();
+    });
+    this.started.push({ label, process: proc, stderr });
     const health = await this.rpc(proc.url, 'health.check');
     const self = (health.result?.nodes ?? []).find((n: { self: boolean }) => n.self);
     if (!self) throw new Error(`node ${label} lists no node of its own in health.check: ${JSON.stringify(health)}`);
@@ -84,6 +99,7 @@ export class Cluster {
   }
 
   async kill(node: ChaosNode): Promise<void> {
+    this.killed.add(node.pid);
     this.resume(node);
     node.process.child.kill('SIGKILL');
     await node.process.exited;
@@ -174,10 +190,23 @@ export class Cluster {
     return rows.filter((r) => r.ended).length;
   }
 
+  /** True while at least one node process runs (a settle wait without one would only time out). */
+  anyNodeRunning(): boolean {
+    return this.started.some(({ process: p }) => p.child.exitCode === null && p.child.signalCode === null);
+  }
+
+  /** Node processes that ended on their own (a crash), with the end of their stderr. */
+  unexpectedExits(): UnexpectedExit[] {
+    return this.started
+      .filter(({ process: p }) => !this.killed.has(p.child.pid!) && (p.child.exitCode !== null || p.child.signalCode !== null))
+      .map(({ label, process: p, stderr }) => ({ node: label, code: p.child.exitCode, signal: p.child.signalCode, stderr: stderr.join('').slice(-4000) }));
+  }
+
   /** Kills every node still running and closes the pool. */
   async dispose(): Promise<void> {
-    for (const p of this.started) {
+    for (const { process: p } of this.started) {
       if (p.child.exitCode !== null || p.child.signalCode !== null) continue;
+      this.killed.add(p.child.pid!);
       p.child.kill('SIGCONT');
       p.child.kill('SIGKILL');
       await p.exited;

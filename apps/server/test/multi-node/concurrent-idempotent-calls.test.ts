@@ -5,7 +5,7 @@
  * must exist per key, every answer must name it, and its deliveries and effects happen once.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, expectExactlyOnce, printFigures, waitSettled } from './audit';
+import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
 import { Cluster, NoAnswer, type ChaosNode, type RpcAnswer } from './cluster';
 import type { ChaosEvent, KeyRecord } from './load';
 
@@ -57,8 +57,17 @@ it('50 identical keyed publishes at once across three nodes execute once, and ev
   const [claims] = await cluster.query<{ done: number; in_progress: number }>(
     `select count(*) filter (where state = 'done')::int as done, count(*) filter (where state = 'in_progress')::int as in_progress from idempotency where key like 'idem-%'`,
   );
-  printFigures('(c) 50 concurrent identical calls', { rounds, settled, idempotencyRecords: claims, ...figures });
+  const crashed = crashes(cluster);
+  printFigures('(c) 50 concurrent identical calls', {
+    crashed,
+    rounds,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    idempotencyRecords: claims,
+    ...figures,
+  });
 
+  expect(crashed).toEqual([]);
   for (const r of rounds) {
     expect({ key: r.key, results: r.results, otherErrors: r.otherErrors, distinctEventIds: r.distinctEventIds, executions: r.events }).toEqual({
       key: r.key,

@@ -6,7 +6,7 @@
  * dead-lettered exactly once, and no handler effect applied twice.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, expectExactlyOnce, printFigures, waitSettled } from './audit';
+import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
 import { Cluster, waitUntil } from './cluster';
 import { PublishLoad } from './load';
 
@@ -48,9 +48,19 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
   await load.stop();
   const settled = await waitSettled(cluster, 60_000);
   const figures = await auditKeys(cluster, load.keys.values());
-  const unanswered = load.calls.filter((c) => c.outcome !== 'ok').length;
-  printFigures('(a) kill -9 under load', { kills, settled, calls: load.calls.length, unanswered, ...figures });
+  const crashed = crashes(cluster);
+  printFigures('(a) kill -9 under load', {
+    crashed,
+    kills,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    calls: load.calls.length,
+    unanswered: load.unanswered(),
+    givenUp: load.givenUp(),
+    ...figures,
+  });
 
+  expect(crashed).toEqual([]);
   expect(kills.length).toBe(KILLS);
   expect(kills.every((k) => k.leasesHeld > 0)).toBe(true);
   expect(figures.acknowledged).toBeGreaterThan(200);

@@ -67,6 +67,19 @@ export class PublishLoad {
     await Promise.all(this.workers);
   }
 
+  /** Keys given up without an acknowledgement, as key:reason (the first `limit`, then how many more). */
+  givenUp(limit = 10): string[] {
+    const all = [...this.keys.values()].filter((k) => !k.acked).map((k) => `${k.key}:${k.refused ?? 'deadline'}`);
+    return all.length > limit ? [...all.slice(0, limit), `…and ${all.length - limit} more`] : all;
+  }
+
+  /** Calls without a result, counted by outcome. */
+  unanswered(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const c of this.calls) if (c.outcome !== 'ok') out[c.outcome] = (out[c.outcome] ?? 0) + 1;
+    return out;
+  }
+
   /** Resolves when the workers have published their maxKeys (without stopping them early). */
   async finished(): Promise<void> {
     await Promise.all(this.workers);
@@ -91,7 +104,8 @@ export class PublishLoad {
 
   private async worker(): Promise<void> {
     const max = this.options.maxKeys ?? Number.POSITIVE_INFINITY;
-    while (!this.stopping && this.next < max) {
+    // With every node gone (they crashed) there is nobody to publish to: the load ends.
+    while (!this.stopping && this.next < max && this.cluster.anyNodeRunning()) {
       const n = this.next++;
       const record: KeyRecord = { key: `${this.options.keyPrefix}-${n}`, event: this.options.mix(n), calls: 0 };
       this.keys.set(record.key, record);
@@ -110,6 +124,11 @@ export class PublishLoad {
     while (Date.now() < deadline) {
       const node = this.pickTarget();
       if (!node) {
+        // Between a kill and the restart another node is up; with none left (they crashed) waiting is pointless.
+        if (!this.cluster.anyNodeRunning()) {
+          record.refused = 'no_node_running';
+          return;
+        }
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }

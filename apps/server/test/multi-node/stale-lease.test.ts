@@ -6,7 +6,7 @@
  * Two orders: A wakes after B has completed the delivery, and while B is still running it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, expectExactlyOnce, printFigures, waitSettled } from './audit';
+import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
 import { Cluster, waitUntil, type ChaosNode } from './cluster';
 import { PublishLoad, type KeyRecord } from './load';
 
@@ -86,8 +86,20 @@ it('a frozen node that wakes after its deliveries were completed elsewhere has i
   const final = await deliveriesOf(held);
   const figures = await auditKeys(cluster, keys);
   const leaseLost = await leaseLostLogs(held);
-  printFigures('(f) stale completion after the new owner completed', { frozenWith: held.length, completedElsewhere, drained, settled, leaseLostLogged: leaseLost, final, ...figures });
+  const crashed = crashes(cluster);
+  printFigures('(f) stale completion after the new owner completed', {
+    crashed,
+    frozenWith: held.length,
+    completedElsewhere,
+    drained,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    leaseLostLogged: leaseLost,
+    final,
+    ...figures,
+  });
 
+  expect(crashed).toEqual([]);
   expect(completedElsewhere).toBe(true);
   expect(drained).toBe(true);
   for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
@@ -103,8 +115,20 @@ it('a frozen node that wakes while the new owner still runs the delivery has its
   const final = await deliveriesOf(held);
   const figures = await auditKeys(cluster, keys);
   const leaseLost = await leaseLostLogs(held);
-  printFigures('(f) stale completion while the new owner runs', { frozenWith: held.length, reclaimed, drained, settled, leaseLostLogged: leaseLost, final, ...figures });
+  const crashed = crashes(cluster);
+  printFigures('(f) stale completion while the new owner runs', {
+    crashed,
+    frozenWith: held.length,
+    reclaimed,
+    drained,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    leaseLostLogged: leaseLost,
+    final,
+    ...figures,
+  });
 
+  expect(crashed).toEqual([]);
   expect(reclaimed).toBe(true);
   expect(drained).toBe(true);
   for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
