@@ -79,4 +79,4 @@ it('50 identical keyed publishes at once across three nodes execute once, and ev
   }
   expect(claims).toEqual({ done: ROUNDS, in_progress: 0 });
   expectExactlyOnce(figures);
-}, 120_000);
+}, 200_000);

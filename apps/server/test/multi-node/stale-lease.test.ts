@@ -17,7 +17,7 @@ let a: ChaosNode;
 beforeAll(async () => {
   cluster = await Cluster.onTestDatabase('lease');
   [a] = (await cluster.startAll(['a', 'b'])) as [ChaosNode, ChaosNode];
-}, 60_000);
+}, 200_000);
 afterAll(() => cluster?.dispose());
 
 interface Held {
