@@ -41,6 +41,8 @@ const schema = z.object({
   SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS: positiveInt.min(100).default(5000),
   SWITCHBOARD_CONTAINERS_MAX: positiveInt.default(128),
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
+  SWITCHBOARD_NODE_BEAT_MS: positiveInt.min(50).default(1000),
+  SWITCHBOARD_NODE_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100).default(10_000),
@@ -83,6 +85,8 @@ export interface Config {
   maxContainers: number;
   /** How long a reset waits for running handlers before it reports quiescence as failed. */
   resetDrainTimeoutMs: number;
+  /** This process as a node of a shared database: heartbeat interval, and the silence after which a node is dead and taken over. */
+  node: { beatMs: number; deadAfterMs: number };
   webDist: string;
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
   http: {
@@ -118,6 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  // A live node must get several beats in before it could be judged dead, or it would be taken over while running.
+  if (e.SWITCHBOARD_NODE_DEAD_AFTER_MS < 2 * e.SWITCHBOARD_NODE_BEAT_MS) {
+    throw new ConfigError(
+      `invalid configuration:\n  SWITCHBOARD_NODE_DEAD_AFTER_MS: must be at least twice SWITCHBOARD_NODE_BEAT_MS (got ${e.SWITCHBOARD_NODE_DEAD_AFTER_MS} with a beat of ${e.SWITCHBOARD_NODE_BEAT_MS})`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -142,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     containerStopTimeoutMs: e.SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS,
     maxContainers: e.SWITCHBOARD_CONTAINERS_MAX,
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
+    node: { beatMs: e.SWITCHBOARD_NODE_BEAT_MS, deadAfterMs: e.SWITCHBOARD_NODE_DEAD_AFTER_MS },
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     http: {

@@ -97,7 +97,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         { store, clock },
       ),
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
-      node: { version: SERVER_VERSION },
+      node: { ...config.node, version: SERVER_VERSION },
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }

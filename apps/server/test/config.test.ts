@@ -58,6 +58,8 @@ describe('loadConfig', () => {
     ['SWITCHBOARD_LOG_LEVEL', 'loud'],
     ['SWITCHBOARD_DEMO', 'sometimes'],
     ['SWITCHBOARD_OPENAI_BASE_URL', 'not a url'],
+    ['SWITCHBOARD_NODE_BEAT_MS', '10'],
+    ['SWITCHBOARD_NODE_DEAD_AFTER_MS', 'soon'],
   ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
     const message = errorOf({ [name]: value });
     expect(message).toContain('invalid configuration');
@@ -88,5 +90,13 @@ describe('loadConfig', () => {
       expect(message).toContain('SWITCHBOARD_DATABASE_URL:');
       expect(message).not.toContain('secret');
     }
+  });
+
+  test('node heartbeat and death: 1 s and 5 s by default; a death shorter than two beats is refused, naming both', () => {
+    expect(loadConfig({}).node).toEqual({ beatMs: 1000, deadAfterMs: 5000 });
+    expect(loadConfig({ SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '2000' }).node).toEqual({ beatMs: 250, deadAfterMs: 2000 });
+    const message = errorOf({ SWITCHBOARD_NODE_BEAT_MS: '1000', SWITCHBOARD_NODE_DEAD_AFTER_MS: '1500' });
+    expect(message).toContain('SWITCHBOARD_NODE_DEAD_AFTER_MS:');
+    expect(message).toContain('SWITCHBOARD_NODE_BEAT_MS');
   });
 });

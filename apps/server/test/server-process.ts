@@ -29,7 +29,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/** `readyTimeoutMs`: how long a start may take (several processes booting at once on a busy machine take longer). */
+export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
     cwd: root,
@@ -49,17 +50,23 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited during start: ${stderr}`);
-      try {
-        return (await fetch(url + '/readyz')).status === 200;
-      } catch {
-        return false;
-      }
-    },
-    30_000,
-    'the server process to become ready',
-  );
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited during start: ${stderr}`);
+        try {
+          return (await fetch(url + '/readyz')).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      readyTimeoutMs,
+      'the server process to become ready',
+    );
+  } catch (err) {
+    // The caller never gets the process: end it here, or it outlives the test.
+    child.kill('SIGKILL');
+    throw err;
+  }
   return { child, url, exited };
 }

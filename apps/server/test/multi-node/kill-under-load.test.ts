@@ -1,0 +1,68 @@
+/**
+ * (a) kill -9 of a node under publish and dispatch load, again and again: three nodes share one
+ * PostgreSQL database while clients publish through all of them; a node holding delivery leases
+ * is SIGKILLed, the others carry on (its leases and idempotency claims are taken over), and it is
+ * started again. Every acknowledged event must be present once, every delivery completed or
+ * dead-lettered exactly once, and no handler effect applied twice.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
+import { Cluster, waitUntil } from './cluster';
+import { PublishLoad } from './load';
+
+const KILLS = 3;
+let cluster: Cluster;
+
+beforeAll(async () => {
+  cluster = await Cluster.onTestDatabase('kill');
+}, 60_000);
+afterAll(() => cluster?.dispose());
+
+it('nodes killed with SIGKILL under load lose, double and repeat nothing', async () => {
+  const nodes = await cluster.startAll(['a', 'b', 'c']);
+  const load = new PublishLoad(cluster, {
+    concurrency: 6,
+    mix: (n) => (n % 10 === 0 ? 'slow' : n % 3 === 0 ? 'flaky' : 'work'),
+    targets: () => nodes,
+    keyPrefix: 'kill',
+    maxKeys: 6000,
+  }).start();
+  const kills: { node: string; leasesHeld: number }[] = [];
+  const restarts: Promise<unknown>[] = [];
+  const phaseEnds = Date.now() + 90_000;
+  for (let i = 0; i < KILLS && Date.now() < phaseEnds; i++) {
+    const slot = i % nodes.length;
+    const victim = nodes[slot]!;
+    await load.waitForAcks(40, 20_000);
+    // Under dispatch load: the victim is running deliveries when it dies.
+    let leasesHeld = 0;
+    await waitUntil(async () => (leasesHeld = await cluster.leasesHeldBy(victim)) > 0, 10_000);
+    await cluster.kill(victim);
+    kills.push({ node: victim.label, leasesHeld });
+    // The replacement boots while the survivors carry the load and the next victim is chosen.
+    restarts.push(cluster.start(victim.label).then((n) => (nodes[slot] = n)));
+    await load.waitForAcks(20, 20_000);
+  }
+  await Promise.all(restarts);
+  await load.waitForAcks(30, 20_000);
+  await load.stop();
+  const settled = await waitSettled(cluster, 60_000);
+  const figures = await auditKeys(cluster, load.keys.values());
+  const crashed = crashes(cluster);
+  printFigures('(a) kill -9 under load', {
+    crashed,
+    kills,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    calls: load.calls.length,
+    unanswered: load.unanswered(),
+    givenUp: load.givenUp(),
+    ...figures,
+  });
+
+  expect(crashed).toEqual([]);
+  expect(kills.length).toBe(KILLS);
+  expect(kills.every((k) => k.leasesHeld > 0)).toBe(true);
+  expect(figures.acknowledged).toBeGreaterThan(200);
+  expectExactlyOnce(figures);
+}, 200_000);

@@ -1,0 +1,136 @@
+/**
+ * (f) A lease that expires while its handler still runs: node A is frozen (SIGSTOP, as in a long
+ * pause) while it runs slow agent deliveries; their leases lapse, node B claims and runs them
+ * again, and then A wakes up and finishes its now stale attempts. A's completions must be
+ * discarded: each delivery completes once, its effect (one turn, one slow.done) exists once.
+ * Two orders: A wakes after B has completed the delivery, and while B is still running it.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
+import { Cluster, waitUntil, type ChaosNode } from './cluster';
+import { PublishLoad, type KeyRecord } from './load';
+
+let cluster: Cluster;
+/** The node frozen under its handlers; the second node ('b') is the one that takes its deliveries over. */
+let a: ChaosNode;
+
+beforeAll(async () => {
+  cluster = await Cluster.onTestDatabase('lease');
+  [a] = (await cluster.startAll(['a', 'b'])) as [ChaosNode, ChaosNode];
+}, 200_000);
+afterAll(() => cluster?.dispose());
+
+interface Held {
+  delivery_id: string;
+  attempts: number;
+}
+
+/** Publishes slow events through A until A runs some of them, then freezes A: the deliveries it holds then, and every key published. */
+async function freezeWhileRunning(prefix: string): Promise<{ held: Held[]; keys: KeyRecord[] }> {
+  const keys: KeyRecord[] = [];
+  for (let round = 0; round < 10; round++) {
+    const load = new PublishLoad(cluster, { concurrency: 1, mix: () => 'slow', targets: () => [a], keyPrefix: `${prefix}-${round}`, maxKeys: 4 }).start();
+    await load.finished();
+    keys.push(...load.keys.values());
+    // A and B both claim: A may have got none of this round. Freeze A in the middle of a slow
+    // handler's 800 ms model call, so that on waking the handler succeeds and A tries to complete.
+    if (await waitUntil(async () => (await claimAgesOnA()).some((age) => age >= 200 && age <= 600), 3_000, 10)) {
+      cluster.pause(a);
+      // Frozen inside a transaction, A would hold row locks that stall B until A wakes (no lease
+      // can expire under a lock): that is another test. Only a freeze between transactions counts.
+      await new Promise((r) => setTimeout(r, 50));
+      const held = await cluster.query<Held & Record<string, unknown>>(`select delivery_id, attempts from deliveries where status = 'in_progress' and lease_owner = $1`, [a.nodeId]);
+      if (held.length > 0 && (await cluster.openTransactionsOf(a)) === 0) return { held, keys };
+      cluster.resume(a);
+    }
+  }
+  throw new Error('node A never held a slow delivery to be frozen with');
+}
+
+const LEASE_MS = 2_000;
+
+/** How long ago A claimed each delivery it holds (the lease ends LEASE_MS after the claim). */
+async function claimAgesOnA(): Promise<number[]> {
+  const rows = await cluster.query<{ lease_expires_at: string }>(`select lease_expires_at from deliveries where status = 'in_progress' and lease_owner = $1`, [a.nodeId]);
+  return rows.map((r) => Date.now() - (Date.parse(r.lease_expires_at) - LEASE_MS));
+}
+
+async function inFlightOn(node: ChaosNode): Promise<number> {
+  const health = await cluster.ok(node, 'health.check');
+  // Right after waking, a node taken over is not listed until its next heartbeat registers it again.
+  const self = health.nodes.find((n: { self: boolean }) => n.self);
+  return self ? self.in_flight_handlers : Number.NaN;
+}
+
+/** Wakes A, then waits until A has finished every handler it was running (its stale attempts). */
+async function wakeAndDrain(): Promise<boolean> {
+  cluster.resume(a);
+  return waitUntil(async () => (await inFlightOn(a)) === 0, 20_000, 100);
+}
+
+async function leaseLostLogs(held: Held[]): Promise<number> {
+  const rows = await cluster.query<{ message: string }>(`select message from logs where error_code = 'LEASE_LOST'`);
+  return held.filter((h) => rows.some((r) => r.message.includes(h.delivery_id))).length;
+}
+
+async function deliveriesOf(held: Held[]): Promise<{ delivery_id: string; status: string; attempts: number; lease_owner: string | null }[]> {
+  return cluster.query(`select delivery_id, status, attempts, lease_owner from deliveries where delivery_id = any($1)`, [held.map((h) => h.delivery_id)]);
+}
+
+it('a frozen node that wakes after its deliveries were completed elsewhere has its completions discarded', async () => {
+  const { held, keys } = await freezeWhileRunning('late');
+  // B claims them once their leases lapse (or A is taken over) and completes them.
+  const completedElsewhere = await waitUntil(async () => (await deliveriesOf(held)).every((d) => d.status === 'delivered' || d.status === 'failed'), 20_000, 50);
+  const drained = await wakeAndDrain();
+  const settled = await waitSettled(cluster, 20_000);
+  const final = await deliveriesOf(held);
+  const figures = await auditKeys(cluster, keys);
+  const leaseLost = await leaseLostLogs(held);
+  const crashed = crashes(cluster);
+  printFigures('(f) stale completion after the new owner completed', {
+    crashed,
+    frozenWith: held.length,
+    completedElsewhere,
+    drained,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    leaseLostLogged: leaseLost,
+    final,
+    ...figures,
+  });
+
+  expect(crashed).toEqual([]);
+  expect(completedElsewhere).toBe(true);
+  expect(drained).toBe(true);
+  for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
+  expectExactlyOnce(figures);
+}, 90_000);
+
+it('a frozen node that wakes while the new owner still runs the delivery has its completion discarded', async () => {
+  const { held, keys } = await freezeWhileRunning('early');
+  // Wake A as soon as B has claimed them again, before B's 800 ms handlers can finish.
+  const reclaimed = await waitUntil(async () => (await deliveriesOf(held)).every((d) => d.status === 'in_progress' && d.lease_owner !== a.nodeId), 20_000, 20);
+  const drained = await wakeAndDrain();
+  const settled = await waitSettled(cluster, 20_000);
+  const final = await deliveriesOf(held);
+  const figures = await auditKeys(cluster, keys);
+  const leaseLost = await leaseLostLogs(held);
+  const crashed = crashes(cluster);
+  printFigures('(f) stale completion while the new owner runs', {
+    crashed,
+    frozenWith: held.length,
+    reclaimed,
+    drained,
+    settled,
+    stillOpen: settled ? {} : await openWork(cluster),
+    leaseLostLogged: leaseLost,
+    final,
+    ...figures,
+  });
+
+  expect(crashed).toEqual([]);
+  expect(reclaimed).toBe(true);
+  expect(drained).toBe(true);
+  for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
+  expectExactlyOnce(figures);
+}, 90_000);
