@@ -21,6 +21,10 @@ export function openPostgres(databaseUrl: string, poolSize = POSTGRES_POOL_SIZE)
   // A connection the server dropped (restart, pg_terminate_backend) is replaced on next use; an
   // idle client's error must not crash the process.
   pool.on('error', () => undefined);
+  // A checked-out client (inside a transaction, between statements) has no pool listener: a
+  // terminated backend would raise an unhandled 'error' and end the process. Its next query fails
+  // instead, and the pool replaces it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
 }
