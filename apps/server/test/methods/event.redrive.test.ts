@@ -285,9 +285,16 @@ describe('event.redrive', () => {
     const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
     const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
     const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 0.5 });
-    const preview = await ok(server, 'runtime.nuke', { dry_run: true });
-    const reset = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string });
-    expect(reset.quiescence.cancelled_operations).toBeGreaterThanOrEqual(1);
+    // The operation keeps sending (and its deliveries keep failing and retrying) between a preview
+    // and its apply, which may then be PLAN_STALE: preview again, as an operator would.
+    let reset: Result<'runtime.nuke'> | undefined;
+    for (let attempt = 0; attempt < 5 && !reset; attempt++) {
+      const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+      const res = await server.rpc('runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string });
+      if (res.error && res.error.data?.code !== 'PLAN_STALE') throw new Error(`runtime.nuke failed: ${JSON.stringify(res.error)}`);
+      reset = res.result;
+    }
+    expect(reset!.quiescence.cancelled_operations).toBeGreaterThanOrEqual(1);
     const op = await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id });
     expect(op.operation.status).toBe('cancelled');
     expect(op.operation.error).toMatch(/reset/);
