@@ -38,6 +38,7 @@ export const transportErrorCodes: readonly ErrorCode[] = [
   'INVALID_PARAMS',
   'INTERNAL',
   'STORE_BUSY',
+  'STORE_UNAVAILABLE',
   'UNAUTHENTICATED',
   'RATE_LIMITED',
   'PAYLOAD_TOO_LARGE',

@@ -24,7 +24,7 @@ import { protocolOf, requireAuth } from './middleware/require-auth';
 import { securityHeaders } from './middleware/security-headers';
 import type { RateLimiter } from './rate-limiter';
 import { serveConsole } from './console-static';
-import { storeBusyError } from '../rpc/store-busy';
+import { retryableStoreError } from '../rpc/store-busy';
 
 export interface AppDeps {
   config: Config;
@@ -50,7 +50,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.use('*', accessLog(logger));
 
   app.onError((err, c) => {
-    if (storeBusyError(err)) return errorJson(c, 'STORE_BUSY');
+    const passing = retryableStoreError(err);
+    if (passing) return errorJson(c, passing.code);
     logger.error('unhandled route error', { correlation_id: c.get('correlationId'), error: err.message, stack: err.stack });
     return errorJson(c, 'INTERNAL', INTERNAL_MESSAGE);
   });

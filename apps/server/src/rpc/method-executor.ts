@@ -6,7 +6,7 @@
 import { MAX_PARAMS_DEPTH, RpcError, methods, nestsDeeperThan, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
-import { storeBusyError } from './store-busy';
+import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
 
@@ -62,10 +62,14 @@ export class MethodExecutor {
       return { result: await this.run(request, ctx) };
     } catch (err) {
       if (err instanceof RpcError) return { error: err };
-      const busy = storeBusyError(err);
-      if (busy) {
-        ctx.logger.warn('store busy', { correlation_id: ctx.correlationId, method: request.method.slice(0, 100) });
-        return { error: busy };
+      const passing = retryableStoreError(err);
+      if (passing) {
+        ctx.logger.warn(passing.code === 'STORE_BUSY' ? 'store busy' : 'store unavailable', {
+          correlation_id: ctx.correlationId,
+          method: request.method.slice(0, 100),
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return { error: passing };
       }
       ctx.logger.error('handler fault', {
         correlation_id: ctx.correlationId,
