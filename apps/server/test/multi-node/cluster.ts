@@ -15,8 +15,11 @@ import { startServerProcess, type ServerProcess } from '../server-process';
 export const CHAOS_BUNDLE = fileURLToPath(new URL('./chaos.yaml', import.meta.url));
 export const CHAOS_TOKEN = 'sbk_multi_node_chaos_token_0001';
 
-/** Fast membership so a killed node is taken over within seconds (the defaults are 1 s and 5 s). */
-const NODE_ENV = { SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '2000' };
+/**
+ * Fast membership so a killed node is taken over within seconds (the defaults are 1 s and 5 s);
+ * not faster, or a live node stalled on a busy machine is taken over too.
+ */
+const NODE_ENV = { SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '3000' };
 
 /** Three tsx processes booting side by side on two busy cores have taken over 30 s. */
 const NODE_READY_TIMEOUT_MS = 90_000;
@@ -93,8 +96,15 @@ export class Cluster {
       if (stderr.length > 100) stderr.shift();
     });
     this.started.push({ label, process: proc, stderr });
-    const health = await this.rpc(proc.url, 'health.check');
-    const self = (health.result?.nodes ?? []).find((n: { self: boolean }) => n.self);
+    // A boot slower than the death timeout gets the new node taken over before its first
+    // heartbeat, which registers it again: until then health.check does not list it.
+    let health: RpcAnswer = {};
+    let self: { node_id: string } | undefined;
+    await waitUntil(async () => {
+      health = await this.rpc(proc.url, 'health.check');
+      self = (health.result?.nodes ?? []).find((n: { self: boolean }) => n.self);
+      return self !== undefined;
+    }, 20_000, 100);
     if (!self) throw new Error(`node ${label} lists no node of its own in health.check: ${JSON.stringify(health)}`);
     return { label, url: proc.url, nodeId: self.node_id, pid: proc.child.pid!, process: proc };
   }
@@ -188,13 +198,17 @@ export class Cluster {
 
   /** A node's backends inside a transaction now. */
   async openTransactionsOf(node: ChaosNode): Promise<number> {
-    const [row] = await this.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where application_name = $1 and xact_start is not null', [applicationName(node.label)]);
+    const [row] = await this.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and xact_start is not null', [applicationName(node.label)]);
     return row!.n;
   }
 
   /** Ends every backend a node holds (pg_terminate_backend); how many. */
   async terminateConnectionsOf(node: ChaosNode): Promise<number> {
-    const rows = await this.query<{ ended: boolean }>('select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1', [applicationName(node.label)]);
+    // Only this database's: other clusters' nodes of the same label may share the server.
+    const rows = await this.query<{ ended: boolean }>(
+      'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and application_name = $1',
+      [applicationName(node.label)],
+    );
     return rows.filter((r) => r.ended).length;
   }
 

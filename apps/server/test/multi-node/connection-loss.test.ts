@@ -55,7 +55,7 @@ it('nodes whose database connections are terminated recover by themselves and lo
     ['b', [b]],
     ['a+b', [a, b]],
   ] as const) {
-    await load.waitForAcks(30, 30_000);
+    await load.waitForAcks(20, 30_000);
     const at = Date.now();
     let ended = 0;
     for (const v of victims) ended += await cluster.terminateConnectionsOf(v);

@@ -33,7 +33,7 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
   for (let i = 0; i < KILLS && Date.now() < phaseEnds; i++) {
     const slot = i % nodes.length;
     const victim = nodes[slot]!;
-    await load.waitForAcks(40, 20_000);
+    await load.waitForAcks(25, 20_000);
     // Under dispatch load: the victim is running deliveries when it dies.
     let leasesHeld = 0;
     await waitUntil(async () => (leasesHeld = await cluster.leasesHeldBy(victim)) > 0, 10_000);
@@ -41,10 +41,11 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
     kills.push({ node: victim.label, leasesHeld });
     // The replacement boots while the survivors carry the load and the next victim is chosen.
     restarts.push(cluster.start(victim.label).then((n) => (nodes[slot] = n)));
-    await load.waitForAcks(20, 20_000);
+    await load.waitForAcks(10, 20_000);
   }
   await Promise.all(restarts);
-  await load.waitForAcks(30, 20_000);
+  // The restarted nodes take their share before the load stops.
+  await load.waitForAcks(20, 20_000);
   await load.stop();
   const settled = await waitSettled(cluster, 60_000);
   const figures = await auditKeys(cluster, load.keys.values());
@@ -63,6 +64,6 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
   expect(crashed).toEqual([]);
   expect(kills.length).toBe(KILLS);
   expect(kills.every((k) => k.leasesHeld > 0)).toBe(true);
-  expect(figures.acknowledged).toBeGreaterThan(200);
+  expect(figures.acknowledged).toBeGreaterThan(100);
   expectExactlyOnce(figures);
 }, 200_000);
