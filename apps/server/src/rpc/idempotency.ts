@@ -76,15 +76,38 @@ export async function withIdempotency<T>(
       // The answer was written in the effect's transaction; if that commit failed (a group commit
       // fails for all its members), the claim is still in progress: free it for the retry. A
       // committed answer is left alone (release only drops in-progress claims).
-      await repo.release(keyRef);
+      await releaseOrRetry(repo, keyRef);
       throw err;
     }
     if (err instanceof RpcError && !err.retryable) {
-      await repo.complete(keyRef, JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } } satisfies StoredOutcome));
+      await repo.complete(keyRef, JSON.stringify({ error: { code: err.code, message: err.message, details: err.details } } satisfies StoredOutcome)).catch(() => releaseOrRetry(repo, keyRef));
     } else {
-      await repo.release(keyRef);
+      await releaseOrRetry(repo, keyRef);
     }
     throw err;
+  }
+}
+
+const RELEASE_RETRY_MS = 1_000;
+const RELEASE_GIVE_UP_MS = 10 * 60 * 1000;
+
+/**
+ * Frees a claim for the retry. When the store cannot be reached (the failure that ended the call
+ * is often the same lost connection), the release is tried again every second in the background:
+ * otherwise the key would answer IDEMPOTENCY_IN_PROGRESS for as long as this node lives, since
+ * only a dead node's claims are taken over. A release only removes a claim still in progress, so
+ * one that runs after the effect did commit changes nothing.
+ */
+async function releaseOrRetry(repo: IdempotencyRepository, keyRef: IdempotencyKeyRef): Promise<void> {
+  try {
+    await repo.release(keyRef);
+  } catch {
+    const giveUpAt = Date.now() + RELEASE_GIVE_UP_MS;
+    const retry = () =>
+      void repo.release(keyRef).catch(() => {
+        if (Date.now() < giveUpAt) setTimeout(retry, RELEASE_RETRY_MS).unref();
+      });
+    setTimeout(retry, RELEASE_RETRY_MS).unref();
   }
 }
 
