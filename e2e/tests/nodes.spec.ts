@@ -4,7 +4,7 @@
  * two-node view (skipped without PostgreSQL, except on CI where that is a failure).
  */
 import { NodesPanel } from '../pages/runtime-page';
-import { createTestDatabase, findTestPostgres } from '../postgres';
+import { createSpecDatabase, testPostgres } from '../postgres-database';
 import { ServerProcess } from '../server-process';
 import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
@@ -110,13 +110,13 @@ test.describe('nodes on one server', () => {
 
 test('two servers on one PostgreSQL database: each console lists both nodes and marks its own', async ({ page }) => {
   test.setTimeout(150_000);
-  const postgres = findTestPostgres();
-  if ('reason' in postgres) {
+  const postgres = testPostgres();
+  if (!postgres.url) {
     expect(process.env.CI, `CI must run the two-node check, but PostgreSQL is missing: ${postgres.reason}`).not.toBe('true');
     test.skip(true, `two-node check needs PostgreSQL (${postgres.reason}); set SWITCHBOARD_TEST_DATABASE_URL or install postgresql`);
     return;
   }
-  const db = await createTestDatabase(postgres.url);
+  const db = await createSpecDatabase(postgres.url);
   const servers: ServerProcess[] = [];
   try {
     const env = { SWITCHBOARD_DATABASE_URL: db.url, SWITCHBOARD_DEMO: 'off' };
