@@ -25,6 +25,8 @@ export class ChangeNotices {
   private timer: NodeJS.Timeout | undefined;
   private lastSentAt = -Infinity;
   private announcedResetId: string | undefined;
+  /** Resets that finished before this node started are history, not news: never announced. */
+  private seeded: Promise<void> = Promise.resolve();
   private readingReset: Promise<void> | undefined;
   private readResetAgain = false;
   private readonly cleanups: (() => void)[] = [];
@@ -35,6 +37,10 @@ export class ChangeNotices {
   ) {}
 
   start(listener: ChangeListener): void {
+    this.seeded = this.newestFinishedReset().then(
+      (newest) => void (this.announcedResetId ??= newest?.reset_id),
+      () => undefined,
+    );
     this.cleanups.push(
       listener.subscribe((batch) => this.heard(batch)),
       // Every open console drops what it shows once the runtime was reset, within a second.
@@ -46,7 +52,7 @@ export class ChangeNotices {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     clearTimeout(this.timer);
     this.timer = undefined;
-    return this.readingReset ?? Promise.resolve();
+    return Promise.all([this.seeded, this.readingReset]).then(() => undefined);
   }
 
   private heard(batch: ChangeRecord[]): void {
@@ -95,11 +101,17 @@ export class ChangeNotices {
     })().finally(() => (this.readingReset = undefined));
   }
 
+  /** The newest reset, if it has finished (its cleanup may commit before its end: a change of its own). */
+  private async newestFinishedReset() {
+    const [newest] = await this.deps.store.runtimeRecords.resets(1);
+    return newest && newest.status !== 'in_progress' && newest.finished_at ? { ...newest, finished_at: newest.finished_at } : undefined;
+  }
+
   private async announceNewestReset(): Promise<void> {
     try {
-      const [newest] = await this.deps.store.runtimeRecords.resets(1);
-      // Still running (its cleanup committed, its end not yet): its end is a change of its own.
-      if (!newest || newest.status === 'in_progress' || !newest.finished_at) return;
+      await this.seeded;
+      const newest = await this.newestFinishedReset();
+      if (!newest) return;
       this.announceReset({
         reset_id: newest.reset_id,
         status: newest.status,
