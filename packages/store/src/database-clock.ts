@@ -24,11 +24,6 @@ export class DatabaseClock implements Clock {
     return new Date(t);
   }
 
-  /** Host-minus-database difference last measured, in ms (positive: the database is ahead). */
-  get offset(): number {
-    return this.offsetMs;
-  }
-
   async sync(): Promise<void> {
     // The best of three samples: the shortest round trip bounds the error best.
     let best: { rtt: number; offset: number } | undefined;

@@ -115,14 +115,4 @@ export class NodeRepository {
     const res = await this.db.deleteFrom('idempotency').where('state', '=', 'in_progress').where('node_id', 'is', null).executeTakeFirst();
     return Number(res.numDeletedRows);
   }
-
-  /** Handlers running on live nodes, from their last heartbeats. */
-  async liveInFlight(deadAfterMs: number): Promise<number> {
-    const r = await this.db
-      .selectFrom('nodes')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('in_flight'), eb.val(0)).as('n'))
-      .where('last_seen_at', '>', databaseNow(this.engine, -deadAfterMs))
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
-  }
 }

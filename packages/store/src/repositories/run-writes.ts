@@ -72,15 +72,9 @@ export class RunWriteRepository {
       )
       .returning('status')
       .executeTakeFirst();
-    return row ? (row.status as 'completed' | 'failed') : undefined;
-  }
-
-  /** Settles a running run; false when it was not running (someone settled it first). */
-  async settle(tx: StoreTx, runId: string, status: 'completed' | 'failed', settledAt: string): Promise<boolean> {
-    const res = await executorOf(tx).updateTable('runs').set({ status, settled_at: settledAt }).where('run_id', '=', runId).where('status', '=', 'running').executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
+    if (!row) return undefined;
     markChange(tx, 'runs');
-    return true;
+    return row.status as 'completed' | 'failed';
   }
 
   /** Ends the active conversations scoped to a run. */
