@@ -110,10 +110,10 @@ describe('reset coordinator', () => {
     await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'c1' } });
     await runtime.dispatcher.runUntilIdle();
     let record: any;
-    for (let i = 0; i < 200 && record?.status !== 'failed'; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-      record = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirst();
-    }
+    // The start runs after the entity commits, once this node has checked that it supervises containers.
+    await expect
+      .poll(async () => (record = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirst())?.status, { timeout: 10_000 })
+      .toBe('failed');
     expect(record).toMatchObject({ entity_id: 'order-c1', implementation: 'docker', status: 'failed' });
     expect(record.last_error).toMatch(/docker create failed: .*unreachable/);
     const log = await databaseOf(store).selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirstOrThrow();
