@@ -8,7 +8,6 @@
  * process that dies mid-handler leaves a lease that expires, and the delivery is claimed again.
  */
 import { hostname } from 'node:os';
-import { RpcError } from '@switchboard/contract';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
 import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
@@ -72,7 +71,8 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private wakeUp: (() => void) | undefined;
   private lastSweep = 0;
-  private claimGuard: (() => (tx: StoreTx) => Promise<void>) | undefined;
+  /** The lock row that stops claims while held ('' for none). */
+  private claimLockKey = '';
 
   constructor(
     private readonly services: RuntimeServices,
@@ -98,11 +98,11 @@ export class Dispatcher {
   }
 
   /**
-   * A check run first in every claim's transaction: when it throws (a reset holds the store, on
-   * any node), nothing is claimed.
+   * Claims nothing while the `runtime_state` row `key` holds a lock (the reset lock, taken on any
+   * node): each claim reads it in the claim's own statement or transaction.
    */
-  guardClaims(guard: () => (tx: StoreTx) => Promise<void>): void {
-    this.claimGuard = guard;
+  stopClaimsWhileLocked(key: string): void {
+    this.claimLockKey = key;
   }
 
   /** Stops claiming new deliveries (in-flight handlers finish); used by reset quiescence. */
@@ -160,7 +160,9 @@ export class Dispatcher {
     while (this.running) {
       this.loopTurns++;
       let claimed = 0;
-      if (!this.claimsPaused && this.inFlight.size < this.concurrency) {
+      // Claims wait until at most half the slots are busy: one claim per freed slot would make a
+      // statement per delivery or two, and the claim is the costliest statement of the path.
+      if (!this.claimsPaused && this.inFlight.size <= this.concurrency / 2) {
         try {
           const batch = await this.claimDue(this.concurrency - this.inFlight.size);
           claimed = batch.length;
@@ -174,7 +176,8 @@ export class Dispatcher {
         // The store answers synchronously and its awaits are microtasks: without a macrotask turn
         // here, a busy dispatcher would keep HTTP requests waiting until the backlog is gone.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.inFlight.size < this.concurrency) continue;
+        if (this.inFlight.size <= this.concurrency / 2) continue;
+        // A finishing handler wakes the loop.
         await this.sleep(this.pollMs);
         continue;
       }
@@ -208,8 +211,8 @@ export class Dispatcher {
 
   /**
    * Claims up to `limit` due deliveries (each row goes to one claimer, on any node; see
-   * DeliveryRepository.claimDue) and reads their events, in one transaction. Claims nothing while
-   * a reset holds the store.
+   * DeliveryRepository.claimDueUnlessLocked) with their events. Claims nothing while a reset holds
+   * the store.
    */
   async claimDue(limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
@@ -217,38 +220,20 @@ export class Dispatcher {
     const now = clock.now();
     const nowIso = now.toISOString();
     const leaseUntil = new Date(now.getTime() + bundle.definition.runtime.lease_ms).toISOString();
-    const guard = this.claimGuard?.();
-    try {
-      return await store.transaction(async (trx) => {
-        await guard?.(trx);
-        const claimed: DeliveryRecord[] = [];
-        for (const row of await store.deliveries.claimDue(trx, this.owner, leaseUntil, nowIso, limit)) {
-          const { reclaimed_from, ...delivery } = row;
-          if (reclaimed_from) {
-            await this.services.log.write(
-              {
-                level: 'warn',
-                component: 'dispatcher',
-                error_code: 'LEASE_EXPIRED',
-                message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${reclaimed_from.owner ?? 'an earlier claimer'} expired before it finished`,
-                delivery_id: row.delivery_id,
-                event_id: row.event_id,
-                run_id: row.run_id,
-              },
-              trx,
-            );
-          }
-          claimed.push({ ...delivery, subscriber_type: delivery.subscriber_type as 'node' | 'agent' });
-        }
-        if (claimed.length === 0) return [];
-        const events = await store.deliveries.events(trx, [...new Set(claimed.map((d) => d.event_id))]);
-        const byId = new Map(events.map((e) => [e.event_id, toEventRecord(e)]));
-        return claimed.map((d) => ({ ...d, event: byId.get(d.event_id)! }));
+    const { claimed } = await store.deliveries.claimDueUnlessLocked(this.claimLockKey, this.owner, leaseUntil, nowIso, limit);
+    for (const row of claimed) {
+      if (!row.reclaimed_from) continue;
+      await this.services.log.write({
+        level: 'warn',
+        component: 'dispatcher',
+        error_code: 'LEASE_EXPIRED',
+        message: `delivery ${row.delivery_id} to ${row.subscriber_id} reclaimed: the lease of ${row.reclaimed_from.owner ?? 'an earlier claimer'} expired before it finished`,
+        delivery_id: row.delivery_id,
+        event_id: row.event_id,
+        run_id: row.run_id,
       });
-    } catch (err) {
-      if (err instanceof RpcError && err.code === 'RESET_IN_PROGRESS') return [];
-      throw err;
     }
+    return claimed.map(({ reclaimed_from: _, event, ...d }) => ({ ...d, subscriber_type: d.subscriber_type as 'node' | 'agent', event: toEventRecord(event) }));
   }
 
   /** Runs one claimed delivery to its recorded outcome. */

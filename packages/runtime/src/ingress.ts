@@ -96,7 +96,8 @@ export class Ingress {
       const nowIso = now.toISOString();
       const run_id = newId('run', now);
       const event_id = newId('evt', now);
-      const paused = (await this.state(trx)) === 'paused';
+      // Read once per group commit: its publishes commit together, as of that read.
+      const paused = (await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused';
       await insertRun(store, trx, this.bundle, {
         run_id,
         status: paused ? 'queued' : 'running',

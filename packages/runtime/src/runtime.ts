@@ -26,7 +26,7 @@ import type { ContainerManager } from './containers/container-manager';
 import { EntityContainers } from './containers/entity-containers';
 import { LocalProcessManager } from './containers/local-process-manager';
 import { ResetCoordinator, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
-import { ResetLock } from './reset/reset-lock';
+import { RESET_LOCK_KEY, ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
 import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
@@ -130,7 +130,7 @@ export class Runtime {
     const wake = () => this.dispatcher.wake();
     this.resetLock = new ResetLock(store, clock);
     const guardWrites = () => this.resetLock.guardWrites();
-    this.dispatcher.guardClaims(guardWrites);
+    this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
     this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites);
     this.mailbox = new MailboxService(store, bundle, clock, this.log, wake);
     this.containers = containers ?? new LocalProcessManager({ store, clock });

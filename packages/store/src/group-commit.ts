@@ -11,6 +11,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from './schema';
 import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
+import { forgetHeldRows } from './repositories/runtime-state';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -61,7 +62,10 @@ export class GroupCommit {
     setImmediate(() => {
       this.scheduled = false;
       while (this.active < this.parallel && this.queue.length > 0) {
-        const group = this.queue.splice(0, MAX_GROUP);
+        // Shared among the free connections: a group's statements run one after another, so one
+        // group of 64 while three connections idle would take four times as long.
+        const free = this.parallel - this.active;
+        const group = this.queue.splice(0, Math.min(MAX_GROUP, Math.ceil(this.queue.length / free)));
         this.active++;
         void this.commitGroup(group).finally(() => {
           this.active--;
@@ -135,6 +139,7 @@ export class GroupCommit {
           await sql`release savepoint group_member`.execute(trx);
           // What a rolled-back member marked did not happen.
           restoreMarkedKinds(trx, kindsBefore);
+          forgetHeldRows(trx);
           done.push({ ok: false, error });
         }
       }

@@ -22,6 +22,17 @@ export interface ClaimedRow {
   max_attempts: number;
 }
 
+/** Whether a lock row's value (empty when free, else JSON with `expires_at`) is held at `nowIso`. */
+export function lockIsHeld(value: string, nowIso: string): boolean {
+  if (value === '') return false;
+  try {
+    const expires = (JSON.parse(value) as { expires_at?: unknown }).expires_at;
+    return typeof expires === 'string' && expires > nowIso;
+  } catch {
+    return false;
+  }
+}
+
 /** A claimed row, and whose lease it took over when it was in progress with an expired lease. */
 export interface TakenDelivery extends ClaimedRow {
   reclaimed_from: { owner: string | null } | null;
@@ -32,6 +43,11 @@ export interface TakenDelivery extends ClaimedRow {
  * or in progress with an expired lease), and every outcome is conditional on the lease
  * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
  */
+/** A claimed delivery with its event, read in the claim's statement. */
+export interface DeliveryWithEvent extends TakenDelivery {
+  event: Selectable<EventsTable>;
+}
+
 export class DeliveryRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -61,6 +77,84 @@ export class DeliveryRepository {
     const expired = await this.takeSkippingLocked(tx, 'in_progress', limit, owner, leaseUntil, nowIso);
     const pending = expired.length < limit ? await this.takeSkippingLocked(tx, 'pending', limit - expired.length, owner, leaseUntil, nowIso) : [];
     return [...expired, ...pending];
+  }
+
+  /**
+   * Claims like `claimDue` and reads the claimed deliveries' events, unless the `runtime_state` row
+   * `lockKey` holds an unexpired lock (a JSON value with `expires_at`, as the reset lock writes it;
+   * empty when free): then nothing is claimed and `held` is true.
+   *
+   * On PostgreSQL this is one statement in a transaction of its own (an idle dispatcher polls with
+   * it, and each round trip counts): it reads the lock row `FOR SHARE`, so a holder taking the lock
+   * waits for the claim to commit and a claim that waited for the holder sees it; it picks the rows
+   * `FOR UPDATE SKIP LOCKED` (expired leases first), updates them and returns them with their
+   * events. On SQLite: one transaction of a read, the claim and the events' read.
+   */
+  async claimDueUnlessLocked(lockKey: string, owner: string, leaseUntil: string, nowIso: string, limit: number): Promise<{ locked: boolean; claimed: DeliveryWithEvent[] }> {
+    if (limit <= 0) return { locked: false, claimed: [] };
+    if (this.engine !== 'postgres') {
+      return this.db.transaction().execute(async (trx) => {
+        const lock = await trx.selectFrom('runtime_state').select('value').where('key', '=', lockKey).executeTakeFirst();
+        if (lock && lockIsHeld(lock.value, nowIso)) return { locked: true, claimed: [] };
+        const tx = trx as unknown as StoreTx;
+        const taken = await this.claimDue(tx, owner, leaseUntil, nowIso, limit);
+        if (taken.length === 0) return { locked: false, claimed: [] };
+        const events = new Map((await this.events(tx, [...new Set(taken.map((d) => d.event_id))])).map((e) => [e.event_id, e]));
+        return { locked: false, claimed: taken.map((d) => ({ ...d, event: events.get(d.event_id)! })) };
+      });
+    }
+    const { rows } = await sql<ClaimedRow & { previous_owner: string | null; reclaimed: boolean; locked_now: boolean } & Record<`e_${keyof EventsTable & string}`, unknown>>`
+      with lock as (
+        select value from runtime_state where key = ${lockKey} for share
+      ),
+      free as (
+        select not exists (
+          select 1 from lock where case when value not like '{%' then false else (value::json ->> 'expires_at') > ${nowIso} end
+        ) as free
+      ),
+      expired as (
+        select delivery_id, lease_owner as previous_owner, true as reclaimed from deliveries
+        where status = 'in_progress' and lease_expires_at < ${nowIso} and (select free from free)
+        order by lease_expires_at limit ${limit} for update skip locked
+      ),
+      due as (
+        select delivery_id, null::text as previous_owner, false as reclaimed from deliveries
+        where status = 'pending' and next_attempt_at <= ${nowIso} and (select free from free)
+        order by next_attempt_at limit ${limit} for update skip locked
+      ),
+      picked as (
+        select * from expired union all select * from due limit ${limit}
+      ),
+      taken as (
+        update deliveries d
+        set status = 'in_progress', lease_owner = ${owner}, lease_expires_at = ${leaseUntil}, attempts = d.attempts + 1, updated_at = ${nowIso}
+        from picked where d.delivery_id = picked.delivery_id
+        returning d.delivery_id, d.event_id, d.run_id, d.subscriber_id, d.subscriber_type, d.attempts, d.max_attempts, picked.previous_owner, picked.reclaimed
+      )
+      select (select not free from free) as locked_now, taken.*,
+        e.event_id as e_event_id, e.event_name as e_event_name, e.created_at as e_created_at, e.source as e_source, e.payload as e_payload,
+        e.entity_id as e_entity_id, e.run_id as e_run_id, e.parent_event_id as e_parent_event_id, e.chain_depth as e_chain_depth, e.seq as e_seq,
+        e.has_dead_letter as e_has_dead_letter, e.replay_of_event_id as e_replay_of_event_id
+      from (select 1) one
+      left join (taken join events e on e.event_id = taken.event_id) on true`.execute(this.db);
+    const locked = rows.length > 0 && Boolean(rows[0]!.locked_now);
+    const claimed = rows
+      .filter((r) => r.delivery_id !== null)
+      .map((r) => {
+        const event = Object.fromEntries(Object.entries(r).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v])) as unknown as Selectable<EventsTable>;
+        return {
+          delivery_id: r.delivery_id,
+          event_id: r.event_id,
+          run_id: r.run_id,
+          subscriber_id: r.subscriber_id,
+          subscriber_type: r.subscriber_type,
+          attempts: Number(r.attempts),
+          max_attempts: Number(r.max_attempts),
+          reclaimed_from: r.reclaimed ? { owner: r.previous_owner } : null,
+          event,
+        };
+      });
+    return { locked, claimed };
   }
 
   private async takeSkippingLocked(tx: StoreTx, from: 'pending' | 'in_progress', limit: number, owner: string, leaseUntil: string, nowIso: string): Promise<TakenDelivery[]> {

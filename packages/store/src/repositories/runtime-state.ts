@@ -8,6 +8,21 @@ import type { Engine } from '../engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
+/** Values each open transaction read with `getOnceIn`. */
+const readOnce = new WeakMap<Kysely<Database>, Map<string, Promise<string | undefined>>>();
+
+/** Rows each open transaction read with `getHoldingChanges`, and their values. */
+const heldRows = new WeakMap<Kysely<Database>, Map<string, string | undefined>>();
+
+/**
+ * Forgets what `trx` read once and the rows it holds: after a rollback to a savepoint, the share
+ * locks taken since it are gone (and a failed read is not an answer), so the next read is made again.
+ */
+export function forgetHeldRows(trx: Kysely<Database>): void {
+  heldRows.delete(trx);
+  readOnce.delete(trx);
+}
+
 export class RuntimeStateRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -24,15 +39,37 @@ export class RuntimeStateRepository {
   }
 
   /**
+   * Reads a value in `tx` once: later reads of the key in the same transaction (the other members
+   * of a group commit) answer from memory. For values the transaction does not write itself; the
+   * members then act as of the first read, as they all commit together.
+   */
+  async getOnceIn(key: string, tx: StoreTx): Promise<string | undefined> {
+    const trx = executorOf(tx);
+    let values = readOnce.get(trx);
+    if (!values) readOnce.set(trx, (values = new Map()));
+    let value = values.get(key);
+    if (!value) values.set(key, (value = this.get(key, tx)));
+    return value;
+  }
+
+  /**
    * Reads a value in `tx` and, on PostgreSQL, holds a share lock on its row until `tx` ends: a
    * writer that changes the row (taking the reset lock) waits for every such transaction to
    * finish, and every such transaction that starts after the change sees it. The key's row must
    * exist for the lock to hold (see `setIfAbsent`). SQLite has one writer at a time: a plain read.
    */
   async getHoldingChanges(key: string, tx: StoreTx): Promise<string | undefined> {
-    let q = executorOf(tx).selectFrom('runtime_state').select('value').where('key', '=', key);
+    // Once held, the row cannot change until `tx` ends: the members of a group commit after the
+    // first read it from memory instead of another round trip each.
+    const trx = executorOf(tx);
+    const held = heldRows.get(trx);
+    if (held?.has(key)) return held.get(key);
+    let q = trx.selectFrom('runtime_state').select('value').where('key', '=', key);
     if (this.engine === 'postgres') q = q.forShare();
-    return (await q.executeTakeFirst())?.value;
+    const value = (await q.executeTakeFirst())?.value;
+    if (held) held.set(key, value);
+    else heldRows.set(trx, new Map([[key, value]]));
+    return value;
   }
 
   async set(key: string, value: string, tx?: StoreTx): Promise<void> {
