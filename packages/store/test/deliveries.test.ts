@@ -97,3 +97,27 @@ it('claims in one statement only what is still claimable, in the order asked, an
   // Taken now (leased until `until`): a second claimer gets nothing.
   expect(await store.transaction((tx) => store.deliveries.claim(tx, ids, 'someone-else', until, NOW))).toEqual([]);
 });
+
+it('claims with the events while the lock row is free or expired, and nothing while it is held', async () => {
+  await seed([delivery('d-pending', 'pending', at(-5)), delivery('d-expired', 'in_progress', at(-30), at(-2)), delivery('d-future', 'pending', at(5))]);
+  const holder = (expiresAt: string) => JSON.stringify({ reset_id: 'rst_1', started_at: at(-1), expires_at: expiresAt });
+  await store.runtimeState.set('claim_lock', holder(at(1)));
+  expect(await store.deliveries.claimDueUnlessLocked('claim_lock', 'me', at(1), NOW, 10)).toEqual({ locked: true, claimed: [] });
+  expect((await store.deliveries.dueCandidates(NOW, 10)).map((d) => d.delivery_id)).toEqual(['d-expired', 'd-pending']);
+
+  // An expired holder (its process died) stops nothing.
+  await store.runtimeState.set('claim_lock', holder(at(-1)));
+  const { locked, claimed } = await store.deliveries.claimDueUnlessLocked('claim_lock', 'me', at(30), NOW, 10);
+  expect(locked).toBe(false);
+  expect(claimed.map((c) => [c.delivery_id, c.attempts, c.reclaimed_from])).toEqual([
+    ['d-expired', 2, { owner: 'other-process' }],
+    ['d-pending', 1, null],
+  ]);
+  for (const c of claimed) expect(c.event).toMatchObject({ event_id: 'evt-1', event_name: 'tick', payload: '{}', run_id: 'run-1', chain_depth: 0 });
+  expect(await store.deliveries.dueCandidates(NOW, 10)).toEqual([]);
+
+  // A free lock row (empty) and no row at all stop nothing either; the future delivery comes when due.
+  await store.runtimeState.set('claim_lock', '');
+  expect((await store.deliveries.claimDueUnlessLocked('claim_lock', 'me', at(20), at(6), 10)).claimed.map((c) => c.delivery_id)).toEqual(['d-future']);
+  expect(await store.deliveries.claimDueUnlessLocked('no_such_lock', 'me', at(20), at(6), 10)).toEqual({ locked: false, claimed: [] });
+});

@@ -236,6 +236,35 @@ describe.runIf(testEngine() === 'postgres')('reset lock and the writes of other 
   });
 });
 
+describe.runIf(testEngine() === 'postgres')('reset lock and the claims of other processes (PostgreSQL)', () => {
+  it('a claim made while a reset is taking the lock waits for it and then claims nothing; after the reset it claims', async () => {
+    fx = await bootFixture(minimalBundle());
+    const { store, runtime } = fx;
+    await publishSome(fx, 1);
+    let commitLock!: () => void;
+    const lockMayCommit = new Promise<void>((resolve) => (commitLock = resolve));
+    let rowTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (rowTaken = resolve));
+    const holder = JSON.stringify({ reset_id: 'reset_b', started_at: new Date().toISOString(), expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const taking = store.transaction(async (tx) => {
+      await store.runtimeState.set(RESET_LOCK_KEY, holder, tx);
+      rowTaken();
+      await lockMayCommit;
+    });
+    await taken;
+    const claim = runtime.dispatcher.claimDue(16);
+    // The signal that the claim waits: its backend waits on the lock row the reset is changing.
+    await expect
+      .poll(async () => Number((await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(databaseOf(store))).rows[0]!.n), { timeout: 10_000 })
+      .toBeGreaterThan(0);
+    commitLock();
+    await taking;
+    expect(await claim).toEqual([]);
+    await store.runtimeState.set(RESET_LOCK_KEY, '');
+    expect((await runtime.dispatcher.claimDue(16)).map((d) => d.event.event_name)).toEqual(['order.placed']);
+  });
+});
+
 /** The lock row of a process that died mid-reset: never refreshed, long expired. */
 async function leaveExpiredLock(store: Store): Promise<void> {
   await databaseOf(store)
