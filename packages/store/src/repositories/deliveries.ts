@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Engine } from '../engine';
 import type { Database, DeadLettersTable, EventsTable } from '../schema';
 
-import { executorOf, type StoreTx } from '../store-tx';
+import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
@@ -23,7 +23,7 @@ export interface ClaimedRow {
 }
 
 /** Whether a lock row's value (empty when free, else JSON with `expires_at`) is held at `nowIso`. */
-export function lockIsHeld(value: string, nowIso: string): boolean {
+function lockIsHeld(value: string, nowIso: string): boolean {
   if (value === '') return false;
   try {
     const expires = (JSON.parse(value) as { expires_at?: unknown }).expires_at;
@@ -38,16 +38,16 @@ export interface TakenDelivery extends ClaimedRow {
   reclaimed_from: { owner: string | null } | null;
 }
 
-/**
- * The dispatcher's writes: claims are conditional updates only one claimer wins (pending and due,
- * or in progress with an expired lease), and every outcome is conditional on the lease
- * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
- */
 /** A claimed delivery with its event, read in the claim's statement. */
 export interface DeliveryWithEvent extends TakenDelivery {
   event: Selectable<EventsTable>;
 }
 
+/**
+ * The dispatcher's writes: claims are conditional updates only one claimer wins (pending and due,
+ * or in progress with an expired lease), and every outcome is conditional on the lease
+ * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
+ */
 export class DeliveryRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -55,40 +55,32 @@ export class DeliveryRepository {
   ) {}
 
   /**
-   * Claims up to `limit` deliveries that may be claimed now for `owner` until `leaseUntil`:
-   * in-progress ones whose lease expired first, then pending ones that are due, oldest due first.
-   *
-   * On PostgreSQL each kind is one statement: the rows are picked `FOR UPDATE SKIP LOCKED` and
-   * updated in the same statement, so claimers on several nodes take disjoint rows without waiting
-   * for each other. On SQLite (one writer) the candidates are read, then taken by one conditional
-   * update.
+   * SQLite's claim (one writer): up to `limit` deliveries that may be claimed now for `owner` until
+   * `leaseUntil`, in-progress ones whose lease expired first, then pending ones that are due, oldest
+   * due first. The candidates are read, then taken by one conditional update.
    */
-  async claimDue(tx: StoreTx, owner: string, leaseUntil: string, nowIso: string, limit: number): Promise<TakenDelivery[]> {
-    if (limit <= 0) return [];
-    if (this.engine !== 'postgres') {
-      const candidates = await this.dueCandidates(nowIso, limit, tx);
-      if (candidates.length === 0) return [];
-      const byId = new Map(candidates.map((c) => [c.delivery_id, c]));
-      return (await this.claim(tx, [...byId.keys()], owner, leaseUntil, nowIso)).map((row) => {
-        const c = byId.get(row.delivery_id)!;
-        return { ...row, reclaimed_from: c.status === 'in_progress' ? { owner: c.lease_owner } : null };
-      });
-    }
-    const expired = await this.takeSkippingLocked(tx, 'in_progress', limit, owner, leaseUntil, nowIso);
-    const pending = expired.length < limit ? await this.takeSkippingLocked(tx, 'pending', limit - expired.length, owner, leaseUntil, nowIso) : [];
-    return [...expired, ...pending];
+  private async claimDueOnSqlite(tx: StoreTx, owner: string, leaseUntil: string, nowIso: string, limit: number): Promise<TakenDelivery[]> {
+    const candidates = await this.dueCandidates(nowIso, limit, tx);
+    if (candidates.length === 0) return [];
+    const byId = new Map(candidates.map((c) => [c.delivery_id, c]));
+    return (await this.claim(tx, [...byId.keys()], owner, leaseUntil, nowIso)).map((row) => {
+      const c = byId.get(row.delivery_id)!;
+      return { ...row, reclaimed_from: c.status === 'in_progress' ? { owner: c.lease_owner } : null };
+    });
   }
 
   /**
-   * Claims like `claimDue` and reads the claimed deliveries' events, unless the `runtime_state` row
-   * `lockKey` holds an unexpired lock (a JSON value with `expires_at`, as the reset lock writes it;
-   * empty when free): then nothing is claimed and `held` is true.
+   * Claims up to `limit` deliveries that may be claimed now for `owner` until `leaseUntil` (expired
+   * leases first, then due pending ones, oldest first) with their events, unless the
+   * `runtime_state` row `lockKey` holds an unexpired lock (a JSON value with `expires_at`, as the
+   * reset lock writes it; empty when free): then nothing is claimed and `locked` is true.
    *
    * On PostgreSQL this is one statement in a transaction of its own (an idle dispatcher polls with
    * it, and each round trip counts): it reads the lock row `FOR SHARE`, so a holder taking the lock
    * waits for the claim to commit and a claim that waited for the holder sees it; it picks the rows
-   * `FOR UPDATE SKIP LOCKED` (expired leases first), updates them and returns them with their
-   * events. On SQLite: one transaction of a read, the claim and the events' read.
+   * `FOR UPDATE SKIP LOCKED`, so claimers on several nodes take disjoint rows without waiting for
+   * each other, updates them and returns them joined with their events. On SQLite: one transaction
+   * of a read, the claim and the events' read.
    */
   async claimDueUnlessLocked(lockKey: string, owner: string, leaseUntil: string, nowIso: string, limit: number): Promise<{ locked: boolean; claimed: DeliveryWithEvent[] }> {
     if (limit <= 0) return { locked: false, claimed: [] };
@@ -96,8 +88,8 @@ export class DeliveryRepository {
       return this.db.transaction().execute(async (trx) => {
         const lock = await trx.selectFrom('runtime_state').select('value').where('key', '=', lockKey).executeTakeFirst();
         if (lock && lockIsHeld(lock.value, nowIso)) return { locked: true, claimed: [] };
-        const tx = trx as unknown as StoreTx;
-        const taken = await this.claimDue(tx, owner, leaseUntil, nowIso, limit);
+        const tx = storeTxOf(trx);
+        const taken = await this.claimDueOnSqlite(tx, owner, leaseUntil, nowIso, limit);
         if (taken.length === 0) return { locked: false, claimed: [] };
         const events = new Map((await this.events(tx, [...new Set(taken.map((d) => d.event_id))])).map((e) => [e.event_id, e]));
         return { locked: false, claimed: taken.map((d) => ({ ...d, event: events.get(d.event_id)! })) };
@@ -155,27 +147,6 @@ export class DeliveryRepository {
         };
       });
     return { locked, claimed };
-  }
-
-  private async takeSkippingLocked(tx: StoreTx, from: 'pending' | 'in_progress', limit: number, owner: string, leaseUntil: string, nowIso: string): Promise<TakenDelivery[]> {
-    // Literal statuses, so the planner matches the partial indexes (deliveries_due, deliveries_leased).
-    const due = from === 'pending' ? sql`status = 'pending' and next_attempt_at <= ${nowIso}` : sql`status = 'in_progress' and lease_expires_at < ${nowIso}`;
-    const order = from === 'pending' ? sql`next_attempt_at` : sql`lease_expires_at`;
-    const { rows } = await sql<ClaimedRow & { previous_owner: string | null }>`
-      with picked as (
-        select delivery_id, lease_owner as previous_owner from deliveries
-        where ${due} order by ${order} limit ${limit} for update skip locked
-      )
-      update deliveries d
-      set status = 'in_progress', lease_owner = ${owner}, lease_expires_at = ${leaseUntil}, attempts = d.attempts + 1, updated_at = ${nowIso}
-      from picked where d.delivery_id = picked.delivery_id
-      returning d.delivery_id, d.event_id, d.run_id, d.subscriber_id, d.subscriber_type, d.attempts, d.max_attempts, picked.previous_owner`.execute(executorOf(tx));
-    return rows.map(({ previous_owner, ...row }) => ({
-      ...row,
-      attempts: Number(row.attempts),
-      max_attempts: Number(row.max_attempts),
-      reclaimed_from: from === 'in_progress' ? { owner: previous_owner } : null,
-    }));
   }
 
   /**
