@@ -41,7 +41,7 @@ export interface AuditFigures {
   missingEffects: number;
 }
 
-export async function auditKeys(cluster: Cluster, keys: Iterable<KeyRecord>): Promise<AuditFigures> {
+async function auditKeys(cluster: Cluster, keys: Iterable<KeyRecord>): Promise<AuditFigures> {
   const records = [...keys];
   const roots = await cluster.query<{ event_id: string; event_name: string; key: string }>(
     `select event_id, event_name, payload::json->>'key' as key from events where chain_depth = 0 and event_name in ('work', 'flaky', 'slow')`,
@@ -154,7 +154,7 @@ export async function waitSettled(cluster: Cluster, timeoutMs: number): Promise<
 }
 
 /** What is still open (for the printed line when a settle wait ran out). */
-export async function openWork(cluster: Cluster): Promise<Record<string, number | string>> {
+async function openWork(cluster: Cluster): Promise<Record<string, number | string>> {
   const rows = await cluster.query<{ what: string; n: number }>(
     `select 'deliveries_' || status as what, count(*)::int as n from deliveries where status in ('pending', 'in_progress') group by status
      union all select 'queued_publishes', count(*)::int from ingress_queue where status = 'queued'`,
@@ -164,7 +164,7 @@ export async function openWork(cluster: Cluster): Promise<Record<string, number 
 }
 
 /** Node processes that died on their own, one line each (their stderr tail is printed in full). */
-export function crashes(cluster: Cluster): string[] {
+function crashes(cluster: Cluster): string[] {
   return cluster.unexpectedExits().map((e) => {
     console.log(`[chaos] node ${e.node} exited by itself (code ${e.code}, signal ${e.signal}); stderr ends:\n${e.stderr}`);
     const error = e.stderr.split('\n').find((l) => /^\s*\w*error\b.*:/i.test(l)) ?? e.stderr.trim().split('\n').at(-1) ?? '';
@@ -172,36 +172,41 @@ export function crashes(cluster: Cluster): string[] {
   });
 }
 
-export function printFigures(test: string, figures: object): void {
+function printFigures(test: string, figures: object): void {
   const parts = Object.entries(figures).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`);
   console.log(`[chaos] ${test}: ${parts.join(' ')}`);
 }
 
+/** Figures of an audit that must all be zero. */
+const MUST_BE_ZERO = [
+  'lost',
+  'duplicates',
+  'mismatched',
+  'open',
+  'cancelled',
+  'missingDeliveries',
+  'duplicateDeliveries',
+  'deadLetterMismatches',
+  'doubledEffects',
+  'strayEffects',
+  'missingEffects',
+] as const satisfies readonly (keyof AuditFigures)[];
+
 /** The invariants every audit must satisfy; one assertion, so the failure shows every figure. */
-export function expectExactlyOnce(f: AuditFigures, options: { allowCancelled?: boolean } = {}): void {
-  expect({
-    lost: f.lost,
-    duplicates: f.duplicates,
-    mismatched: f.mismatched,
-    open: f.open,
-    cancelled: options.allowCancelled ? 0 : f.cancelled,
-    missingDeliveries: f.missingDeliveries,
-    duplicateDeliveries: f.duplicateDeliveries,
-    deadLetterMismatches: f.deadLetterMismatches,
-    doubledEffects: f.doubledEffects,
-    strayEffects: f.strayEffects,
-    missingEffects: f.missingEffects,
-  }).toEqual({
-    lost: 0,
-    duplicates: 0,
-    mismatched: 0,
-    open: 0,
-    cancelled: 0,
-    missingDeliveries: 0,
-    duplicateDeliveries: 0,
-    deadLetterMismatches: 0,
-    doubledEffects: 0,
-    strayEffects: 0,
-    missingEffects: 0,
-  });
+function expectExactlyOnce(f: AuditFigures): void {
+  expect(Object.fromEntries(MUST_BE_ZERO.map((k) => [k, f[k]]))).toEqual(Object.fromEntries(MUST_BE_ZERO.map((k) => [k, 0])));
+}
+
+/**
+ * The end every chaos test shares: audits the keys once the cluster settled (or the wait ran out),
+ * prints the test's figures with the audit's (and what is still open when it did not settle), and
+ * checks that no node crashed and that nothing was lost, doubled or left open. Returns the audit.
+ */
+export async function auditAndCheck(cluster: Cluster, test: string, keys: Iterable<KeyRecord>, settled: boolean, figures: object): Promise<AuditFigures> {
+  const audit = await auditKeys(cluster, keys);
+  const crashed = crashes(cluster);
+  printFigures(test, { crashed, ...figures, settled, stillOpen: settled ? {} : await openWork(cluster), ...audit });
+  expect(crashed).toEqual([]);
+  expectExactlyOnce(audit);
+  return audit;
 }

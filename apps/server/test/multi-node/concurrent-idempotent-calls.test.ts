@@ -5,7 +5,7 @@
  * must exist per key, every answer must name it, and its deliveries and effects happen once.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
+import { auditAndCheck, waitSettled } from './audit';
 import { Cluster, NoAnswer, type ChaosNode, type RpcAnswer } from './cluster';
 import type { ChaosEvent, KeyRecord } from './load';
 
@@ -53,21 +53,14 @@ it('50 identical keyed publishes at once across three nodes execute once, and ev
     keys.push({ key, event, calls: COPIES, ...(first ? { acked: { event_id: first.event_id, run_id: first.run_id, status: first.status, node: 'any' } } : {}) });
   }
   const settled = await waitSettled(cluster, 30_000);
-  const figures = await auditKeys(cluster, keys);
   const [claims] = await cluster.query<{ done: number; in_progress: number }>(
     `select count(*) filter (where state = 'done')::int as done, count(*) filter (where state = 'in_progress')::int as in_progress from idempotency where key like 'idem-%'`,
   );
-  const crashed = crashes(cluster);
-  printFigures('(c) 50 concurrent identical calls', {
-    crashed,
+  await auditAndCheck(cluster, '(c) 50 concurrent identical calls', keys, settled, {
     rounds,
-    settled,
-    stillOpen: settled ? {} : await openWork(cluster),
     idempotencyRecords: claims,
-    ...figures,
   });
 
-  expect(crashed).toEqual([]);
   for (const r of rounds) {
     expect({ key: r.key, results: r.results, otherErrors: r.otherErrors, distinctEventIds: r.distinctEventIds, executions: r.events }).toEqual({
       key: r.key,
@@ -78,5 +71,4 @@ it('50 identical keyed publishes at once across three nodes execute once, and ev
     });
   }
   expect(claims).toEqual({ done: ROUNDS, in_progress: 0 });
-  expectExactlyOnce(figures);
 }, 200_000);

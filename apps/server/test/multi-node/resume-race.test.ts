@@ -6,7 +6,7 @@
  * or dead-lettered once, its effects applied once, nothing left queued.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
+import { auditAndCheck, waitSettled } from './audit';
 import { Cluster, NoAnswer, waitUntil, type RpcAnswer } from './cluster';
 import type { KeyRecord } from './load';
 
@@ -64,31 +64,23 @@ it('resume on two nodes at once, one killed mid-resume, dispatches every queued 
   const [queue] = await cluster.query<{ released: number; queued: number }>(
     `select count(*) filter (where status = 'released')::int as released, count(*) filter (where status = 'queued')::int as queued from ingress_queue`,
   );
-  const figures = await auditKeys(cluster, keys);
   const releasedBy = (answer: typeof answeredA) => (answer === 'no_answer' || answer === undefined ? answer ?? 'none' : answer.result?.released ?? JSON.stringify(answer.error));
-  const crashed = crashes(cluster);
-  printFigures('(e) racing resume, one node killed mid-resume', {
-    crashed,
+  await auditAndCheck(cluster, '(e) racing resume, one node killed mid-resume', keys, settled, {
     queued: queuedAnswers,
     releasedAtKill,
     aAnsweredBeforeKill,
     resumeA: releasedBy(answeredA),
     resumeB: releasedBy(answeredB),
     queueAfter: queue,
-    settled,
-    stillOpen: settled ? {} : await openWork(cluster),
     startMs,
     queueMs,
     settleMs,
-    ...figures,
   });
 
-  expect(crashed).toEqual([]);
   expect(queuedAnswers).toBe(QUEUED);
   expect(underWay).toBe(true);
   // The kill has to land while A is still resuming, or this test says nothing about it.
   expect(aAnsweredBeforeKill).toBe(false);
   expect(answeredB !== 'no_answer' && answeredB?.result !== undefined).toBe(true);
   expect(queue).toEqual({ released: QUEUED, queued: 0 });
-  expectExactlyOnce(figures);
 }, 180_000);

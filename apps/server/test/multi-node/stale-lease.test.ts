@@ -6,7 +6,7 @@
  * Two orders: A wakes after B has completed the delivery, and while B is still running it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { auditKeys, crashes, expectExactlyOnce, openWork, printFigures, waitSettled } from './audit';
+import { auditAndCheck, waitSettled } from './audit';
 import { Cluster, waitUntil, type ChaosNode } from './cluster';
 import { PublishLoad, type KeyRecord } from './load';
 
@@ -84,26 +84,18 @@ it('a frozen node that wakes after its deliveries were completed elsewhere has i
   const drained = await wakeAndDrain();
   const settled = await waitSettled(cluster, 20_000);
   const final = await deliveriesOf(held);
-  const figures = await auditKeys(cluster, keys);
   const leaseLost = await leaseLostLogs(held);
-  const crashed = crashes(cluster);
-  printFigures('(f) stale completion after the new owner completed', {
-    crashed,
+  await auditAndCheck(cluster, '(f) stale completion after the new owner completed', keys, settled, {
     frozenWith: held.length,
     completedElsewhere,
     drained,
-    settled,
-    stillOpen: settled ? {} : await openWork(cluster),
     leaseLostLogged: leaseLost,
     final,
-    ...figures,
   });
 
-  expect(crashed).toEqual([]);
   expect(completedElsewhere).toBe(true);
   expect(drained).toBe(true);
   for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
-  expectExactlyOnce(figures);
 }, 90_000);
 
 it('a frozen node that wakes while the new owner still runs the delivery has its completion discarded', async () => {
@@ -119,24 +111,16 @@ it('a frozen node that wakes while the new owner still runs the delivery has its
   const drained = await wakeAndDrain();
   const settled = await waitSettled(cluster, 20_000);
   const final = await deliveriesOf(held);
-  const figures = await auditKeys(cluster, keys);
   const leaseLost = await leaseLostLogs(held);
-  const crashed = crashes(cluster);
-  printFigures('(f) stale completion while the new owner runs', {
-    crashed,
+  await auditAndCheck(cluster, '(f) stale completion while the new owner runs', keys, settled, {
     frozenWith: held.length,
     reclaimed,
     drained,
-    settled,
-    stillOpen: settled ? {} : await openWork(cluster),
     leaseLostLogged: leaseLost,
     final,
-    ...figures,
   });
 
-  expect(crashed).toEqual([]);
   expect(reclaimed).toBe(true);
   expect(drained).toBe(true);
   for (const d of final) expect(d.attempts).toBeGreaterThan(held.find((h) => h.delivery_id === d.delivery_id)!.attempts);
-  expectExactlyOnce(figures);
 }, 90_000);
