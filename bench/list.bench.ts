@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Store, type EventFilter } from '@switchboard/store';
+import { LIST_FILTERS } from './list-filters';
 import { loadAverage, median, startProcess, stop } from './rounds';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -29,14 +30,6 @@ const STORE_ITERATIONS = 300;
 const TOKEN = 'sbk_bench_list_token_0000000001';
 const PAGE = 50;
 const DEEP_PAGE = 100;
-
-const FILTERS: [string, EventFilter][] = [
-  ['no filter', {}],
-  ['event_name', { event_name: 'refund.paid' }],
-  ['entity_id (hot)', { entity_id: 'ticket-HOT-1' }],
-  ['subscriber_id', { subscriber_id: 'pay-refund' }],
-  ['has_dead_letter', { has_dead_letter: true }],
-];
 
 function fillStore(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -141,7 +134,7 @@ const server = await startProcess(
 const store = await Store.open({ dataDir: dir });
 
 const cases: (Case & { position?: unknown })[] = [];
-for (const [name, filter] of FILTERS) {
+for (const [name, filter] of LIST_FILTERS) {
   cases.push({ name, filter, page: 1 });
   // Walk to page 100 once, over HTTP (a cursor) and in the store (a position).
   let cursor: string | undefined;

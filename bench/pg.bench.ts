@@ -45,6 +45,7 @@ import WebSocket from 'ws';
 import { Store, type Clock, type EventFilter } from '@switchboard/store';
 import { databaseOf } from '@switchboard/store/testing';
 import { Runtime } from '@switchboard/runtime';
+import { LIST_FILTERS } from './list-filters';
 import { loadAverage, median, startProcess, stop, stopAll } from './rounds';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -557,14 +558,6 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
 // ---------------------------------------------------------------------------------------------
 // event.list on a filled database: the store layer and HTTP at 1 connection.
 
-const FILTERS: [string, EventFilter][] = [
-  ['no filter', {}],
-  ['event_name', { event_name: 'refund.paid' }],
-  ['entity_id (hot)', { entity_id: 'ticket-HOT-1' }],
-  ['subscriber_id', { subscriber_id: 'pay-refund' }],
-  ['has_dead_letter', { has_dead_letter: true }],
-];
-
 interface ListCase {
   key: string;
   filter: EventFilter;
@@ -627,7 +620,7 @@ async function listTargets(): Promise<ListTarget[]> {
 /** Page 1 of each filter, and page 100 where there is one: walked once over HTTP (a cursor) and in the store (a position). */
 async function listCases(node: RpcClient, store: Store): Promise<ListCase[]> {
   const cases: ListCase[] = [];
-  for (const [name, filter] of FILTERS) {
+  for (const [name, filter] of LIST_FILTERS) {
     cases.push({ key: `${name}, page 1`, filter });
     let cursor: string | undefined;
     let position: unknown;
