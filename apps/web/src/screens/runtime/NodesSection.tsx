@@ -14,6 +14,17 @@ import './NodesSection.css';
 /** Often enough for tenths of a second to move. */
 const AGE_TICK_MS = 250;
 
+/** The table's columns; those marked hide-narrow give way at phone widths. */
+const COLUMNS = [
+  { label: 'Node', className: 'nodes-col-id' },
+  { label: 'Host', className: 'hide-narrow nodes-col-host' },
+  { label: 'PID', className: 'hide-narrow num nodes-col-pid' },
+  { label: 'Version', className: 'hide-narrow nodes-col-version' },
+  { label: 'Started', className: 'hide-narrow nodes-col-started' },
+  { label: 'Last seen', className: 'nodes-col-seen' },
+  { label: 'In flight', className: 'num nodes-col-flight' },
+] as const;
+
 export function NodesSection() {
   const live = useLiveNodes();
   return (
@@ -61,27 +72,11 @@ function NodesReportView({ report }: { report: NodesReport }) {
           <caption className="visually-hidden">Live server nodes</caption>
           <thead>
             <tr>
-              <th scope="col" className="nodes-col-id">
-                Node
-              </th>
-              <th scope="col" className="hide-narrow nodes-col-host">
-                Host
-              </th>
-              <th scope="col" className="hide-narrow num nodes-col-pid">
-                PID
-              </th>
-              <th scope="col" className="hide-narrow nodes-col-version">
-                Version
-              </th>
-              <th scope="col" className="hide-narrow nodes-col-started">
-                Started
-              </th>
-              <th scope="col" className="nodes-col-seen">
-                Last seen
-              </th>
-              <th scope="col" className="num nodes-col-flight">
-                In flight
-              </th>
+              {COLUMNS.map((c) => (
+                <th key={c.label} scope="col" className={c.className}>
+                  {c.label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
