@@ -291,7 +291,8 @@ export class Dispatcher {
     await this.fail(d, event, failure);
   }
 
-  private makeEmit(trx: StoreTx, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number }): Emit {
+  /** `counter`: events emitted, and deliveries they opened in the delivery's own run. */
+  private makeEmit(trx: StoreTx, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number; openedInRun: number }): Emit {
     const { bundle } = this.services;
     return async (eventName, payload, options) => {
       const depth = event.chain_depth + 1;
@@ -314,15 +315,18 @@ export class Dispatcher {
         });
       }
       counter.n++;
-      return insertEventWithDeliveries(this.services.store, trx, bundle, now, {
+      const runId = event.run_id ?? event.event_id;
+      const written = await insertEventWithDeliveries(this.services.store, trx, bundle, now, {
         event_name: eventName,
         payload,
         entity_id: options?.entity_id !== undefined ? options.entity_id : event.entity_id,
-        run_id: event.run_id ?? event.event_id,
+        run_id: runId,
         source: `${d.subscriber_type}:${d.subscriber_id}`,
         chain_depth: depth,
         parent_event_id: event.event_id,
       });
+      if (runId === d.run_id) counter.openedInRun += written.delivery_ids.length;
+      return written;
     };
   }
 
@@ -332,16 +336,22 @@ export class Dispatcher {
 
   private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
     const { store, clock } = this.services;
-    const counter = { n: 0 };
+    const counter = { n: 0, openedInRun: 0 };
     // Shares its commit with other completions and publishes that arrive together (group commit);
     // still one savepoint for the handler's writes, its emitted events and the status flip.
-    const settled = await store.transactionInGroup(async (trx) => {
+    const settledOrContinued = await store.transactionInGroup(async (trx) => {
+      // A group that reruns its members in savepoints runs this again: count afresh.
+      counter.n = 0;
+      counter.openedInRun = 0;
       const now = clock.now();
       await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
-      return settleRunIfDone(store, trx, this.services.bundle, d.run_id, now);
+      // A run this handler continued (it opened deliveries in it) is not quiet: the completions of
+      // those deliveries settle it, so neither check is needed here.
+      if (counter.openedInRun > 0) return true;
+      return (await settleRunIfDone(store, trx, this.services.bundle, d.run_id, now)) !== undefined;
     });
-    if (!settled) await this.settleAfterCommit(d.run_id);
+    if (!settledOrContinued) await this.settleAfterCommit(d.run_id);
     return counter.n;
   }
 
@@ -349,7 +359,8 @@ export class Dispatcher {
    * With several writers (PostgreSQL), two last completions of a run can commit at once, each
    * seeing the other's delivery still open in its own transaction (READ COMMITTED), and neither
    * settles the run. Checking again after the commit closes that gap: of the two checks, the one
-   * that starts after both commits sees both.
+   * that starts after both commits sees both. A completion that opened deliveries in its run needs
+   * no check: the run stays open until those complete, and the last of them checks.
    */
   private async settleAfterCommit(runId: string | null): Promise<void> {
     const { store, clock } = this.services;
