@@ -174,4 +174,47 @@ describe('publish and dispatch', () => {
     const runs = await databaseOf(store).selectFrom('runs').select(['run_id', 'status']).execute();
     expect(Object.fromEntries(runs.map((r) => [r.run_id, r.status]))).toEqual({ [r1.run_id]: 'cancelled', [r2.run_id]: 'completed' });
   });
+
+  it('completes what finishes together in one batch; a failing one is completed alone and the others still commit once', async () => {
+    fx = await bootFixture(
+      minimalBundle({
+        events: {
+          job: { payload_schema: { type: 'object' }, subscribers: [{ type: 'node', id: 'relay' }, { type: 'node', id: 'note' }] },
+          'job.relayed': { payload_schema: { type: 'object', properties: { n: { type: 'number' } } }, subscribers: [{ type: 'node', id: 'finish' }] },
+          'job.noted': { payload_schema: { type: 'object' }, subscribers: [] },
+          'job.finished': { payload_schema: { type: 'object' }, subscribers: [] },
+        },
+        nodes: {
+          relay: { kind: 'transform', emit: 'job.relayed' },
+          note: { kind: 'transform', emit: 'job.noted' },
+          finish: { kind: 'transform', emit: 'job.finished' },
+        },
+        entity_types: {},
+      }),
+    );
+    const { runtime, store } = fx;
+    const runs: string[] = [];
+    // Job 7's relay emits a payload job.relayed refuses: that handler fails for good, in the first batch.
+    for (let n = 0; n < 20; n++) runs.push((await runtime.publish({ event_name: 'job', payload: { n: n === 7 ? 'seven' : n } })).run_id);
+    const membersBefore = store.groupCommit.stats.members;
+    runtime.start();
+    await runtime.waitForIdle(10_000);
+
+    const deliveries = await databaseOf(store).selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts']).execute();
+    expect(deliveries).toHaveLength(20 + 20 + 19);
+    expect(deliveries.filter((d) => d.status !== 'delivered')).toEqual([{ subscriber_id: 'relay', status: 'failed', attempts: 1 }]);
+    // Every emitted event once, however often its batch ran.
+    const events = await databaseOf(store).selectFrom('events').select(['event_name', 'parent_event_id']).execute();
+    const counts: Record<string, number> = {};
+    for (const e of events) counts[e.event_name] = (counts[e.event_name] ?? 0) + 1;
+    expect(counts).toEqual({ job: 20, 'job.relayed': 19, 'job.noted': 20, 'job.finished': 19 });
+    const emitted = events.filter((e) => e.parent_event_id !== null);
+    expect(new Set(emitted.map((e) => `${e.event_name}<${e.parent_event_id}`)).size).toBe(emitted.length);
+    const dls = await databaseOf(store).selectFrom('dead_letters').select(['run_id', 'reason_code']).execute();
+    expect(dls).toEqual([{ run_id: runs[7], reason_code: 'emit_payload_invalid' }]);
+    const statuses = await databaseOf(store).selectFrom('runs').select(['run_id', 'status']).execute();
+    expect(Object.fromEntries(statuses.map((r) => [r.run_id, r.status]))).toEqual(Object.fromEntries(runs.map((id, n) => [id, n === 7 ? 'failed' : 'completed'])));
+    // 59 outcomes were recorded in fewer commit members than one each: they went in batches.
+    expect(store.groupCommit.stats.members - membersBefore).toBeLessThan(59);
+  });
 });

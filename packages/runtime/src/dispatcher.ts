@@ -10,7 +10,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
-import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
+import { insertEventWithDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone, type EmittedEvent, type NewEvent, type PreparedEvent } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
 import { newId } from './ids';
@@ -43,6 +43,16 @@ function toEventRecord(e: Selectable<EventsTable>): EventRecord {
   };
 }
 
+/** A handler's result waiting to complete together with the others that finished at the same time. */
+interface QueuedCompletion {
+  d: DeliveryRecord;
+  event: EventRecord;
+  outcome: HandlerOutcome;
+  /** With the number of events it emitted. */
+  resolve: (emitted: number) => void;
+  reject: (error: unknown) => void;
+}
+
 class LeaseLost extends Error {
   constructor(deliveryId: string) {
     super(`lease on ${deliveryId} was lost before completion`);
@@ -73,6 +83,8 @@ export class Dispatcher {
   private lastSweep = 0;
   /** The lock row that stops claims while held ('' for none). */
   private claimLockKey = '';
+  private readonly completions: QueuedCompletion[] = [];
+  private completionsScheduled = false;
 
   constructor(
     private readonly services: RuntimeServices,
@@ -277,7 +289,7 @@ export class Dispatcher {
 
     if (!failure) {
       try {
-        const emitted = await this.complete(d, event, outcome ?? {});
+        const emitted = await this.completeTogether(d, event, outcome ?? {});
         if (emitted > 0) this.wake();
         return;
       } catch (err) {
@@ -291,8 +303,11 @@ export class Dispatcher {
     await this.fail(d, event, failure);
   }
 
-  /** `counter`: events emitted, and deliveries they opened in the delivery's own run. */
-  private makeEmit(trx: StoreTx, d: DeliveryRecord, event: EventRecord, now: Date, counter: { n: number; openedInRun: number }): Emit {
+  /**
+   * `counter`: events emitted, and deliveries they opened in the delivery's own run. `write` writes
+   * the event, or holds it to write with the events of others completing at the same time.
+   */
+  private makeEmit(d: DeliveryRecord, event: EventRecord, counter: { n: number; openedInRun: number }, write: (e: NewEvent) => Promise<EmittedEvent>): Emit {
     const { bundle } = this.services;
     return async (eventName, payload, options) => {
       const depth = event.chain_depth + 1;
@@ -316,7 +331,7 @@ export class Dispatcher {
       }
       counter.n++;
       const runId = event.run_id ?? event.event_id;
-      const written = await insertEventWithDeliveries(this.services.store, trx, bundle, now, {
+      const written = await write({
         event_name: eventName,
         payload,
         entity_id: options?.entity_id !== undefined ? options.entity_id : event.entity_id,
@@ -334,8 +349,76 @@ export class Dispatcher {
     return { delivery_id: d.delivery_id, owner: this.owner, attempts: d.attempts };
   }
 
+  /**
+   * Completes a handler's result together with the others that finish in the same turn of the
+   * event loop: one group-commit member marks them all delivered, writes every event they emitted
+   * and settles their runs, a statement for each step rather than one each per delivery. When one
+   * of them fails (its apply or emit throws), each is completed alone instead, so the failure is
+   * that one's own and the others still commit.
+   */
+  private completeTogether(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.completions.push({ d, event, outcome, resolve, reject });
+      if (this.completionsScheduled) return;
+      this.completionsScheduled = true;
+      setImmediate(() => {
+        this.completionsScheduled = false;
+        void this.completeBatch(this.completions.splice(0));
+      });
+    });
+  }
+
+  private async completeBatch(batch: QueuedCompletion[]): Promise<void> {
+    const alone = (c: QueuedCompletion) => this.complete(c.d, c.event, c.outcome).then(c.resolve, c.reject);
+    if (batch.length === 1) return alone(batch[0]!);
+    let done: { emitted: (number | undefined)[]; unsettled: string[] };
+    try {
+      done = await this.services.store.transactionInGroup((trx) => this.completeMany(trx, batch));
+    } catch {
+      await Promise.all(batch.map(alone));
+      return;
+    }
+    await this.settleAfterCommit(done.unsettled);
+    batch.forEach((c, i) => {
+      const emitted = done.emitted[i];
+      if (emitted === undefined) c.reject(new LeaseLost(c.d.delivery_id));
+      else c.resolve(emitted);
+    });
+  }
+
+  /** The batch's writes; `emitted` is undefined for a delivery whose lease was lost (nothing of it is applied). */
+  private async completeMany(trx: StoreTx, batch: QueuedCompletion[]): Promise<{ emitted: (number | undefined)[]; unsettled: string[] }> {
+    const { store, clock, bundle } = this.services;
+    const now = clock.now();
+    const held = await store.deliveries.markDeliveredMany(trx, this.owner, batch.map(({ d }) => ({ delivery_id: d.delivery_id, attempts: d.attempts })), now.toISOString());
+    const events: PreparedEvent[] = [];
+    const hold = async (e: NewEvent): Promise<EmittedEvent> => {
+      const prepared = prepareEvent(bundle, now, e);
+      events.push(prepared);
+      return prepared.written;
+    };
+    const emitted: (number | undefined)[] = [];
+    const continued = new Set<string>();
+    const ended = new Set<string>();
+    for (const { d, event, outcome } of batch) {
+      if (!held.has(d.delivery_id)) {
+        emitted.push(undefined);
+        continue;
+      }
+      const counter = { n: 0, openedInRun: 0 };
+      await outcome.apply?.(trx, this.makeEmit(d, event, counter, hold));
+      emitted.push(counter.n);
+      if (d.run_id) (counter.openedInRun > 0 ? continued : ended).add(d.run_id);
+    }
+    // Written before the runs are checked: a run one of them continues is not quiet.
+    await store.runWrites.appendEvents(trx, events);
+    const quiet = [...ended].filter((runId) => !continued.has(runId));
+    const settled = await settleRunsIfDone(store, trx, bundle, quiet, now);
+    return { emitted, unsettled: quiet.filter((runId) => !settled.has(runId)) };
+  }
+
   private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
-    const { store, clock } = this.services;
+    const { store, clock, bundle } = this.services;
     const counter = { n: 0, openedInRun: 0 };
     // Shares its commit with other completions and publishes that arrive together (group commit);
     // still one savepoint for the handler's writes, its emitted events and the status flip.
@@ -344,14 +427,14 @@ export class Dispatcher {
       counter.n = 0;
       counter.openedInRun = 0;
       const now = clock.now();
-      await outcome.apply?.(trx, this.makeEmit(trx, d, event, now, counter));
+      await outcome.apply?.(trx, this.makeEmit(d, event, counter, (e) => insertEventWithDeliveries(store, trx, bundle, now, e)));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
       // A run this handler continued (it opened deliveries in it) is not quiet: the completions of
       // those deliveries settle it, so neither check is needed here.
       if (counter.openedInRun > 0) return true;
-      return (await settleRunIfDone(store, trx, this.services.bundle, d.run_id, now)) !== undefined;
+      return (await settleRunIfDone(store, trx, bundle, d.run_id, now)) !== undefined;
     });
-    if (!settledOrContinued) await this.settleAfterCommit(d.run_id);
+    if (!settledOrContinued && d.run_id) await this.settleAfterCommit([d.run_id]);
     return counter.n;
   }
 
@@ -362,10 +445,10 @@ export class Dispatcher {
    * that starts after both commits sees both. A completion that opened deliveries in its run needs
    * no check: the run stays open until those complete, and the last of them checks.
    */
-  private async settleAfterCommit(runId: string | null): Promise<void> {
+  private async settleAfterCommit(runIds: readonly string[]): Promise<void> {
     const { store, clock } = this.services;
-    if (!runId || store.singleProcess) return;
-    await store.transactionInGroup((trx) => settleRunIfDone(store, trx, this.services.bundle, runId, clock.now())).catch(() => undefined);
+    if (runIds.length === 0 || store.singleProcess) return;
+    await store.transactionInGroup((trx) => settleRunsIfDone(store, trx, this.services.bundle, runIds, clock.now())).catch(() => undefined);
   }
 
   private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {
@@ -440,7 +523,7 @@ export class Dispatcher {
         );
         if (!(await settleRunIfDone(store, trx, this.services.bundle, d.run_id, now))) settleLater = true;
       });
-      if (settleLater) await this.settleAfterCommit(d.run_id);
+      if (settleLater && d.run_id) await this.settleAfterCommit([d.run_id]);
     } catch (err) {
       if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);
       else throw err;

@@ -3,7 +3,7 @@
  * delivery, when a run has failed). Every function takes the transaction it must run in: an
  * event, its deliveries and the change that caused them commit together.
  */
-import type { Store, StoreTx } from '@switchboard/store';
+import type { NewDeliveryRow, NewEventRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { newId } from './ids';
 
@@ -30,7 +30,17 @@ export interface WrittenEvent {
   delivery_ids: string[];
 }
 
-export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<WrittenEvent> {
+/** An event as its writer knows it before the insert: everything but its seq. */
+export type EmittedEvent = Omit<WrittenEvent, 'seq'>;
+
+/** An event and its deliveries built from the catalog, ready to insert (alone or with others). */
+export interface PreparedEvent {
+  event: NewEventRow;
+  deliveries: NewDeliveryRow[];
+  written: EmittedEvent;
+}
+
+export function prepareEvent(bundle: LoadedBundle, now: Date, e: NewEvent): PreparedEvent {
   const created_at = now.toISOString();
   const event_id = e.event_id ?? newId('evt', now);
   const catalog = bundle.definition.events[e.event_name]?.subscribers ?? [];
@@ -53,9 +63,8 @@ export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundl
     created_at,
     updated_at: created_at,
   }));
-  const seq = await store.runWrites.appendEvent(
-    tx,
-    {
+  return {
+    event: {
       event_id,
       event_name: e.event_name,
       created_at,
@@ -69,8 +78,14 @@ export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundl
       replay_of_event_id: e.replay_of_event_id ?? null,
     },
     deliveries,
-  );
-  return { event_id, seq, created_at, subscribers: subscribers.map((s) => s.id), delivery_ids: deliveries.map((d) => d.delivery_id) };
+    written: { event_id, created_at, subscribers: subscribers.map((s) => s.id), delivery_ids: deliveries.map((d) => d.delivery_id) },
+  };
+}
+
+export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<WrittenEvent> {
+  const { event, deliveries, written } = prepareEvent(bundle, now, e);
+  const seq = await store.runWrites.appendEvent(tx, event, deliveries);
+  return { ...written, seq };
 }
 
 /** A new run, rooted at the event about to be written with the given id. */
@@ -94,6 +109,15 @@ export async function settleRunIfDone(store: Store, tx: StoreTx, bundle: LoadedB
   // Run-scoped agent sessions end with their run (a bundle without any has none to end).
   if (status && hasRunScopedAgents(bundle)) await store.runWrites.endRunConversations(tx, runId, settled_at);
   return status;
+}
+
+/** settleRunIfDone for several runs at once (one statement); returns the runs it settled. */
+export async function settleRunsIfDone(store: Store, tx: StoreTx, bundle: LoadedBundle, runIds: readonly string[], now: Date): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const settled_at = now.toISOString();
+  const settled = await store.runWrites.settleManyWhenQuiet(tx, runIds, settled_at);
+  if (hasRunScopedAgents(bundle)) for (const runId of settled.keys()) await store.runWrites.endRunConversations(tx, runId, settled_at);
+  return new Set(settled.keys());
 }
 
 function hasRunScopedAgents(bundle: LoadedBundle): boolean {

@@ -5,7 +5,7 @@
  */
 import type { Clock, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
-import type { WrittenEvent } from './event-store';
+import type { EmittedEvent } from './event-store';
 import type { ModelProvider } from './providers/provider';
 import type { RuntimeLog } from './runtime-log';
 import type { ToolRegistry } from './tool-servers/registry';
@@ -55,7 +55,11 @@ export interface EmitOptions {
   entity_id?: string | null;
 }
 
-export type Emit = (eventName: string, payload: Record<string, unknown>, options?: EmitOptions) => Promise<WrittenEvent>;
+/**
+ * Emits an event in the handler's transaction. It may be written together with the events of
+ * other handlers that complete at the same time, so its seq is not known yet.
+ */
+export type Emit = (eventName: string, payload: Record<string, unknown>, options?: EmitOptions) => Promise<EmittedEvent>;
 
 export interface HandlerOutcome {
   apply?: (trx: StoreTx, emit: Emit) => Promise<void>;

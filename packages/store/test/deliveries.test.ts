@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow, Store } from '@switchboard/store';
-import { openTestStore } from '@switchboard/store/testing';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
 
 let dir: string;
 let store: Store;
@@ -120,4 +120,33 @@ it('claims with the events while the lock row is free or expired, and nothing wh
   await store.runtimeState.set('claim_lock', '');
   expect((await store.deliveries.claimDueUnlessLocked('claim_lock', 'me', at(20), at(6), 10)).claimed.map((c) => c.delivery_id)).toEqual(['d-future']);
   expect(await store.deliveries.claimDueUnlessLocked('no_such_lock', 'me', at(20), at(6), 10)).toEqual({ locked: false, claimed: [] });
+});
+
+it('marks delivered, in one statement, only what the owner still holds at that attempt', async () => {
+  const held = (id: string, owner: string, attempts: number): NewDeliveryRow => ({ ...delivery(id, 'in_progress', at(-5), at(10)), lease_owner: owner, attempts });
+  await seed([held('d-mine', 'me', 1), held('d-mine-2', 'me', 2), held('d-retaken', 'me', 3), held('d-theirs', 'other', 1), delivery('d-pending', 'pending', at(-5))]);
+  const marked = await store.transaction((tx) =>
+    store.deliveries.markDeliveredMany(
+      tx,
+      'me',
+      [
+        { delivery_id: 'd-mine', attempts: 1 },
+        { delivery_id: 'd-mine-2', attempts: 2 },
+        // Claimed again since this attempt began: the old attempt's result does not count.
+        { delivery_id: 'd-retaken', attempts: 2 },
+        { delivery_id: 'd-theirs', attempts: 1 },
+        { delivery_id: 'd-pending', attempts: 0 },
+      ],
+      NOW,
+    ),
+  );
+  expect([...marked].sort()).toEqual(['d-mine', 'd-mine-2']);
+  const rows = await databaseOf(store).selectFrom('deliveries').select(['delivery_id', 'status', 'lease_owner', 'updated_at']).orderBy('delivery_id').execute();
+  expect(rows).toEqual([
+    { delivery_id: 'd-mine', status: 'delivered', lease_owner: null, updated_at: NOW },
+    { delivery_id: 'd-mine-2', status: 'delivered', lease_owner: null, updated_at: NOW },
+    { delivery_id: 'd-pending', status: 'pending', lease_owner: null, updated_at: at(-60) },
+    { delivery_id: 'd-retaken', status: 'in_progress', lease_owner: 'me', updated_at: at(-60) },
+    { delivery_id: 'd-theirs', status: 'in_progress', lease_owner: 'other', updated_at: at(-60) },
+  ]);
 });

@@ -8,6 +8,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
+import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -35,6 +36,32 @@ export class RunWriteRepository {
         .execute();
     }
     return seq;
+  }
+
+  /**
+   * Inserts several events, each with its deliveries, in one statement per table (per 500 rows);
+   * returns each event's seq, in the order given. Seqs follow that order.
+   */
+  async appendEvents(tx: StoreTx, items: readonly { event: NewEventRow; deliveries: readonly NewDeliveryRow[] }[]): Promise<number[]> {
+    if (items.length === 0) return [];
+    const trx = executorOf(tx);
+    markChange(tx, 'events');
+    const seqOf = new Map<string, number>();
+    for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
+      const rows = await trx
+        .insertInto('events')
+        .values(items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event))
+        .returning(['event_id', 'seq'])
+        .execute();
+      for (const r of rows) seqOf.set(r.event_id, Number(r.seq));
+    }
+    const deliveries = items.flatMap(({ event, deliveries }) =>
+      deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
+    );
+    for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
+      await trx.insertInto('deliveries').values(deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT)).execute();
+    }
+    return items.map(({ event }) => seqOf.get(event.event_id)!);
   }
 
   async insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
@@ -75,6 +102,37 @@ export class RunWriteRepository {
     if (!row) return undefined;
     markChange(tx, 'runs');
     return row.status as 'completed' | 'failed';
+  }
+
+  /**
+   * settleWhenQuiet for several runs in one statement (per 500); returns the status each run it
+   * settled settled to (a run still open, or not running, is missing).
+   */
+  async settleManyWhenQuiet(tx: StoreTx, runIds: readonly string[], settledAt: string): Promise<Map<string, 'completed' | 'failed'>> {
+    const settled = new Map<string, 'completed' | 'failed'>();
+    for (let i = 0; i < runIds.length; i += MAX_ROWS_PER_STATEMENT) {
+      const rows = await executorOf(tx)
+        .updateTable('runs')
+        .set((eb) => ({
+          status: eb
+            .case()
+            .when(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').whereRef('dead_letters.run_id', '=', 'runs.run_id').where('dead_letters.redriven_at', 'is', null)))
+            .then('failed')
+            .else('completed')
+            .end(),
+          settled_at: settledAt,
+        }))
+        .where('run_id', 'in', runIds.slice(i, i + MAX_ROWS_PER_STATEMENT))
+        .where('status', '=', 'running')
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
+        )
+        .returning(['run_id', 'status'])
+        .execute();
+      for (const r of rows) settled.set(r.run_id, r.status as 'completed' | 'failed');
+    }
+    if (settled.size > 0) markChange(tx, 'runs');
+    return settled;
   }
 
   /** Ends the active conversations scoped to a run. */
