@@ -65,4 +65,51 @@ describe('ingress pause and resume', () => {
     await fx.runtime.resetLock.release();
     expect((await fx.runtime.publish({ event_name: 'order.placed', payload: { order_id: 'x' } })).status).toBe('running');
   });
+
+  it('writes publishes that arrive together in one batch; one refused in its commit hook is refused alone', async () => {
+    fx = await bootFixture(
+      minimalBundle({
+        events: {
+          ...(minimalBundle().events as object),
+          // No subscriber: its run settles as it is written.
+          'order.noted': { payload_schema: { type: 'object' }, subscribers: [] },
+        },
+      }),
+    );
+    const { runtime, store } = fx;
+    const membersBefore = store.groupCommit.stats.members;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        runtime
+          .publish(i % 2 ? { event_name: 'order.placed', payload: { order_id: `o${i}` } } : { event_name: 'order.noted' }, async () => {
+            if (i === 13) throw new Error('the answer could not be stored');
+          })
+          .then(
+            (r) => ({ ok: r }),
+            (e: Error) => ({ error: e.message }),
+          ),
+      ),
+    );
+    expect(answers[13]).toEqual({ error: 'the answer could not be stored' });
+    const published = answers.flatMap((a) => ('ok' in a ? [a.ok] : []));
+    expect(published).toHaveLength(19);
+    // Nothing of the refused one is stored; every other one once, with its deliveries.
+    const runs = await databaseOf(store).selectFrom('runs').select(['run_id', 'status', 'root_event_id']).execute();
+    expect(new Set(runs.map((r) => r.run_id))).toEqual(new Set(published.map((p) => p.run_id)));
+    const events = await databaseOf(store).selectFrom('events').select(['event_id', 'run_id', 'seq']).execute();
+    expect(new Set(events.map((e) => e.event_id))).toEqual(new Set(published.map((p) => p.event_id)));
+    expect(new Set(events.map((e) => Number(e.seq))).size).toBe(19);
+    expect(await count(store, 'deliveries')).toBe(9);
+    const noted = new Set(answers.flatMap((a, i) => ('ok' in a && i % 2 === 0 ? [a.ok.run_id] : [])));
+    expect(runs.filter((r) => noted.has(r.run_id)).map((r) => r.status)).toEqual(Array(10).fill('completed'));
+    expect(runs.filter((r) => !noted.has(r.run_id)).map((r) => r.status)).toEqual(Array(9).fill('running'));
+    // The batch was tried first (one member), then each of the 20 alone.
+    expect(store.groupCommit.stats.members - membersBefore).toBe(21);
+
+    // Without a refusal, the next 20 are one member.
+    const before = store.groupCommit.stats.members;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => runtime.publish({ event_name: 'order.placed', payload: { order_id: `p${i}` } })));
+    expect(store.groupCommit.stats.members - before).toBe(1);
+    expect(await count(store, 'deliveries')).toBe(29);
+  });
 });

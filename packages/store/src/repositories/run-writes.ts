@@ -69,6 +69,13 @@ export class RunWriteRepository {
     await executorOf(tx).insertInto('runs').values(run).execute();
   }
 
+  /** Several runs in one statement (per 500). */
+  async insertRuns(tx: StoreTx, runs: readonly NewRunRow[]): Promise<void> {
+    if (runs.length === 0) return;
+    markChange(tx, 'runs');
+    for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) await executorOf(tx).insertInto('runs').values(runs.slice(i, i + MAX_ROWS_PER_STATEMENT)).execute();
+  }
+
   /** The run and depth of an event's chain, for an event that continues it. */
   eventChain(tx: StoreTx, eventId: string): Promise<{ chain_depth: number; run_id: string | null } | undefined> {
     return executorOf(tx).selectFrom('events').select(['chain_depth', 'run_id']).where('event_id', '=', eventId).executeTakeFirst();
