@@ -113,10 +113,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // This node's commits are recorded as its own; the listener follows everyone's.
     store.changes.identify(runtime.nodeId);
     changes = await store.followChanges({ log: (level, message, fields) => logger[level](message, fields) });
-    // Deliveries another node created (a publish, a retry, a redrive) are claimed here as soon as
+    // Deliveries another node created (a publish, a retry, a redrive) are claimed here soon after
     // its change is heard, not at the dispatcher's next idle poll (up to a quarter second later).
     changes.subscribe((batch) => {
-      if (batch.some((c) => c.node_id !== runtime.nodeId && c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wake();
+      if (batch.some((c) => c.node_id !== runtime.nodeId && c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
     });
   } catch (err) {
     await runtime.stop().catch(() => undefined);

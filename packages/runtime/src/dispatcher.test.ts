@@ -193,11 +193,21 @@ describe('publish and dispatch', () => {
       }),
     );
     const { runtime, store } = fx;
+    // Twenty jobs that all succeed: 60 outcomes, recorded in far fewer commit members than one each.
+    for (let n = 0; n < 20; n++) await runtime.publish({ event_name: 'job', payload: { n } });
+    const membersBefore = store.groupCommit.stats.members;
+    runtime.start();
+    await runtime.waitForIdle(10_000);
+    expect(store.groupCommit.stats.members - membersBefore).toBeLessThan(30);
+    await runtime.dispatcher.stop();
+    await databaseOf(store).deleteFrom('deliveries').execute();
+    await databaseOf(store).deleteFrom('events').execute();
+    await databaseOf(store).deleteFrom('runs').execute();
+
     const runs: string[] = [];
     // Job 7's relay emits a payload job.relayed refuses: that handler fails for good, in the first batch.
     for (let n = 0; n < 20; n++) runs.push((await runtime.publish({ event_name: 'job', payload: { n: n === 7 ? 'seven' : n } })).run_id);
-    const membersBefore = store.groupCommit.stats.members;
-    runtime.start();
+    runtime.dispatcher.start();
     await runtime.waitForIdle(10_000);
 
     const deliveries = await databaseOf(store).selectFrom('deliveries').select(['subscriber_id', 'status', 'attempts']).execute();
@@ -214,7 +224,43 @@ describe('publish and dispatch', () => {
     expect(dls).toEqual([{ run_id: runs[7], reason_code: 'emit_payload_invalid' }]);
     const statuses = await databaseOf(store).selectFrom('runs').select(['run_id', 'status']).execute();
     expect(Object.fromEntries(statuses.map((r) => [r.run_id, r.status]))).toEqual(Object.fromEntries(runs.map((id, n) => [id, n === 7 ? 'failed' : 'completed'])));
-    // 59 outcomes were recorded in fewer commit members than one each: they went in batches.
-    expect(store.groupCommit.stats.members - membersBefore).toBeLessThan(59);
+  });
+
+  it('a publish is written leased to its own running dispatcher while it has room, and runs without a claim; the rest wait for claims', async () => {
+    fx = await bootFixture(minimalBundle(), { dispatcher: { concurrency: 1 } });
+    const { runtime, store } = fx;
+    const claimedIds: string[] = [];
+    const claim = store.deliveries.claimDueUnlessLocked.bind(store.deliveries);
+    store.deliveries.claimDueUnlessLocked = async (...args) => {
+      const result = await claim(...args);
+      claimedIds.push(...result.claimed.map((d) => d.delivery_id));
+      return result;
+    };
+    // Stopped: nothing is leased at write.
+    const early = await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'early' } });
+    expect(await databaseOf(store).selectFrom('deliveries').select(['status', 'attempts', 'lease_owner']).where('event_id', '=', early.event_id).executeTakeFirstOrThrow()).toEqual({
+      status: 'pending',
+      attempts: 0,
+      lease_owner: null,
+    });
+    runtime.start();
+    await runtime.waitForIdle(5_000);
+    expect(claimedIds).toHaveLength(1);
+
+    // Three at once with room for one: one is run as written, two are claimed.
+    const three = await Promise.all(['a', 'b', 'c'].map((id) => runtime.publish({ event_name: 'order.placed', payload: { order_id: id } })));
+    await runtime.waitForIdle(5_000);
+    const rows = await databaseOf(store).selectFrom('deliveries').select(['delivery_id', 'status', 'attempts']).where('event_id', 'in', three.map((r) => r.event_id)).execute();
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual(Array(3).fill(['delivered', 1]));
+    expect(rows.filter((r) => !claimedIds.includes(r.delivery_id))).toHaveLength(1);
+    expect(claimedIds).toHaveLength(3);
+
+    // Claims paused (a reset's quiescence): nothing is leased at write either.
+    runtime.dispatcher.pauseClaims();
+    const paused = await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'paused' } });
+    expect(await databaseOf(store).selectFrom('deliveries').select(['status', 'lease_owner']).where('event_id', '=', paused.event_id).executeTakeFirstOrThrow()).toEqual({ status: 'pending', lease_owner: null });
+    runtime.dispatcher.resumeClaims();
+    await runtime.waitForIdle(5_000);
+    expect(claimedIds).toHaveLength(4);
   });
 });

@@ -6,6 +6,7 @@
 import type { NewDeliveryRow, NewEventRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { newId } from './ids';
+import type { ClaimedDelivery, LeaseAtWrite } from './dispatcher';
 
 export interface NewEvent {
   event_id?: string;
@@ -80,6 +81,45 @@ export function prepareEvent(bundle: LoadedBundle, now: Date, e: NewEvent): Prep
     deliveries,
     written: { event_id, created_at, subscribers: subscribers.map((s) => s.id), delivery_ids: deliveries.map((d) => d.delivery_id) },
   };
+}
+
+/** Writes `lease` into the first `count` deliveries of `events`, in order. */
+export function leaseDeliveries(events: readonly PreparedEvent[], count: number, lease: LeaseAtWrite): void {
+  let left = count;
+  for (const { deliveries } of events) {
+    for (const d of deliveries) {
+      if (left-- <= 0) return;
+      Object.assign(d, lease);
+    }
+  }
+}
+
+/** The deliveries of `events` written leased (leaseDeliveries), as the dispatcher runs them; `seqs` are the events' own. */
+export function leasedDeliveries(events: readonly PreparedEvent[], seqs: readonly number[]): ClaimedDelivery[] {
+  return events.flatMap(({ event, deliveries }, i) => {
+    const leased = deliveries.filter((d) => d.lease_owner !== null);
+    if (leased.length === 0) return [];
+    const record = {
+      event_id: event.event_id,
+      event_name: event.event_name,
+      payload: JSON.parse(event.payload) as Record<string, unknown>,
+      entity_id: event.entity_id ?? null,
+      run_id: event.run_id ?? null,
+      chain_depth: event.chain_depth,
+      created_at: event.created_at,
+      seq: seqs[i]!,
+    };
+    return leased.map((d) => ({
+      delivery_id: d.delivery_id,
+      event_id: event.event_id,
+      run_id: d.run_id ?? null,
+      subscriber_id: d.subscriber_id,
+      subscriber_type: d.subscriber_type as 'node' | 'agent',
+      attempts: Number(d.attempts),
+      max_attempts: Number(d.max_attempts),
+      event: record,
+    }));
+  });
 }
 
 export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<WrittenEvent> {

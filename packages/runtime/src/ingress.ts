@@ -10,7 +10,8 @@ import { RpcError } from '@switchboard/contract';
 import type { Clock, QueuedPublish, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
-import { insertEventWithDeliveries, insertRun, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
+import { insertEventWithDeliveries, insertRun, leaseDeliveries, leasedDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
+import type { ClaimedDelivery, Dispatcher } from './dispatcher';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
@@ -41,6 +42,8 @@ export type WriteGuard = () => (tx: StoreTx) => Promise<void>;
 
 const unguarded: WriteGuard = () => async () => undefined;
 
+export type LocalDispatch = Pick<Dispatcher, 'reserve' | 'leaseAtWrite' | 'runReserved'>;
+
 /** A validated publish waiting to be written together with the others that arrived in the same turn. */
 interface QueuedPublishCall {
   input: PublishInput;
@@ -59,6 +62,8 @@ export class Ingress {
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
     private readonly guardWrites: WriteGuard = unguarded,
+    /** This process's dispatcher, which runs what a publish writes already leased to it. */
+    private readonly localDispatch?: LocalDispatch,
   ) {}
 
   /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
@@ -117,31 +122,38 @@ export class Ingress {
   private publishesScheduled = false;
 
   private async publishBatch(batch: QueuedPublishCall[]): Promise<void> {
-    const alone = (p: QueuedPublishCall) => this.publishAlone(p).then(p.resolve, p.reject);
-    if (batch.length === 1) return alone(batch[0]!);
-    let results: PublishResult[] | undefined;
+    const opened = batch.reduce((n, p) => n + (this.bundle.definition.events[p.input.event_name]?.subscribers.length ?? 0), 0);
+    const reserved = this.localDispatch?.reserve(opened) ?? 0;
+    let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
     try {
-      results = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch));
-    } catch {
+      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved));
+    } catch (error) {
+      this.localDispatch?.runReserved(reserved, []);
+      if (batch.length === 1) return batch[0]!.reject(error);
       // One was refused (or the commit failed): each goes alone, so a refusal is its own.
-      await Promise.all(batch.map(alone));
+      await Promise.all(batch.map((p) => this.publishBatch([p])));
       return;
     }
-    if (results.some((r) => r.status === 'running')) this.onEventWritten();
-    batch.forEach((p, i) => p.resolve(results[i]!));
+    this.localDispatch?.runReserved(reserved, done.leased);
+    // Deliveries this process had no room for wait for a claim (here or on another node).
+    if (done.results.some((r) => r.status === 'running') && done.leased.length < opened) this.onEventWritten();
+    batch.forEach((p, i) => p.resolve(done.results[i]!));
   }
 
   /**
-   * Several publishes in one group-commit member: their runs, events and deliveries go in one
-   * statement per table, and the runs that opened no delivery settle in one more, instead of three
-   * or four statements each. While ingress is paused they are queued one by one as before.
+   * Publishes in one group-commit member: their runs, events and deliveries go in one statement
+   * per table, and the runs that opened no delivery settle in one more, instead of three or four
+   * statements each. The first `reserved` deliveries are written leased to this process's
+   * dispatcher, which runs them once this commits (`leased`). While ingress is paused they are
+   * queued instead.
    */
-  private async publishTogether(trx: StoreTx, batch: QueuedPublishCall[]): Promise<PublishResult[]> {
+  private async publishTogether(trx: StoreTx, batch: QueuedPublishCall[], reserved: number): Promise<{ results: PublishResult[]; leased: ClaimedDelivery[] }> {
     for (const p of batch) await p.guard(trx);
+    // Read once per group commit: its publishes commit together, as of that read.
     if ((await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused') {
       const results: PublishResult[] = [];
-      for (const p of batch) results.push(await this.write(trx, p));
-      return results;
+      for (const p of batch) results.push(await this.queue(trx, p));
+      return { results, leased: [] };
     }
     const now = this.clock.now();
     const nowIso = now.toISOString();
@@ -158,6 +170,8 @@ export class Ingress {
       });
       return { run_id, event };
     });
+    const events = written.map((w) => w.event);
+    if (reserved > 0) leaseDeliveries(events, reserved, this.localDispatch!.leaseAtWrite(now));
     await this.store.runWrites.insertRuns(
       trx,
       batch.map(({ input }, i) => ({
@@ -171,10 +185,7 @@ export class Ingress {
         settled_at: null,
       })),
     );
-    await this.store.runWrites.appendEvents(
-      trx,
-      written.map((w) => w.event),
-    );
+    const seqs = await this.store.runWrites.appendEvents(trx, events);
     await settleRunsIfDone(
       this.store,
       trx,
@@ -184,68 +195,39 @@ export class Ingress {
     );
     const results = written.map((w) => ({ run_id: w.run_id, event_id: w.event.written.event_id, status: 'running' as const }));
     for (const [i, p] of batch.entries()) await p.onCommit?.(trx, results[i]!);
-    return results;
+    return { results, leased: reserved > 0 ? leasedDeliveries(events, seqs) : [] };
   }
 
-  private async publishAlone(p: QueuedPublishCall): Promise<PublishResult> {
-    // The publish may share its transaction and fsync with concurrent publishes (group commit).
-    const result = await this.store.transactionInGroup(async (trx) => {
-      await p.guard(trx);
-      return this.write(trx, p);
-    });
-    if (result.status === 'running') this.onEventWritten();
-    return result;
-  }
-
-  /** One publish's writes: its run and event with deliveries, or its queue entry while ingress is paused. */
-  private async write(trx: StoreTx, { input, payload, onCommit }: QueuedPublishCall): Promise<PublishResult> {
-    const source = input.source ?? 'api';
+  /** A publish while ingress is paused: a queued run and its queue entry, released by resume. */
+  private async queue(trx: StoreTx, { input, payload, onCommit }: QueuedPublishCall): Promise<PublishResult> {
     const { store } = this;
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const run_id = newId('run', now);
     const event_id = newId('evt', now);
-    // Read once per group commit: its publishes commit together, as of that read.
-    const paused = (await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused';
     await insertRun(store, trx, this.bundle, {
       run_id,
-      status: paused ? 'queued' : 'running',
+      status: 'queued',
       root_event_id: event_id,
       event_name: input.event_name,
       entity_id: input.entity_id ?? null,
       created_at: nowIso,
     });
-    if (paused) {
-      await store.runWrites.enqueuePublish(trx, {
-        queue_id: newId('q', now),
-        event_id,
-        run_id,
-        event_name: input.event_name,
-        payload: JSON.stringify(payload),
-        entity_id: input.entity_id ?? null,
-        source,
-        status: 'queued',
-        queued_at: nowIso,
-        released_at: null,
-      });
-      const queued = { run_id, event_id, status: 'queued' as const };
-      await onCommit?.(trx, queued);
-      return queued;
-    }
-    const written = await insertEventWithDeliveries(this.store, trx, this.bundle, now, {
+    await store.runWrites.enqueuePublish(trx, {
+      queue_id: newId('q', now),
       event_id,
-      event_name: input.event_name,
-      payload,
-      entity_id: input.entity_id ?? null,
       run_id,
-      source,
-      chain_depth: 0,
-      parent_event_id: null,
+      event_name: input.event_name,
+      payload: JSON.stringify(payload),
+      entity_id: input.entity_id ?? null,
+      source: input.source ?? 'api',
+      status: 'queued',
+      queued_at: nowIso,
+      released_at: null,
     });
-    if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, this.bundle, run_id, now);
-    const running = { run_id, event_id, status: 'running' as const };
-    await onCommit?.(trx, running);
-    return running;
+    const queued = { run_id, event_id, status: 'queued' as const };
+    await onCommit?.(trx, queued);
+    return queued;
   }
 
   async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {

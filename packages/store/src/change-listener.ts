@@ -59,6 +59,7 @@ export class ChangeListener {
   private reconnectAttempts = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
+  private spacingTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning: Promise<void> | undefined;
   private stopCommitHook: (() => void) | undefined;
@@ -103,6 +104,7 @@ export class ChangeListener {
     clearInterval(this.pollTimer);
     clearInterval(this.pruneTimer);
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.spacingTimer);
     await this.connecting;
     const client = this.client;
     this.client = undefined;
@@ -137,11 +139,22 @@ export class ChangeListener {
     return this.tokenChanges;
   }
 
-  /** Reads the feed soon: now, or right after the read in progress (then no sooner than the spacing). */
+  /**
+   * Reads the feed soon: now, or once the read in progress is done, and never sooner than
+   * `minReadSpacingMs` after the last read (every commit of every node wakes every listener).
+   */
   wake(): void {
     if (!this.running) return;
     if (this.reading) {
       this.readAgain = true;
+      return;
+    }
+    const wait = this.lastReadAt + this.minReadSpacingMs - performance.now();
+    if (wait > 0) {
+      this.spacingTimer ??= setTimeout(() => {
+        this.spacingTimer = undefined;
+        this.wake();
+      }, wait);
       return;
     }
     this.reading = this.readUntilCaughtUp().finally(() => (this.reading = undefined));
