@@ -43,6 +43,7 @@ const schema = z.object({
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
   SWITCHBOARD_NODE_BEAT_MS: positiveInt.min(50).default(1000),
   SWITCHBOARD_NODE_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
+  SWITCHBOARD_DISPATCH_CONCURRENCY: positiveInt.max(1024).default(64),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100).default(10_000),
@@ -87,6 +88,8 @@ export interface Config {
   resetDrainTimeoutMs: number;
   /** This process as a node of a shared database: heartbeat interval, and the silence after which a node is dead and taken over. */
   node: { beatMs: number; deadAfterMs: number };
+  /** Handlers this process runs at once (the dispatcher's concurrency). */
+  dispatchConcurrency: number;
   webDist: string;
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
   http: {
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxContainers: e.SWITCHBOARD_CONTAINERS_MAX,
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
     node: { beatMs: e.SWITCHBOARD_NODE_BEAT_MS, deadAfterMs: e.SWITCHBOARD_NODE_DEAD_AFTER_MS },
+    dispatchConcurrency: e.SWITCHBOARD_DISPATCH_CONCURRENCY,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     http: {

@@ -60,6 +60,8 @@ describe('loadConfig', () => {
     ['SWITCHBOARD_OPENAI_BASE_URL', 'not a url'],
     ['SWITCHBOARD_NODE_BEAT_MS', '10'],
     ['SWITCHBOARD_NODE_DEAD_AFTER_MS', 'soon'],
+    ['SWITCHBOARD_DISPATCH_CONCURRENCY', '0'],
+    ['SWITCHBOARD_DISPATCH_CONCURRENCY', '2000'],
   ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
     const message = errorOf({ [name]: value });
     expect(message).toContain('invalid configuration');
@@ -90,6 +92,11 @@ describe('loadConfig', () => {
       expect(message).toContain('SWITCHBOARD_DATABASE_URL:');
       expect(message).not.toContain('secret');
     }
+  });
+
+  test('handlers at once: 64 by default, or as set', () => {
+    expect(loadConfig({}).dispatchConcurrency).toBe(64);
+    expect(loadConfig({ SWITCHBOARD_DISPATCH_CONCURRENCY: '8' }).dispatchConcurrency).toBe(8);
   });
 
   test('node heartbeat and death: 1 s and 5 s by default; a death shorter than two beats is refused, naming both', () => {
