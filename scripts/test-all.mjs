@@ -63,6 +63,7 @@ if (postgres.url) {
   // about one process's CPU, not the database.
   const transportOnly = [
     'apps/server/test/config.test.ts',
+    'apps/server/test/dispatch-concurrency.test.ts',
     'apps/server/test/transport.test.ts',
     'apps/server/test/prototype-keys.test.ts',
     'apps/server/test/deep-params.test.ts',

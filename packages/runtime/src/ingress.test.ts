@@ -112,4 +112,31 @@ describe('ingress pause and resume', () => {
     expect(store.groupCommit.stats.members - before).toBe(1);
     expect(await count(store, 'deliveries')).toBe(29);
   });
+
+  it('gives every publish of a batch the failure of its commit, and does not write the batch again', async () => {
+    fx = await bootFixture(minimalBundle());
+    const { runtime, store } = fx;
+    // The commit's outcome is unknown (its connection died as it ran): the writes ran, then it threw.
+    const real = store.transactionInGroup.bind(store);
+    let runs = 0;
+    store.transactionInGroup = async <T>(fn: Parameters<typeof real<T>>[0]): Promise<T> => {
+      runs += 1;
+      await real(async (trx) => {
+        await fn(trx);
+        throw new Error('rolled back by the test');
+      }).catch(() => undefined);
+      throw new Error('Connection terminated unexpectedly');
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        runtime.publish({ event_name: 'order.placed', payload: { order_id: `c${i}` } }).then(
+          () => 'published',
+          (e: Error) => e.message,
+        ),
+      ),
+    );
+    expect(answers).toEqual(Array(5).fill('Connection terminated unexpectedly'));
+    // One attempt for the batch, none alone: a retry could store each publish twice.
+    expect(runs).toBe(1);
+  });
 });

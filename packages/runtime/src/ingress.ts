@@ -125,12 +125,27 @@ export class Ingress {
     const opened = batch.reduce((n, p) => n + (this.bundle.definition.events[p.input.event_name]?.subscribers.length ?? 0), 0);
     const reserved = this.localDispatch?.reserve(opened) ?? 0;
     let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
+    // Whether the last run of the batch's own writes threw (a refusal, a hook), as opposed to the commit.
+    let refusedInside = false;
     try {
-      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved));
+      done = await this.store.transactionInGroup(async (trx) => {
+        refusedInside = false;
+        try {
+          return await this.publishTogether(trx, batch, reserved);
+        } catch (error) {
+          refusedInside = true;
+          throw error;
+        }
+      });
     } catch (error) {
       this.localDispatch?.runReserved(reserved, []);
-      if (batch.length === 1) return batch[0]!.reject(error);
-      // One was refused (or the commit failed): each goes alone, so a refusal is its own.
+      // A failed commit may have landed (the connection died while it ran): writing the batch again
+      // could store each publish twice, so every caller gets the failure, as one publish alone would.
+      if (batch.length === 1 || !refusedInside) {
+        for (const p of batch) p.reject(error);
+        return;
+      }
+      // One was refused: each goes alone, so the refusal is its own.
       await Promise.all(batch.map((p) => this.publishBatch([p])));
       return;
     }
