@@ -20,7 +20,11 @@
  *              `runtime.changed` naming events, and to B's event.list showing the event (polled
  *              every 10 ms). On SQLite both are the one node.
  *   publish    durable event.publish over HTTP for BENCH_SECONDS, autocannon at 64 connections in
- *              all, split evenly across the nodes' ports.
+ *              all, split evenly across the nodes' ports. Also, as a third contender in the same
+ *              rounds, the tree at BENCH_DATAPATH_REF (fe3e12b, the end of the data-path issue #9,
+ *              whose single-node SQLite figure is issue #10's publish target) on SQLite: a git
+ *              worktree of that commit with this checkout's node_modules linked in, a fresh folder
+ *              per round, the same load; the events it stored are counted after each round.
  * And per round, on one database of BENCH_EVENTS (1,000,000) events per engine, filled once
  * (concurrently, before the rounds) and served by one node: event.list 50-row pages, one filter
  * at a time, page 1 and page 100, p99 over BENCH_LIST_REQUESTS (300) reads from the store layer
@@ -30,10 +34,11 @@
  * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
  * BENCH_DELIVERIES, BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS,
  * BENCH_SCENARIOS (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it),
- * BENCH_PG_DATABASE (name of a PostgreSQL database to keep the filled events in and reuse).
+ * BENCH_PG_DATABASE (name of a PostgreSQL database to keep the filled events in and reuse),
+ * BENCH_DATAPATH_REF (the data-path baseline's commit; empty to leave it out).
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -56,6 +61,7 @@ const CHANGE_SAMPLES = Number(process.env.BENCH_CHANGE_SAMPLES ?? 50);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
+const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 const TOKEN = 'sbk_bench_pg_token_000000000001';
 const LATENCY_RATE = 100;
 const HTTP_CONNECTIONS = 64;
@@ -141,8 +147,12 @@ function removeDir(dir: string): void {
   madeDirs.delete(dir);
 }
 
+/** Worktrees this run added (the data-path baseline), removed with their folders. */
+const madeWorktrees = new Set<string>();
+
 async function cleanUp(): Promise<void> {
   await Promise.all([stopAll(), ...[...fills].map((child) => stop(child, 5_000))]);
+  for (const dir of madeWorktrees) spawnSync('git', ['-C', root, 'worktree', 'remove', '--force', dir]);
   for (const name of madeDatabases) await dropDatabase(name).catch((err: Error) => console.error(`could not drop database ${name}: ${err.message}`));
   for (const dir of madeDirs) removeDir(dir);
 }
@@ -500,12 +510,12 @@ interface Publishes {
 let publishCounter = 0;
 const publishBody = () => `{"jsonrpc":"2.0","id":${++publishCounter},"method":"event.publish","params":{"event_name":"work","payload":{"n":${publishCounter}}}}`;
 
-async function httpPublishes(c: Cluster): Promise<Publishes> {
-  const connections = Math.floor(HTTP_CONNECTIONS / c.nodes.length);
+async function httpPublishes(ports: readonly number[]): Promise<Publishes> {
+  const connections = Math.floor(HTTP_CONNECTIONS / ports.length);
   const results = await Promise.all(
-    c.nodes.map((n) =>
+    ports.map((port) =>
       autocannon({
-        url: `http://127.0.0.1:${n.port}/v1/rpc`,
+        url: `http://127.0.0.1:${port}/v1/rpc`,
         connections,
         duration: SECONDS,
         method: 'POST',
@@ -545,7 +555,7 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
     console.log(
       `${tag}: change ${where}: runtime.changed ${change.changed ? `p50 ${ms(change.changed.p50)} p99 ${ms(change.changed.p99)}${change.changed.missed ? `, ${change.changed.missed} missed` : ''}` : `unavailable: ${change.changedUnavailable}`}; event.list poll p50 ${ms(change.listed.p50)} p99 ${ms(change.listed.p99)}${change.listed.missed ? `, ${change.listed.missed} NOT SEEN` : ''} (${change.samples} samples, load ${loadAverage()})`,
     );
-    const publishes = await httpPublishes(c);
+    const publishes = await httpPublishes(c.nodes.map((n) => n.port));
     console.log(
       `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
     );
@@ -553,6 +563,45 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
   } finally {
     await c.dispose();
   }
+}
+
+/**
+ * The data-path baseline's tree, ready to run: a worktree of `ref` with this checkout's
+ * node_modules hard-linked in (its workspace links are relative, so they name the worktree's own
+ * packages). Undefined, with the reason printed, when the commit is not in this clone.
+ */
+function datapathTree(ref: string): string | undefined {
+  const dir = makeDir('switchboard-bench-pg-datapath-');
+  const added = spawnSync('git', ['-C', root, 'worktree', 'add', '--detach', dir, ref], { encoding: 'utf8' });
+  if (added.status !== 0) {
+    console.log(`data-path baseline left out: git worktree add ${ref} failed: ${added.stderr.trim()}`);
+    return undefined;
+  }
+  madeWorktrees.add(dir);
+  const linked = spawnSync('cp', ['-al', path.join(root, 'node_modules'), path.join(dir, 'node_modules')], { encoding: 'utf8' });
+  if (linked.status !== 0) throw new Error(`could not link node_modules into ${dir}: ${linked.stderr}`);
+  return dir;
+}
+
+/** The data-path baseline's publish figure: one SQLite server from its tree, on a fresh folder. */
+async function datapathRound(tree: string, round: number): Promise<Publishes & { stored: number }> {
+  const dataDir = makeDir('switchboard-bench-pg-datapath-data-');
+  const server = await startProcess('apps/server/src/main.ts', serverEnv('sqlite', { dataDir }, BUNDLE_PATH), tree);
+  let publishes: Publishes;
+  try {
+    publishes = await httpPublishes([server.port]);
+  } finally {
+    await stop(server.child);
+  }
+  // An answer is not a publish until it is stored: count them (the data folder is this checkout's format's ancestor).
+  const store = await Store.open({ dataDir });
+  const stored = Number((await databaseOf(store).selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('event_name', '=', 'work').executeTakeFirstOrThrow()).n);
+  await store.close();
+  removeDir(dataDir);
+  console.log(
+    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
+  );
+  return { ...publishes, stored };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -722,10 +771,14 @@ async function main(): Promise<void> {
   );
   const listTargetsReady = SCENARIOS.includes('list') ? await listTargets() : [];
   const nodes: Record<Engine, NodesRound[]> = { postgres: [], sqlite: [] };
+  const datapath: Publishes[] = [];
+  const tree = SCENARIOS.includes('nodes') && DATAPATH_REF ? datapathTree(DATAPATH_REF) : undefined;
   const list: ListFigures = new Map();
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 ? ENGINES : [...ENGINES].reverse();
+    if (tree && round % 2 === 0) datapath.push(await datapathRound(tree, round));
     if (SCENARIOS.includes('nodes')) for (const engine of order) nodes[engine].push(await nodesRound(engine, round));
+    if (tree && round % 2 === 1) datapath.push(await datapathRound(tree, round));
     for (const engine of order) {
       const target = listTargetsReady.find((t) => t.engine === engine);
       if (target) await listRound(target, round, list);
@@ -753,6 +806,16 @@ async function main(): Promise<void> {
       unit: '/s',
       met: publishes.postgres === undefined || publishes.sqlite === undefined ? undefined : publishes.postgres >= publishes.sqlite,
     });
+    if (datapath.length) {
+      const baseline = median(datapath.map((p) => p.rps));
+      rows.push({
+        target: `http event.publish ${HTTP_CONNECTIONS}c >= sqlite at ${DATAPATH_REF} (data-path end)`,
+        postgres: publishes.postgres,
+        sqlite: baseline,
+        unit: '/s',
+        met: publishes.postgres === undefined ? undefined : publishes.postgres >= baseline,
+      });
+    }
     const changed = both((r) => r.change.changed?.p99);
     rows.push({ target: 'change on B: runtime.changed p99 <= 250 ms', ...changed, unit: 'ms', met: changed.postgres === undefined ? undefined : changed.postgres <= 250 });
     const listed = both((r) => r.change.listed.p99);
