@@ -15,6 +15,9 @@
  *              call's start (here) to the handler's outcome timestamp (the delivery's updated_at,
  *              stamped by whichever node ran it as it applies the handler's result): an upper
  *              bound of publish-to-handler-start.
+ *              On PostgreSQL also the claim path alone: the same rate written by a runtime in this
+ *              process that runs no dispatcher, so each delivery waits for a node's claim (printed
+ *              per round; not a target row).
  *   change     a WebSocket on node B holding a heartbeat subscription; BENCH_CHANGE_SAMPLES (50)
  *              publishes through node A, 200 ms apart: time from the publish call's start to B's
  *              `runtime.changed` naming events, and to B's event.list showing the event (polled
@@ -347,14 +350,17 @@ interface Latency {
   published: number;
 }
 
-async function publishToHandler(c: Cluster): Promise<Latency> {
-  const a = c.nodes[0]!;
+/**
+ * LATENCY_RATE publishes/s through `publish` (node A's HTTP API by default) for BENCH_SECONDS, then
+ * the time from each call's start to its delivery's outcome timestamp.
+ */
+async function publishToHandler(c: Cluster, publish: () => Promise<{ event_id: string }> = () => c.nodes[0]!.call('event.publish', { event_name: 'work', payload: { latency: true } })): Promise<Latency> {
   const sent: Promise<{ eventId: string; startedAt: number; ackMs: number }>[] = [];
   const until = nowMs() + SECONDS * 1000;
   let next = nowMs();
   while (nowMs() < until) {
     const startedAt = nowMs();
-    sent.push(a.call('event.publish', { event_name: 'work', payload: { latency: true } }).then((r: { event_id: string }) => ({ eventId: r.event_id, startedAt, ackMs: nowMs() - startedAt })));
+    sent.push(publish().then((r) => ({ eventId: r.event_id, startedAt, ackMs: nowMs() - startedAt })));
     next += 1000 / LATENCY_RATE;
     await sleep(Math.max(0, next - nowMs()));
   }
@@ -373,6 +379,20 @@ async function publishToHandler(c: Cluster): Promise<Latency> {
   }
   if (latencies.length !== published.length) throw new Error(`${published.length} published, ${latencies.length} delivered`);
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ackP50: percentile(published.map((p) => p.ackMs), 50), published: published.length };
+}
+
+/**
+ * The same latency when no node can take the delivery as it is written: the publishes are written
+ * by a runtime in this process that runs no dispatcher, so every delivery is claimed by a node
+ * that learns of it from the change feed. (Through node A, A runs what it has room for itself.)
+ */
+async function claimedLatency(c: Cluster): Promise<Latency> {
+  const publisher = await Runtime.boot({ store: c.store, bundlePath: BUNDLE_PATH, autoStart: false });
+  try {
+    return await publishToHandler(c, () => publisher.publish({ event_name: 'work', payload: { latency: true } }));
+  } finally {
+    await publisher.stop();
+  }
 }
 
 /** `runtime.changed` notifications on one WebSocket holding a heartbeat subscription. */
@@ -550,6 +570,10 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
     console.log(`${tag}: drain ${count(drain.delivered)} deliveries ${count(drain.perSecond)}/s${drain.failed ? `, ${drain.failed} NOT DELIVERED` : ''} (load ${loadAverage()})`);
     const latency = await publishToHandler(c);
     console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via node A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)}) (load ${loadAverage()})`);
+    if (engine === 'postgres') {
+      const claimed = await claimedLatency(c);
+      console.log(`${tag}: ${claimed.published} publishes at ${LATENCY_RATE}/s written by this process (no dispatcher), each claimed by a node: publish call -> handler p50 ${ms(claimed.p50)} p99 ${ms(claimed.p99)} (load ${loadAverage()})`);
+    }
     const change = await changeVisibility(c, round);
     const where = engine === 'postgres' ? 'published via A, seen on B' : 'published and seen on the one node';
     console.log(
