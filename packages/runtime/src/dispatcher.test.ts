@@ -263,4 +263,18 @@ describe('publish and dispatch', () => {
     await runtime.waitForIdle(5_000);
     expect(claimedIds).toHaveLength(4);
   });
+
+  it('stop() waits for a publish that took handler slots before it and runs its deliveries, so no handler runs after it', async () => {
+    fx = await bootFixture(minimalBundle());
+    const { runtime, store } = fx;
+    runtime.start();
+    await runtime.waitForIdle(5_000);
+    const publishing = runtime.publish({ event_name: 'order.placed', payload: { order_id: 'at-stop' } });
+    // One turn: the publish's batch has reserved its slot and is committing.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await runtime.dispatcher.stop();
+    const rows = await databaseOf(store).selectFrom('deliveries').select(['status', 'attempts', 'lease_owner']).execute();
+    expect(rows).toEqual([{ status: 'delivered', attempts: 1, lease_owner: null }]);
+    expect((await publishing).status).toBe('running');
+  });
 });

@@ -102,6 +102,8 @@ export class Dispatcher {
   private completionsScheduled = false;
   /** Slots taken by reserve() for deliveries not committed yet. */
   private reserved = 0;
+  /** Callers of stop() waiting for the reservations still open to end. */
+  private reservationWaiters: (() => void)[] = [];
   /** Deliveries whose handler has not answered yet. */
   private handlersRunning = 0;
   private wakeOnFinish = true;
@@ -174,6 +176,7 @@ export class Dispatcher {
     this.reserved -= reserved;
     for (const d of written) this.track(d);
     if (written.length < reserved) this.wake();
+    if (this.reserved === 0) for (const resolve of this.reservationWaiters.splice(0)) resolve();
   }
 
   /**
@@ -212,6 +215,10 @@ export class Dispatcher {
     this.wake();
     await this.loopPromise;
     this.loopPromise = undefined;
+    // A publish that reserved slots before the stop may still be committing: its deliveries are
+    // leased to this process and run once it commits. Wait for them too, so that no handler of
+    // this dispatcher runs after stop() (the server closes the store next).
+    while (this.reserved > 0) await new Promise<void>((resolve) => this.reservationWaiters.push(resolve));
     await Promise.allSettled([...this.inFlight]);
   }
 
