@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseOf } from '@switchboard/store/testing';
+import { databaseOf, failCommitsWritingEvent } from '@switchboard/store/testing';
 import { bootFixture, count, minimalBundle, type Fixture } from './testing/runtime-fixture';
 
 let fx: Fixture | undefined;
@@ -113,30 +113,30 @@ describe('ingress pause and resume', () => {
     expect(await count(store, 'deliveries')).toBe(29);
   });
 
-  it('gives every publish of a batch the failure of its commit, and does not write the batch again', async () => {
+  it('gives every publish of a batch the failure of its commit, and does not write the batch again item by item', async () => {
     fx = await bootFixture(minimalBundle());
     const { runtime, store } = fx;
-    // The commit's outcome is unknown (its connection died as it ran): the writes ran, then it threw.
-    const real = store.transactionInGroup.bind(store);
-    let runs = 0;
-    store.transactionInGroup = async <T>(fn: Parameters<typeof real<T>>[0]): Promise<T> => {
-      runs += 1;
-      await real(async (trx) => {
-        await fn(trx);
-        throw new Error('rolled back by the test');
-      }).catch(() => undefined);
-      throw new Error('Connection terminated unexpectedly');
+    // The batch's writes all run, then its COMMIT fails: to the caller, a commit that may have landed.
+    await failCommitsWritingEvent(store, 'fail-at-commit');
+    let writes = 0;
+    const appendEvents = store.runWrites.appendEvents.bind(store.runWrites);
+    store.runWrites.appendEvents = (...args) => {
+      writes += 1;
+      return appendEvents(...args);
     };
     const answers = await Promise.all(
-      Array.from({ length: 5 }, (_, i) =>
-        runtime.publish({ event_name: 'order.placed', payload: { order_id: `c${i}` } }).then(
+      ['a', 'b', 'fail-at-commit', 'c', 'd'].map((order_id) =>
+        runtime.publish({ event_name: 'order.placed', payload: { order_id } }).then(
           () => 'published',
-          (e: Error) => e.message,
+          (e: Error) => (e.message.includes('constraint') ? 'commit failed' : e.message),
         ),
       ),
     );
-    expect(answers).toEqual(Array(5).fill('Connection terminated unexpectedly'));
-    // One attempt for the batch, none alone: a retry could store each publish twice.
-    expect(runs).toBe(1);
+    expect(answers).toEqual(Array(5).fill('commit failed'));
+    // The batch's events were written once. Written again one by one, the four others would be
+    // stored twice had that commit landed.
+    expect(writes).toBe(1);
+    expect(await count(store, 'events')).toBe(0);
+    expect(await count(store, 'runs')).toBe(0);
   });
 });

@@ -7,7 +7,7 @@
  * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
-import type { Clock, QueuedPublish, Store, StoreTx } from '@switchboard/store';
+import { failedAsGroup, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
 import { insertEventWithDeliveries, insertRun, leaseDeliveries, leasedDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
@@ -125,23 +125,13 @@ export class Ingress {
     const opened = batch.reduce((n, p) => n + (this.bundle.definition.events[p.input.event_name]?.subscribers.length ?? 0), 0);
     const reserved = this.localDispatch?.reserve(opened) ?? 0;
     let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
-    // Whether the last run of the batch's own writes threw (a refusal, a hook), as opposed to the commit.
-    let refusedInside = false;
     try {
-      done = await this.store.transactionInGroup(async (trx) => {
-        refusedInside = false;
-        try {
-          return await this.publishTogether(trx, batch, reserved);
-        } catch (error) {
-          refusedInside = true;
-          throw error;
-        }
-      });
+      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved));
     } catch (error) {
       this.localDispatch?.runReserved(reserved, []);
       // A failed commit may have landed (the connection died while it ran): writing the batch again
       // could store each publish twice, so every caller gets the failure, as one publish alone would.
-      if (batch.length === 1 || !refusedInside) {
+      if (batch.length === 1 || failedAsGroup(error)) {
         for (const p of batch) p.reject(error);
         return;
       }

@@ -23,6 +23,19 @@ interface Member {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** Errors that failed a whole group's transaction (see failedAsGroup). */
+const groupFailures = new WeakSet<object>();
+
+/**
+ * Whether `error` failed the whole group's transaction (its begin, a savepoint, its commit) rather
+ * than the caller's own work. Every member got it, nothing of theirs was applied, unless the commit
+ * itself landed and only its answer was lost (a connection that died as it ran): a caller must not
+ * write the same thing again on its own.
+ */
+export function failedAsGroup(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && groupFailures.has(error);
+}
+
 /** Members per transaction at most: bounds how long one group holds the single connection. */
 const MAX_GROUP = 64;
 
@@ -84,6 +97,7 @@ export class GroupCommit {
       // closures only write through the transaction, so running one again is safe.
       outcomes = (await this.runTogether(group, recorded)) ?? (await this.runIsolated(group, recorded));
     } catch (error) {
+      if (typeof error === 'object' && error !== null) groupFailures.add(error);
       for (const member of group) member.reject(error);
       return;
     }

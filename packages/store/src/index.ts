@@ -27,6 +27,7 @@ export { CHANGE_CHANNEL, CHANGE_KINDS, ChangeFeedRepository, type ChangeKind, ty
 export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions } from './change-listener';
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
+export { failedAsGroup } from './group-commit';
 export type { GroupCommit } from './group-commit';
 export type { Selectable, Insertable, Updateable } from 'kysely';
 export * from './data-dir-lock';

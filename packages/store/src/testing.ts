@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Engine } from './engine';
 import type { Database } from './schema';
 import { Store, type StoreOptions } from './store';
@@ -70,6 +70,25 @@ export async function countRows(store: Store, table: CountedTable, status?: stri
   if (status !== undefined) q = q.where('status' as never, '=', status as never);
   const r = await q.executeTakeFirstOrThrow();
   return Number(r.n);
+}
+
+/**
+ * From now on, a transaction that inserts an event whose payload contains `marker` fails at its
+ * COMMIT, after all its statements ran (a deferred foreign key): what a commit whose connection
+ * died looks like to its caller, on either engine.
+ */
+export async function failCommitsWritingEvent(store: Store, marker: string): Promise<void> {
+  if (!/^[a-z0-9-]+$/.test(marker)) throw new Error(`marker must be [a-z0-9-]+: ${marker}`);
+  const db = databaseOf(store);
+  await sql`create table commit_refusals_parent (id text primary key)`.execute(db);
+  await sql`create table commit_refusals (event_id text references commit_refusals_parent (id) deferrable initially deferred)`.execute(db);
+  const when = sql.raw(`new.payload like '%${marker}%'`);
+  if (store.engine === 'postgres') {
+    await sql`create function commit_refusal() returns trigger language plpgsql as $$ begin insert into commit_refusals values (new.event_id); return null; end $$`.execute(db);
+    await sql`create trigger commit_refusals_on_events after insert on events for each row when (${when}) execute function commit_refusal()`.execute(db);
+  } else {
+    await sql`create trigger commit_refusals_on_events after insert on events when ${when} begin insert into commit_refusals values (new.event_id); end`.execute(db);
+  }
 }
 
 export { sql } from 'kysely';

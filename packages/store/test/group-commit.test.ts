@@ -8,6 +8,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Store } from '../src/store';
+import { failedAsGroup } from '../src/group-commit';
+import { databaseOf, failCommitsWritingEvent } from '../src/testing';
 
 let dir: string;
 let store: Store;
@@ -74,4 +76,23 @@ it('writes that arrive while a group is committing form the next group', async (
   await second;
   expect(keysOnDisk()).toContain('gc-second');
   expect(store.groupCommit.stats.groups - before.groups).toBe(2);
+});
+
+it('tells a failure of the whole group (its commit) from a member\'s own', async () => {
+  const own = new Error('refused by its member');
+  await expect(store.transactionInGroup(async () => Promise.reject(own))).rejects.toBe(own);
+  expect(failedAsGroup(own)).toBe(false);
+
+  await failCommitsWritingEvent(store, 'fail-at-commit');
+  const event = (id: string, payload: string) => ({ event_id: id, event_name: 'e', created_at: '2026-01-01T00:00:00.000Z', source: 'test', payload, chain_depth: 0, has_dead_letter: 0 });
+  const answers = await Promise.allSettled([
+    store.transactionInGroup((trx) => store.runWrites.appendEvents(trx, [{ event: event('evt-a', '{}'), deliveries: [] }])),
+    store.transactionInGroup((trx) => store.runWrites.appendEvents(trx, [{ event: event('evt-b', '{"fail-at-commit":1}'), deliveries: [] }])),
+  ]);
+  // Both shared the commit that failed: both got its error, and it is the group's.
+  const [a, b] = answers.map((x) => (x.status === 'rejected' ? x.reason : 'committed'));
+  expect(a).toBeInstanceOf(Error);
+  expect(b).toBe(a);
+  expect(failedAsGroup(a)).toBe(true);
+  expect(Number((await databaseOf(store).selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(0);
 });
