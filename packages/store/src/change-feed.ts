@@ -17,6 +17,7 @@ import { databaseNow } from './database-time';
 import type { Engine } from './engine';
 import type { Database } from './schema';
 import { executorOf, type StoreTx } from './store-tx';
+import { prepared } from './prepared-statements';
 
 export { CHANGE_KINDS, type ChangeKind };
 
@@ -126,7 +127,7 @@ export class ChangeFeedRepository {
     marked.delete(trx);
     const insert = trx.insertInto('changes').values({ kinds: [...kinds].sort().join(','), node_id: this.nodeId, created_at: databaseNow(this.engine) });
     // The notification rides on the same statement: PostgreSQL sends it only if the transaction commits.
-    if (this.engine === 'postgres') await insert.returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).execute();
+    if (this.engine === 'postgres') await insert.returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(prepared).execute();
     else await insert.execute();
     return true;
   }

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema';
+import { preparingPool } from './prepared-statements';
 
 /** Connections per process: the dispatcher, group commits and reads share them. */
 export const POSTGRES_POOL_SIZE = 10;
@@ -29,8 +30,15 @@ export function openPostgres(databaseUrl: string, poolSize = POSTGRES_POOL_SIZE)
   // A checked-out client (inside a transaction, between statements) has no pool listener: a
   // terminated backend would raise an unhandled 'error' and end the process. Its next query fails
   // instead, and the pool replaces it.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // Prepared statements (preparingPool) are parsed once but planned for each call's values: a
+    // plan cached per connection is made when the tables are new and empty, and a statement
+    // joining deliveries then scans the whole table once it is large. Queued before any of the
+    // caller's statements.
+    client.query('set plan_cache_mode = force_custom_plan').catch(() => undefined);
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, pool };
 }
 

@@ -102,7 +102,7 @@ export class Store {
     this.lookup = new LookupRepository(db);
     this.deliveries = new DeliveryRepository(db, engine);
     this.runtimeState = new RuntimeStateRepository(db, engine);
-    this.runWrites = new RunWriteRepository(db);
+    this.runWrites = new RunWriteRepository(db, engine);
     this.containers = new ContainerRepository(db);
     this.entities = new EntityRepository(db);
     this.resets = new ResetRepository(db, engine);

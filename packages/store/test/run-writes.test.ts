@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow, NewEventRow, Store } from '@switchboard/store';
-import { databaseOf, openTestStore } from '@switchboard/store/testing';
+import { databaseOf, openTestStore, testEngine } from '@switchboard/store/testing';
 
 let dir: string;
 let store: Store;
@@ -123,4 +123,30 @@ it('settles several runs in one statement: the quiet ones, failed when a dead le
   ]);
   // Settled once: a second check changes nothing.
   expect((await store.transaction((tx) => store.runWrites.settleManyWhenQuiet(tx, ['run-done', 'run-dead'], NOW))).size).toBe(0);
+});
+
+it('appends events as given whatever their text, and columns left out take their defaults', async () => {
+  // On PostgreSQL the rows travel as one JSON parameter, and text JSON would change (a lone
+  // surrogate) goes as a VALUES list instead. Either way, what is stored is what was given.
+  const tricky = '{"q":"\\"quoted\\" back\\\\slash \\\\u0000 as text","nl":"a\\nb","é":"🚀"}';
+  const loneSurrogate = 'entity-\ud800-x';
+  // An optional column set to undefined is left out (and takes its default).
+  const withDefaults: NewEventRow = { ...event('evt-defaults', 'run-1'), replay_of_event_id: undefined };
+  await store.transaction((tx) =>
+    store.runWrites.appendEvents(tx, [
+      { event: { ...event('evt-tricky', 'run-1'), payload: tricky, entity_id: 'ent-"\\\'' }, deliveries: [] },
+      { event: { ...event('evt-odd', 'run-1'), entity_id: loneSurrogate }, deliveries: [] },
+    ]),
+  );
+  await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: event('evt-plain', 'run-1'), deliveries: [] }]));
+  await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: withDefaults, deliveries: [] }]));
+  const rows = await databaseOf(store).selectFrom('events').select(['event_id', 'payload', 'entity_id', 'chain_depth', 'has_dead_letter']).orderBy('seq').execute();
+  expect(rows.map((r) => [r.event_id, r.payload, r.entity_id, Number(r.chain_depth), Number(r.has_dead_letter)])).toEqual([
+    ['evt-tricky', tricky, 'ent-"\\\'', 0, 0],
+    // Stored, not refused: PostgreSQL receives UTF-8 with U+FFFD in its place (SQLite keeps bytes
+    // of its own that read back as replacement characters).
+    ['evt-odd', '{}', testEngine() === 'postgres' ? 'entity-\ufffd-x' : expect.stringMatching(/^entity-\ufffd+-x$/), 0, 0],
+    ['evt-plain', '{}', null, 0, 0],
+    ['evt-defaults', '{}', null, 0, 0],
+  ]);
 });

@@ -5,6 +5,7 @@ import type { Database, DeadLettersTable, EventsTable } from '../schema';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
+import { PREPARED_SUFFIX } from '../prepared-statements';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
@@ -226,6 +227,18 @@ export class DeliveryRepository {
     for (let i = 0; i < held.length; i += MAX_ROWS_PER_STATEMENT) {
       const chunk = held.slice(i, i + MAX_ROWS_PER_STATEMENT);
       markChange(tx, 'deliveries');
+      if (this.engine === 'postgres') {
+        // Two array parameters: one text for any count, prepared once per connection.
+        const ids = chunk.map((l) => l.delivery_id);
+        const { rows } = await sql<{ delivery_id: string }>`
+          update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
+          where delivery_id = any(${ids}::text[])
+            and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${chunk.map((l) => l.attempts)}::int[]))
+            and lease_owner = ${owner} and status = 'in_progress'
+          returning delivery_id${sql.raw(PREPARED_SUFFIX)}`.execute(executorOf(tx));
+        for (const r of rows) marked.add(r.delivery_id);
+        continue;
+      }
       const rows = await executorOf(tx)
         .updateTable('deliveries')
         .set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso })

@@ -4,11 +4,14 @@
  * deliveries and the change that caused them commit together. The rules (which subscribers, when
  * a run has failed) belong to the runtime; these are its statements.
  */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
+import { insertFromJson, rowsAsJson } from './json-rows';
+import type { Engine } from '../engine';
+import { PREPARED_SUFFIX } from '../prepared-statements';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -21,7 +24,22 @@ export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at'>;
 
 export class RunWriteRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
+
+  /** A multi-row insert: from JSON on PostgreSQL when the rows allow it, else as a VALUES list. */
+  private async insertMany<R>(trx: Kysely<Database>, table: 'events' | 'deliveries' | 'runs', rows: readonly object[], returning: readonly string[] = []): Promise<R[]> {
+    const asJson = this.engine === 'postgres' ? rowsAsJson(rows) : undefined;
+    if (asJson) return insertFromJson<R>(trx, table, asJson, returning);
+    const insert = trx.insertInto(table).values(rows as never);
+    if (returning.length === 0) {
+      await insert.execute();
+      return [];
+    }
+    return (await insert.returning(returning as never).execute()) as R[];
+  }
 
   /** Inserts the event and its deliveries; returns the event's seq. */
   async appendEvent(tx: StoreTx, event: NewEventRow, deliveries: readonly NewDeliveryRow[]): Promise<number> {
@@ -48,18 +66,19 @@ export class RunWriteRepository {
     markChange(tx, 'events');
     const seqOf = new Map<string, number>();
     for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
-      const rows = await trx
-        .insertInto('events')
-        .values(items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event))
-        .returning(['event_id', 'seq'])
-        .execute();
+      const rows = await this.insertMany<{ event_id: string; seq: number | string }>(
+        trx,
+        'events',
+        items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event),
+        ['event_id', 'seq'],
+      );
       for (const r of rows) seqOf.set(r.event_id, Number(r.seq));
     }
     const deliveries = items.flatMap(({ event, deliveries }) =>
       deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
     );
     for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
-      await trx.insertInto('deliveries').values(deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT)).execute();
+      await this.insertMany(trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
     }
     return items.map(({ event }) => seqOf.get(event.event_id)!);
   }
@@ -73,7 +92,7 @@ export class RunWriteRepository {
   async insertRuns(tx: StoreTx, runs: readonly NewRunRow[]): Promise<void> {
     if (runs.length === 0) return;
     markChange(tx, 'runs');
-    for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) await executorOf(tx).insertInto('runs').values(runs.slice(i, i + MAX_ROWS_PER_STATEMENT)).execute();
+    for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) await this.insertMany(executorOf(tx), 'runs', runs.slice(i, i + MAX_ROWS_PER_STATEMENT));
   }
 
   /** The run and depth of an event's chain, for an event that continues it. */
@@ -117,6 +136,21 @@ export class RunWriteRepository {
    */
   async settleManyWhenQuiet(tx: StoreTx, runIds: readonly string[], settledAt: string): Promise<Map<string, 'completed' | 'failed'>> {
     const settled = new Map<string, 'completed' | 'failed'>();
+    if (this.engine === 'postgres') {
+      // One array parameter: one text for any count, prepared once per connection. The status is
+      // tested through an expression no index matches: the planner otherwise intersects the ids
+      // with runs_status's whole 'running' range, which under load is full of entries of runs
+      // settled since the last vacuum.
+      const { rows } = await sql<{ run_id: string; status: 'completed' | 'failed' }>`
+        update runs set settled_at = ${settledAt},
+          status = case when exists (select 1 from dead_letters where dead_letters.run_id = runs.run_id and dead_letters.redriven_at is null) then 'failed' else 'completed' end
+        where run_id = any(${[...runIds]}::text[]) and coalesce(status, '') = 'running'
+          and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
+        returning run_id, status${sql.raw(PREPARED_SUFFIX)}`.execute(executorOf(tx));
+      for (const r of rows) settled.set(r.run_id, r.status);
+      if (settled.size > 0) markChange(tx, 'runs');
+      return settled;
+    }
     for (let i = 0; i < runIds.length; i += MAX_ROWS_PER_STATEMENT) {
       const rows = await executorOf(tx)
         .updateTable('runs')

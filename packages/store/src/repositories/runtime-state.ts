@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
+import { prepared } from '../prepared-statements';
 
 /** Values each open transaction read with `getOnceIn`. */
 const readOnce = new WeakMap<Kysely<Database>, Map<string, Promise<string | undefined>>>();
@@ -65,7 +66,7 @@ export class RuntimeStateRepository {
     const held = heldRows.get(trx);
     if (held?.has(key)) return held.get(key);
     let q = trx.selectFrom('runtime_state').select('value').where('key', '=', key);
-    if (this.engine === 'postgres') q = q.forShare();
+    if (this.engine === 'postgres') q = q.forShare().modifyEnd(prepared);
     const value = (await q.executeTakeFirst())?.value;
     if (held) held.set(key, value);
     else heldRows.set(trx, new Map([[key, value]]));

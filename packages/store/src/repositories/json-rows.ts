@@ -1,0 +1,50 @@
+/**
+ * Multi-row inserts on PostgreSQL with one text whatever the row count: the rows travel as one
+ * JSON array that json_populate_recordset turns into the table's row type, so the statement is
+ * prepared once per connection (PREPARED_SUFFIX) and Kysely compiles a few nodes instead of one
+ * per value.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema';
+import { PREPARED_SUFFIX } from '../prepared-statements';
+
+/**
+ * Text JSON cannot carry to PostgreSQL the way a bound parameter does: a lone surrogate (which
+ * JSON.stringify escapes, and PostgreSQL's JSON parser refuses, where a parameter is sent with
+ * U+FFFD) and NUL. Such rows (or an escaped backslash that looks like one) go as a VALUES list.
+ */
+const NOT_AS_JSON = /\\u(0000|d[89a-f])/i;
+
+/**
+ * The rows as `{ columns, json }` when they can be inserted from JSON: every row sets the same
+ * columns (a column some rows leave out takes its default, which a JSON null would not).
+ */
+export function rowsAsJson(rows: readonly object[]): { columns: string[]; json: string } | undefined {
+  if (rows.length === 0) return undefined;
+  const columns = Object.keys(rows[0]!).filter((c) => (rows[0] as Record<string, unknown>)[c] !== undefined);
+  for (const row of rows) {
+    let set = 0;
+    for (const c in row) if ((row as Record<string, unknown>)[c] !== undefined) set++;
+    if (set !== columns.length) return undefined;
+    for (const c of columns) if ((row as Record<string, unknown>)[c] === undefined) return undefined;
+  }
+  const json = JSON.stringify(rows);
+  if (NOT_AS_JSON.test(json)) return undefined;
+  return { columns, json };
+}
+
+/**
+ * Inserts rows from JSON, in array order (so a serial column follows it), returning `returning`
+ * of each inserted row. `table` and the columns are this package's identifiers, never input.
+ */
+export async function insertFromJson<R>(
+  trx: Kysely<Database>,
+  table: keyof Database & string,
+  rows: { columns: string[]; json: string },
+  returning: readonly string[] = [],
+): Promise<R[]> {
+  const columns = sql.join(rows.columns.map((c) => sql.ref(c)));
+  const back = returning.length > 0 ? sql` returning ${sql.join(returning.map((c) => sql.ref(c)))}` : sql``;
+  const { rows: out } = await sql<R>`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${rows.json}) with ordinality as r order by r.ordinality${back}${sql.raw(PREPARED_SUFFIX)}`.execute(trx);
+  return out;
+}
