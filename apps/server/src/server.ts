@@ -114,10 +114,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     // This node's commits are recorded as its own; the listener follows everyone's.
     store.changes.identify(runtime.nodeId);
     changes = await store.followChanges({ log: (level, message, fields) => logger[level](message, fields) });
-    // Deliveries another node created (a publish, a retry, a redrive) are claimed here soon after
-    // its change is heard, not at the dispatcher's next idle poll (up to a quarter second later).
+    // Deliveries another node wrote for any node to claim (a publish beyond its own free handlers,
+    // a chain's next step, a redrive) are claimed here as soon as its change is heard. Its other
+    // writes of events and deliveries (a node of an older version marks nothing claimable) wake
+    // the claim loop at most every 100 ms, sooner than its idle poll (up to 250 ms).
     changes.subscribe((batch) => {
-      if (batch.some((c) => c.node_id !== runtime.nodeId && c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
+      const others = batch.filter((c) => c.node_id !== runtime.nodeId);
+      if (others.some((c) => c.claimable)) runtime.dispatcher.wakeToClaim();
+      else if (others.some((c) => c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
     });
   } catch (err) {
     await runtime.stop().catch(() => undefined);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseOf } from '@switchboard/store/testing';
 import { RpcError } from '@switchboard/contract';
-import { bootFixture, count, minimalBundle, type Fixture } from './testing/runtime-fixture';
+import { bootFixture, count, minimalBundle, writeBundle, type Fixture } from './testing/runtime-fixture';
+import { Runtime } from './runtime';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -262,6 +263,56 @@ describe('publish and dispatch', () => {
     runtime.dispatcher.resumeClaims();
     await runtime.waitForIdle(5_000);
     expect(claimedIds).toHaveLength(4);
+  });
+
+  it('wakeToClaim claims what another writer left pending at once, and again after a claim that was in flight', async () => {
+    // Polls far apart: only the wake can make these claims happen within the test's time.
+    fx = await bootFixture(minimalBundle(), { dispatcher: { pollMs: 60_000, idlePollMaxMs: 60_000 } });
+    const { runtime, store } = fx;
+    // Another node's publishes: a runtime on the same store with no dispatcher running writes them
+    // pending, and does not wake this one.
+    const other = await Runtime.boot({ autoStart: false, store, bundlePath: writeBundle(fx.dir, minimalBundle(), 'other.json') });
+    const claim = store.deliveries.claimDueUnlessLocked.bind(store.deliveries);
+    let hold: Promise<void> | undefined;
+    const held: (() => void)[] = [];
+    let claims = 0;
+    store.deliveries.claimDueUnlessLocked = async (...args) => {
+      claims++;
+      const result = await claim(...args);
+      // A claim that read the table before the other writer committed, and answers after.
+      if (hold) await hold;
+      return result;
+    };
+    const delivered = async (eventId: string) => {
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        const row = await databaseOf(store).selectFrom('deliveries').select('status').where('event_id', '=', eventId).executeTakeFirst();
+        if (row?.status === 'delivered') return;
+        if (Date.now() > deadline) throw new Error(`delivery of ${eventId} not claimed (${row?.status})`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    try {
+      runtime.start();
+      await runtime.waitForIdle(5_000);
+
+      const first = await other.publish({ event_name: 'order.placed', payload: { order_id: 'asleep' } });
+      runtime.dispatcher.wakeToClaim();
+      await delivered(first.event_id);
+
+      hold = new Promise<void>((resolve) => held.push(resolve));
+      const claimsBefore = claims;
+      runtime.dispatcher.wake();
+      while (claims === claimsBefore) await new Promise((resolve) => setImmediate(resolve));
+      const second = await other.publish({ event_name: 'order.placed', payload: { order_id: 'in-flight' } });
+      runtime.dispatcher.wakeToClaim();
+      hold = undefined;
+      held.splice(0).forEach((release) => release());
+      await delivered(second.event_id);
+    } finally {
+      held.splice(0).forEach((release) => release());
+      await other.stop();
+    }
   });
 
   it('stop() waits for a publish that took handler slots before it and runs its deliveries, so no handler runs after it', async () => {

@@ -108,6 +108,8 @@ export class Dispatcher {
   private handlersRunning = 0;
   private wakeOnFinish = true;
   private otherNodeWake: NodeJS.Timeout | undefined;
+  /** wakeToClaim() was called while no sleep was there to end. */
+  private claimAgain = false;
   private lastOtherNodeWake = 0;
 
   constructor(
@@ -196,6 +198,15 @@ export class Dispatcher {
     this.otherNodeWake.unref();
   }
 
+  /**
+   * Another node wrote deliveries that wait for a claim: claim now, or, when a claim is in flight
+   * (it may have read the rows before that write committed), once more right after it.
+   */
+  wakeToClaim(): void {
+    if (this.wakeUp) this.wake();
+    else this.claimAgain = true;
+  }
+
   /** Called after anything that creates deliveries, so they run without waiting for the next poll. */
   wake(): void {
     const w = this.wakeUp;
@@ -274,6 +285,10 @@ export class Dispatcher {
       if (Date.now() - this.lastSweep > 2_000 && this.inFlight.size === 0) {
         this.lastSweep = Date.now();
         await this.settleQuietRuns().catch(() => undefined);
+      }
+      if (this.claimAgain) {
+        this.claimAgain = false;
+        continue;
       }
       await this.sleep(idleDelay);
       idleDelay = Math.min(idleDelay * 2, this.idlePollMaxMs);

@@ -24,10 +24,20 @@ export { CHANGE_KINDS, type ChangeKind };
 /** The channel every node LISTENs on; notifications on it carry no data. */
 export const CHANGE_CHANNEL = 'switchboard_changes';
 
+/**
+ * A kind of change for nodes only (never in `runtime.changed`): the transaction wrote deliveries
+ * that wait for a claim (pending), so other nodes' dispatchers claim at once instead of at their
+ * next poll. A publish whose deliveries were written leased to its own node does not carry it.
+ */
+export const CLAIMABLE = 'claimable';
+type FeedKind = ChangeKind | typeof CLAIMABLE;
+
 /** One committed transaction's change: its position, what it touched, and the node that made it. */
 export interface ChangeRecord {
   seq: number;
   kinds: ChangeKind[];
+  /** It wrote deliveries waiting for a claim (CLAIMABLE). */
+  claimable: boolean;
   /** The node that committed it; null for a process that is no node (the token CLI, a migration). */
   node_id: string | null;
 }
@@ -35,31 +45,33 @@ export interface ChangeRecord {
 const KNOWN_KINDS = new Set<string>(CHANGE_KINDS);
 
 /** Kinds marked on each open transaction, keyed by its executor (the same object every member of a group uses). */
-const marked = new WeakMap<object, Set<ChangeKind>>();
+const marked = new WeakMap<object, Set<FeedKind>>();
 
 /** Marks a change of `kind` on the caller's transaction; recorded when that transaction commits. */
-export function markChange(tx: StoreTx, kind: ChangeKind): void {
+export function markChange(tx: StoreTx, kind: FeedKind): void {
   markOn(executorOf(tx), kind);
 }
 
-function markOn(trx: Kysely<Database>, kind: ChangeKind): void {
+function markOn(trx: Kysely<Database>, kind: FeedKind): void {
   const kinds = marked.get(trx);
   if (kinds) kinds.add(kind);
   else marked.set(trx, new Set([kind]));
 }
 
 /** The kinds marked so far, to restore when a savepoint rolls back what came after. */
-export function markedKinds(trx: Kysely<Database>): ChangeKind[] {
+export function markedKinds(trx: Kysely<Database>): FeedKind[] {
   return [...(marked.get(trx) ?? [])];
 }
 
-export function restoreMarkedKinds(trx: Kysely<Database>, kinds: readonly ChangeKind[]): void {
+export function restoreMarkedKinds(trx: Kysely<Database>, kinds: readonly FeedKind[]): void {
   if (kinds.length === 0) marked.delete(trx);
   else marked.set(trx, new Set(kinds));
 }
 
-function parseKinds(text: string): ChangeKind[] {
-  return text.split(',').filter((k): k is ChangeKind => KNOWN_KINDS.has(k));
+/** A change row's kinds; unknown ones (written by a newer node) are left out. */
+function parseKinds(text: string): Pick<ChangeRecord, 'kinds' | 'claimable'> {
+  const all = text.split(',');
+  return { kinds: all.filter((k): k is ChangeKind => KNOWN_KINDS.has(k)), claimable: all.includes(CLAIMABLE) };
 }
 
 export class ChangeFeedRepository {
@@ -152,7 +164,7 @@ export class ChangeFeedRepository {
   /** Changes after `seq`, oldest first, at most `limit`. */
   async after(seq: number, limit: number): Promise<ChangeRecord[]> {
     const rows = await this.db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit).execute();
-    return rows.map((r) => ({ seq: Number(r.seq), kinds: parseKinds(r.kinds), node_id: r.node_id }));
+    return rows.map((r) => ({ seq: Number(r.seq), ...parseKinds(r.kinds), node_id: r.node_id }));
   }
 
   /** The newest change's seq; 0 when there is none. */

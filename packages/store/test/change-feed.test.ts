@@ -83,6 +83,35 @@ describe('writing the feed', () => {
     expect(rows[0]).toMatchObject({ kinds: ['events', 'mailbox'], node_id: 'node-test' });
   });
 
+  it('a transaction that wrote deliveries waiting for a claim is claimable; deliveries leased to their writer are not', async () => {
+    const delivery = (id: string, status: 'pending' | 'in_progress') => ({
+      delivery_id: id,
+      run_id: null,
+      subscriber_id: 'sub',
+      subscriber_type: 'node',
+      status,
+      attempts: status === 'pending' ? 0 : 1,
+      max_attempts: 3,
+      next_attempt_at: new Date().toISOString(),
+      lease_owner: status === 'pending' ? null : 'node-test',
+      lease_expires_at: status === 'pending' ? null : new Date(Date.now() + 60_000).toISOString(),
+      last_error: null,
+      reason_code: null,
+      session_id: null,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    });
+    await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: eventRow(), deliveries: [delivery('d-leased', 'in_progress')] }]));
+    await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: eventRow(), deliveries: [delivery('d-leased-2', 'in_progress'), delivery('d-pending', 'pending')] }]));
+    await store.transaction((tx) => store.runWrites.appendEvent(tx, eventRow(), [delivery('d-pending-2', 'pending')]));
+    // The contract's kinds only: claimable is for nodes, not for runtime.changed.
+    expect((await allChanges()).map((c) => [c.kinds, c.claimable])).toEqual([
+      [['events'], false],
+      [['events'], true],
+      [['events'], true],
+    ]);
+  });
+
   it('a transaction that marked nothing, or rolled back, records nothing', async () => {
     await store.transaction(async (tx) => {
       await store.runtimeState.set('feed-test', 'v', tx);

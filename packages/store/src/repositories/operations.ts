@@ -53,7 +53,7 @@ export interface OperationPosition {
 }
 
 import { executorOf, type StoreTx } from '../store-tx';
-import { markChange } from '../change-feed';
+import { CLAIMABLE, markChange } from '../change-feed';
 
 function timeBounds(column: string, filter: EventFilter): Expression<SqlBool>[] {
   const c: Expression<SqlBool>[] = [];
@@ -301,6 +301,7 @@ export class OperationRepository {
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) !== 1) return false;
     markChange(tx, 'deliveries');
+    markChange(tx, CLAIMABLE);
     await executorOf(tx)
       .insertInto('deliveries')
       .values({

@@ -7,7 +7,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
-import { markChange } from '../change-feed';
+import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { insertFromJson, rowsAsJson } from './json-rows';
 import type { Engine } from '../engine';
@@ -22,6 +22,9 @@ export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 
 /** A publish queued while ingress was paused, as resume releases it. */
 export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at'>;
+
+/** A delivery written for any node to claim (not leased to its writer). */
+const awaitsClaim = (d: { status: string }) => d.status === 'pending';
 
 export class RunWriteRepository {
   constructor(
@@ -47,6 +50,7 @@ export class RunWriteRepository {
     markChange(tx, 'events');
     const inserted = await trx.insertInto('events').values(event).returning('seq').executeTakeFirstOrThrow();
     const seq = Number(inserted.seq);
+    if (deliveries.some(awaitsClaim)) markChange(tx, CLAIMABLE);
     if (deliveries.length > 0) {
       await trx
         .insertInto('deliveries')
@@ -77,6 +81,7 @@ export class RunWriteRepository {
     const deliveries = items.flatMap(({ event, deliveries }) =>
       deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
     );
+    if (deliveries.some(awaitsClaim)) markChange(tx, CLAIMABLE);
     for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
       await this.insertMany(trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
     }
