@@ -20,7 +20,12 @@ import { CHANGE_CHANNEL, type ChangeFeedRepository, type ChangeRecord } from './
 export interface ChangeListenerOptions {
   /** Reads the feed at least this often (the fallback when notifications do not arrive). */
   pollMs?: number;
-  /** Least time between two reads while changes keep arriving (bounds the reads a burst causes). */
+  /**
+   * Least time between two reads while changes keep arriving (bounds the reads a burst causes).
+   * 10 ms: a delivery another node left to claim waits for this read, and under a 2-node HTTP
+   * publish load 10 ms (about 160 reads/s in all) against 25 ms (about 70/s) changed neither
+   * throughput nor CPU in 5 alternated rounds.
+   */
   minReadSpacingMs?: number;
   /** First and largest wait before reconnecting the listening connection. */
   reconnectMinMs?: number;
@@ -73,7 +78,7 @@ export class ChangeListener {
     private readonly options: ChangeListenerOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 1000;
-    this.minReadSpacingMs = options.minReadSpacingMs ?? 25;
+    this.minReadSpacingMs = options.minReadSpacingMs ?? 10;
     this.reconnectMinMs = options.reconnectMinMs ?? 100;
     this.reconnectMaxMs = options.reconnectMaxMs ?? 5000;
     this.gapWaitMs = options.gapWaitMs ?? 2000;
