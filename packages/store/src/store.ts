@@ -181,7 +181,10 @@ export class Store {
    */
   async followChanges(options: ChangeListenerOptions = {}): Promise<ChangeListener> {
     if (this.listener) return this.listener;
-    const listener = new ChangeListener(this.changes, options);
+    // On PostgreSQL another node's deliveries left to claim wait for this listener's read: read
+    // soon after a notification. On SQLite only this process writes deliveries, and a read holds
+    // the one connection its writes need.
+    const listener = new ChangeListener(this.changes, { minReadSpacingMs: this.engine === 'postgres' ? 10 : 25, ...options });
     await listener.start();
     this.listener = listener;
     return listener;
