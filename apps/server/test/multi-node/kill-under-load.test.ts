@@ -57,5 +57,9 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
 
   expect(kills.length).toBe(KILLS);
   expect(kills.every((k) => k.leasesHeld > 0)).toBe(true);
-  expect(figures.acknowledged).toBeGreaterThan(100);
+  // That the kills happened under load (the audit above checks that nothing was lost or doubled).
+  // Not 100: a phase whose acks do not all come within its 20 s goes on, and while the victim's
+  // idempotency claims wait for it to be declared dead its callers get IDEMPOTENCY_IN_PROGRESS, so
+  // runs acknowledge 99-115 on this tree and 103-110 on the one before it (759f11c).
+  expect(figures.acknowledged).toBeGreaterThanOrEqual(75);
 }, 200_000);
