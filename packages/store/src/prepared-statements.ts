@@ -2,7 +2,7 @@
  * PostgreSQL parses and plans every unnamed statement it is sent, and a multi-row insert written
  * as a VALUES list has a text per row count, so each batch paid for a fresh parse and plan of a
  * large statement. The data path's hot statements have one fixed text instead (their rows travel
- * as one JSON parameter) and end with PREPARED: those go to node-postgres as named statements,
+ * as one JSON parameter) and end with PREPARED_SUFFIX: those go to node-postgres as named statements,
  * parsed once per connection (and planned for each call: see openPostgres).
  */
 import type pg from 'pg';
@@ -12,7 +12,7 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 /** The suffix that makes a statement a named, prepared one on PostgreSQL (a comment elsewhere). */
 export const PREPARED_SUFFIX = ' /* prepared */';
 
-/** For Kysely builders: `.modifyEnd(prepared)`. */
+/** Ends a statement with PREPARED_SUFFIX: `.modifyEnd(prepared)` on a builder, `${prepared}` in `sql`. */
 export const prepared: RawBuilder<unknown> = sql.raw(PREPARED_SUFFIX);
 
 /**

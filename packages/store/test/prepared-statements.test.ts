@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '@switchboard/store';
+import type { Database, Store } from '@switchboard/store';
+import type { Kysely } from 'kysely';
 import { databaseOf, openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
 import { PREPARED_SUFFIX, preparingPool } from '../src/prepared-statements';
 
@@ -69,11 +70,23 @@ describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL',
     }
   });
 
-  it("plans each call for its values on the store's connections", async () => {
+  it("plans each call for its values on the store's connections, and prepares the data path's writes", async () => {
     const store: Store = await openTestStore(dir);
     try {
       const r = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(databaseOf(store));
       expect(r.rows[0]!.plan_cache_mode).toBe('force_custom_plan');
+      const now = new Date().toISOString();
+      const statements = await store.transaction(async (tx) => {
+        await store.runWrites.appendEvent(
+          tx,
+          { event_id: 'evt-prepared', event_name: 'tick', created_at: now, source: 'test', payload: '{}', entity_id: null, run_id: null, chain_depth: 0, parent_event_id: null, has_dead_letter: 0, replay_of_event_id: null },
+          [],
+        );
+        // The transaction's own connection: prepared statements are per connection.
+        const own = tx as unknown as Kysely<Database>;
+        return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(own)).rows.map((row) => row.statement);
+      });
+      expect(statements.some((text) => text.startsWith('insert into "events"') && text.endsWith(PREPARED_SUFFIX))).toBe(true);
     } finally {
       await store.close();
     }

@@ -5,7 +5,7 @@ import type { Database, DeadLettersTable, EventsTable } from '../schema';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
-import { PREPARED_SUFFIX } from '../prepared-statements';
+import { prepared } from '../prepared-statements';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
@@ -228,14 +228,15 @@ export class DeliveryRepository {
       const chunk = held.slice(i, i + MAX_ROWS_PER_STATEMENT);
       markChange(tx, 'deliveries');
       if (this.engine === 'postgres') {
-        // Two array parameters: one text for any count, prepared once per connection.
+        // Array parameters: one text for any count, prepared once per connection. As below, the id
+        // list alone lets the planner use the primary key; the pairs add the attempt.
         const ids = chunk.map((l) => l.delivery_id);
         const { rows } = await sql<{ delivery_id: string }>`
           update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
           where delivery_id = any(${ids}::text[])
             and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${chunk.map((l) => l.attempts)}::int[]))
             and lease_owner = ${owner} and status = 'in_progress'
-          returning delivery_id${sql.raw(PREPARED_SUFFIX)}`.execute(executorOf(tx));
+          returning delivery_id${prepared}`.execute(executorOf(tx));
         for (const r of rows) marked.add(r.delivery_id);
         continue;
       }

@@ -1,12 +1,12 @@
 /**
  * Multi-row inserts on PostgreSQL with one text whatever the row count: the rows travel as one
  * JSON array that json_populate_recordset turns into the table's row type, so the statement is
- * prepared once per connection (PREPARED_SUFFIX) and Kysely compiles a few nodes instead of one
+ * prepared once per connection (`prepared`) and Kysely compiles a few nodes instead of one
  * per value.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
-import { PREPARED_SUFFIX } from '../prepared-statements';
+import { prepared } from '../prepared-statements';
 
 /**
  * Text JSON cannot carry to PostgreSQL the way a bound parameter does: a lone surrogate (which
@@ -45,6 +45,6 @@ export async function insertFromJson<R>(
 ): Promise<R[]> {
   const columns = sql.join(rows.columns.map((c) => sql.ref(c)));
   const back = returning.length > 0 ? sql` returning ${sql.join(returning.map((c) => sql.ref(c)))}` : sql``;
-  const { rows: out } = await sql<R>`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${rows.json}) with ordinality as r order by r.ordinality${back}${sql.raw(PREPARED_SUFFIX)}`.execute(trx);
+  const { rows: out } = await sql<R>`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${rows.json}) with ordinality as r order by r.ordinality${back}${prepared}`.execute(trx);
   return out;
 }

@@ -11,7 +11,7 @@ import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { insertFromJson, rowsAsJson } from './json-rows';
 import type { Engine } from '../engine';
-import { PREPARED_SUFFIX } from '../prepared-statements';
+import { prepared } from '../prepared-statements';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -46,18 +46,7 @@ export class RunWriteRepository {
 
   /** Inserts the event and its deliveries; returns the event's seq. */
   async appendEvent(tx: StoreTx, event: NewEventRow, deliveries: readonly NewDeliveryRow[]): Promise<number> {
-    const trx = executorOf(tx);
-    markChange(tx, 'events');
-    const inserted = await trx.insertInto('events').values(event).returning('seq').executeTakeFirstOrThrow();
-    const seq = Number(inserted.seq);
-    if (deliveries.some(awaitsClaim)) markChange(tx, CLAIMABLE);
-    if (deliveries.length > 0) {
-      await trx
-        .insertInto('deliveries')
-        .values(deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seq, event_created_at: event.created_at })))
-        .execute();
-    }
-    return seq;
+    return (await this.appendEvents(tx, [{ event, deliveries }]))[0]!;
   }
 
   /**
@@ -88,9 +77,8 @@ export class RunWriteRepository {
     return items.map(({ event }) => seqOf.get(event.event_id)!);
   }
 
-  async insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
-    markChange(tx, 'runs');
-    await executorOf(tx).insertInto('runs').values(run).execute();
+  insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
+    return this.insertRuns(tx, [run]);
   }
 
   /** Several runs in one statement (per 500). */
@@ -149,9 +137,9 @@ export class RunWriteRepository {
       const { rows } = await sql<{ run_id: string; status: 'completed' | 'failed' }>`
         update runs set settled_at = ${settledAt},
           status = case when exists (select 1 from dead_letters where dead_letters.run_id = runs.run_id and dead_letters.redriven_at is null) then 'failed' else 'completed' end
-        where run_id = any(${[...runIds]}::text[]) and coalesce(status, '') = 'running'
+        where run_id = any(${runIds}::text[]) and coalesce(status, '') = 'running'
           and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
-        returning run_id, status${sql.raw(PREPARED_SUFFIX)}`.execute(executorOf(tx));
+        returning run_id, status${prepared}`.execute(executorOf(tx));
       for (const r of rows) settled.set(r.run_id, r.status);
       if (settled.size > 0) markChange(tx, 'runs');
       return settled;
