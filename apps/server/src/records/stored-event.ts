@@ -38,21 +38,22 @@ export function toDeadLetter(l: EventDeadLetterRow, redriveOf?: string | null): 
 
 export function toStoredEvent(e: EventWithRecords): StoredEvent {
   // A dead letter of a redrive delivery names the dead letter that delivery sent again.
-  const redriveOf = new Map(e.deliveries.flatMap((d) => (d.redrive_of_dead_letter_id ? [[d.delivery_id, d.redrive_of_dead_letter_id] as const] : [])));
-  return {
-    ...omitAbsent({
-      event_id: e.event_id,
-      event_name: e.event_name,
-      created_at: e.created_at,
-      source: e.source,
-      payload: parseJsonObject(e.payload) ?? {},
-      entity_id: e.entity_id,
-      run_id: e.run_id,
-      chain_depth: e.chain_depth,
-      parent_event_id: e.parent_event_id,
-      replay_of_event_id: e.replay_of_event_id,
-    }),
+  let redriveOf: Map<string, string> | undefined;
+  for (const d of e.deliveries) if (d.redrive_of_dead_letter_id) (redriveOf ??= new Map()).set(d.delivery_id, d.redrive_of_dead_letter_id);
+  // One object, not a spread of omitAbsent's: copying an object whose keys were added one by one
+  // was a third of this function's time on a 50-event page.
+  return omitAbsent({
+    event_id: e.event_id,
+    event_name: e.event_name,
+    created_at: e.created_at,
+    source: e.source,
+    payload: parseJsonObject(e.payload) ?? {},
+    entity_id: e.entity_id,
+    run_id: e.run_id,
+    chain_depth: e.chain_depth,
+    parent_event_id: e.parent_event_id,
+    replay_of_event_id: e.replay_of_event_id,
     deliveries: e.deliveries.map(toDelivery),
-    dead_letters: e.dead_letters.map((l) => toDeadLetter(l, l.delivery_id ? redriveOf.get(l.delivery_id) : undefined)),
-  };
+    dead_letters: e.dead_letters.map((l) => toDeadLetter(l, l.delivery_id ? redriveOf?.get(l.delivery_id) : undefined)),
+  });
 }

@@ -257,7 +257,7 @@ export class EventRepository {
     const [deliveries, deadLetters] = await Promise.all([
       this.db
         .selectFrom('deliveries')
-        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'redrive_of_dead_letter_id', 'created_at'])
+        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'redrive_of_dead_letter_id'])
         .where('event_id', 'in', ids)
         .orderBy('created_at')
         .orderBy('delivery_id')
@@ -286,10 +286,18 @@ export class EventRepository {
         .orderBy('dead_letter_id')
         .execute(),
     ]);
-    const out = new Map<string, EventWithRecords>(rows.map((r) => [r.event_id, { ...r, deliveries: [], dead_letters: [] }]));
-    for (const { created_at: _createdAt, ...d } of deliveries) out.get(d.event_id)?.deliveries.push(d);
-    for (const l of deadLetters) out.get(l.event_id)?.dead_letters.push(l);
-    return [...out.values()];
+    // The rows are this call's own: giving each its two lists in place is much cheaper than
+    // copying every row with a spread.
+    const events = rows as EventWithRecords[];
+    const byId = new Map<string, EventWithRecords>();
+    for (const e of events) {
+      e.deliveries = [];
+      e.dead_letters = [];
+      byId.set(e.event_id, e);
+    }
+    for (const d of deliveries) byId.get(d.event_id)?.deliveries.push(d);
+    for (const l of deadLetters) byId.get(l.event_id)?.dead_letters.push(l);
+    return events;
   }
 
   /**
