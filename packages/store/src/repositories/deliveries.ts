@@ -225,38 +225,35 @@ export class DeliveryRepository {
   async markDeliveredMany(tx: StoreTx, owner: string, held: readonly Omit<DeliveryLease, 'owner'>[], nowIso: string): Promise<Set<string>> {
     const marked = new Set<string>();
     for (let i = 0; i < held.length; i += MAX_ROWS_PER_STATEMENT) {
-      const chunk = held.slice(i, i + MAX_ROWS_PER_STATEMENT);
       markChange(tx, 'deliveries');
-      if (this.engine === 'postgres') {
-        // Array parameters: one text for any count, prepared once per connection. As below, the id
-        // list alone lets the planner use the primary key; the pairs add the attempt.
-        const ids = chunk.map((l) => l.delivery_id);
-        const { rows } = await sql<{ delivery_id: string }>`
-          update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
-          where delivery_id = any(${ids}::text[])
-            and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${chunk.map((l) => l.attempts)}::int[]))
-            and lease_owner = ${owner} and status = 'in_progress'
-          returning delivery_id${prepared}`.execute(executorOf(tx));
-        for (const r of rows) marked.add(r.delivery_id);
-        continue;
-      }
-      const rows = await executorOf(tx)
-        .updateTable('deliveries')
-        .set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso })
-        // The id list alone lets the planner use the primary key; the pairs add the attempt.
-        .where(
-          'delivery_id',
-          'in',
-          chunk.map((l) => l.delivery_id),
-        )
-        .where(({ eb, refTuple, tuple }) => eb(refTuple('delivery_id', 'attempts'), 'in', chunk.map((l) => tuple(l.delivery_id, l.attempts))))
-        .where('lease_owner', '=', owner)
-        .where('status', '=', 'in_progress')
-        .returning('delivery_id')
-        .execute();
-      for (const r of rows) marked.add(r.delivery_id);
+      for (const id of await this.markChunkDelivered(executorOf(tx), owner, held.slice(i, i + MAX_ROWS_PER_STATEMENT), nowIso)) marked.add(id);
     }
     return marked;
+  }
+
+  /** One statement of markDeliveredMany; the ids it marked. The id list alone lets the planner use the primary key; the pairs add the attempt. */
+  private async markChunkDelivered(trx: Kysely<Database>, owner: string, chunk: readonly Omit<DeliveryLease, 'owner'>[], nowIso: string): Promise<string[]> {
+    const ids = chunk.map((l) => l.delivery_id);
+    if (this.engine === 'postgres') {
+      // Array parameters: one text for any count, prepared once per connection.
+      const { rows } = await sql<{ delivery_id: string }>`
+        update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
+        where delivery_id = any(${ids}::text[])
+          and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${chunk.map((l) => l.attempts)}::int[]))
+          and lease_owner = ${owner} and status = 'in_progress'
+        returning delivery_id${prepared}`.execute(trx);
+      return rows.map((r) => r.delivery_id);
+    }
+    const rows = await trx
+      .updateTable('deliveries')
+      .set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso })
+      .where('delivery_id', 'in', ids)
+      .where(({ eb, refTuple, tuple }) => eb(refTuple('delivery_id', 'attempts'), 'in', chunk.map((l) => tuple(l.delivery_id, l.attempts))))
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'in_progress')
+      .returning('delivery_id')
+      .execute();
+    return rows.map((r) => r.delivery_id);
   }
 
   /** Puts a held delivery back for another attempt at `nextAttemptAt`; false when the lease was lost. */
