@@ -34,11 +34,6 @@ export function openPostgres(databaseUrl: string, poolSize = POSTGRES_POOL_SIZE)
   // instead, and the pool replaces it.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
-    // Prepared statements (preparingPool) are parsed once but planned for each call's values: a
-    // plan cached per connection is made when the tables are new and empty, and a statement
-    // joining deliveries then scans the whole table once it is large. Queued before any of the
-    // caller's statements.
-    client.query('set plan_cache_mode = force_custom_plan').catch(() => undefined);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, pool };

@@ -3,7 +3,16 @@
  * as a VALUES list has a text per row count, so each batch paid for a fresh parse and plan of a
  * large statement. The data path's hot statements have one fixed text instead (their rows travel
  * as one JSON parameter) and end with PREPARED_SUFFIX: those go to node-postgres as named statements,
- * parsed once per connection (and planned for each call: see openPostgres).
+ * parsed once per connection, and after its first five calls a connection may keep one plan of a
+ * statement for any values (a generic plan), made from the table sizes of that moment.
+ *
+ * Planning each call instead (plan_cache_mode = force_custom_plan, what this did before) cost about
+ * 40 us of PostgreSQL's CPU per publish, most of it settling runs and marking deliveries done. But a
+ * plan kept from an empty table is a scan where an index is due (marking delivered read every
+ * leased row; settling, every open delivery), and PostgreSQL replaces it only when autovacuum next
+ * records the table's size, up to a minute later on a new database under load. So a statement is
+ * prepared again under a new name as its calls multiply (PREPARE_AGAIN_AT): each new name is
+ * planned afresh, from the tables as they have grown by then.
  */
 import type pg from 'pg';
 import { sql, type RawBuilder } from 'kysely';
@@ -16,20 +25,32 @@ export const PREPARED_SUFFIX = ' /* prepared */';
 export const prepared: RawBuilder<unknown> = sql.raw(PREPARED_SUFFIX);
 
 /**
+ * Calls of one marked statement in this process after which it gets a new name (and each
+ * connection prepares and plans it again): 64 calls are about a second of publishes under load,
+ * when a new database's tables are no longer empty. Four names per statement at most, so each
+ * connection keeps a few prepared statements per call site.
+ */
+export const PREPARE_AGAIN_AT: readonly number[] = [64, 64 ** 2, 64 ** 3];
+
+/**
  * A pool whose clients send PREPARED statements by name. Names come from one map per process;
  * the marked texts are a fixed set (one per call site), so the map and each connection's
  * prepared statements stay small. A replaced connection (terminated, server restarted) starts
  * with none, and node-postgres prepares each again on first use.
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {
-  const names = new Map<string, string>();
+  const statements = new Map<string, { base: string; name: string; calls: number }>();
   const nameOf = (text: string): string => {
-    let name = names.get(text);
-    if (name === undefined) {
-      name = `sb_${names.size + 1}`;
-      names.set(text, name);
+    let statement = statements.get(text);
+    if (statement === undefined) {
+      const base = `sb_${statements.size + 1}`;
+      statement = { base, name: base, calls: 0 };
+      statements.set(text, statement);
     }
-    return name;
+    statement.calls += 1;
+    const again = PREPARE_AGAIN_AT.indexOf(statement.calls);
+    if (again >= 0) statement.name = `${statement.base}_r${again + 1}`;
+    return statement.name;
   };
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   return {

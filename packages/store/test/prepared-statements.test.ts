@@ -1,7 +1,7 @@
 /**
- * PostgreSQL: statements marked PREPARED are sent by name, parsed once per connection, and still
- * work on the connection that replaces a terminated one; every store connection plans each call
- * for its own values.
+ * PostgreSQL: statements marked PREPARED are sent by name, parsed once per connection, prepared
+ * again under a new name as their calls multiply (so a plan kept from small tables is replaced),
+ * and still work on the connection that replaces a terminated one.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,8 +10,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Store } from '@switchboard/store';
 import type { Kysely } from 'kysely';
-import { databaseOf, openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { PREPARED_SUFFIX, preparingPool } from '../src/prepared-statements';
+import { openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
+import { PREPARE_AGAIN_AT, PREPARED_SUFFIX, preparingPool } from '../src/prepared-statements';
 
 describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL', () => {
   let dir: string;
@@ -70,11 +70,42 @@ describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL',
     }
   });
 
-  it("plans each call for its values on the store's connections, and prepares the data path's writes", async () => {
+  it('prepares a statement again under a new name once its calls reach PREPARE_AGAIN_AT, planned afresh', async () => {
+    const raw = new pg.Pool({ connectionString: url, max: 1 });
+    const pool = preparingPool(raw);
+    const client = await pool.connect();
+    try {
+      await client.query('create table plan_growth (id int primary key, note text)', []);
+      const marked = `select note from plan_growth where id = any($1::int[])${PREPARED_SUFFIX}`;
+      const calls = PREPARE_AGAIN_AT[0]!;
+      for (let i = 0; i < calls - 1; i++) await client.query(marked, [[i]]);
+      /** Each name prepared on the connection, and how many calls it planned (once for any values, or for their own). */
+      const names = async () =>
+        (
+          await client.query<{ name: string; calls: number }>(
+            'select name, generic_plans + custom_plans as calls from pg_prepared_statements order by name',
+            [],
+          )
+        ).rows;
+      expect(await names()).toEqual([{ name: 'sb_1', calls: calls - 1 }]);
+      await client.query('insert into plan_growth select n, null from generate_series(1, 20000) n', []);
+      await client.query(marked, [[7]]);
+      // The call that reached the threshold went out under a new name: parsed and planned again,
+      // now that the table holds rows.
+      expect(await names()).toEqual([
+        { name: 'sb_1', calls: calls - 1 },
+        { name: 'sb_1_r1', calls: 1 },
+      ]);
+    } finally {
+      await client.query('drop table if exists plan_growth', []).catch(() => undefined);
+      client.release();
+      await pool.end();
+    }
+  });
+
+  it("prepares the data path's writes on the store's connections", async () => {
     const store: Store = await openTestStore(dir);
     try {
-      const r = await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(databaseOf(store));
-      expect(r.rows[0]!.plan_cache_mode).toBe('force_custom_plan');
       const now = new Date().toISOString();
       const statements = await store.transaction(async (tx) => {
         await store.runWrites.appendEvent(

@@ -35,8 +35,10 @@ export class RuntimeStateRepository {
   }
 
   async get(key: string, tx?: StoreTx): Promise<string | undefined> {
-    const row = await this.on(tx).selectFrom('runtime_state').select('value').where('key', '=', key).executeTakeFirst();
-    return row?.value;
+    let q = this.on(tx).selectFrom('runtime_state').select('value').where('key', '=', key);
+    // Read once per group commit (ingress open or paused): parsed and planned once per connection.
+    if (this.engine === 'postgres') q = q.modifyEnd(prepared);
+    return (await q.executeTakeFirst())?.value;
   }
 
   /**
