@@ -18,11 +18,28 @@ import type { Engine } from './engine';
 import type { Database } from './schema';
 import { executorOf, type StoreTx } from './store-tx';
 import { prepared } from './prepared-statements';
+import { compiledOnce } from './compiled-once';
 
 export { CHANGE_KINDS, type ChangeKind };
 
 /** The channel every node LISTENs on; notifications on it carry no data. */
 export const CHANGE_CHANNEL = 'switchboard_changes';
+
+/** A transaction's change row (its last statement; see recordIn). */
+const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) =>
+  db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: databaseNow('sqlite') }),
+);
+/** The same on PostgreSQL, where the notification rides on it: PostgreSQL sends it only if the transaction commits. */
+const insertChangeNotifying = compiledOnce((db, kinds: string, nodeId: string | null) =>
+  db
+    .insertInto('changes')
+    .values({ kinds, node_id: nodeId, created_at: databaseNow('postgres') })
+    .returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified'))
+    .modifyEnd(prepared),
+);
+const changesAfter = compiledOnce((db, seq: number, limit: number) =>
+  db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit),
+);
 
 /**
  * A kind of change for nodes only (never in `runtime.changed`): the transaction wrote deliveries
@@ -137,10 +154,7 @@ export class ChangeFeedRepository {
     const kinds = marked.get(trx);
     if (!kinds || kinds.size === 0) return false;
     marked.delete(trx);
-    const insert = trx.insertInto('changes').values({ kinds: [...kinds].sort().join(','), node_id: this.nodeId, created_at: databaseNow(this.engine) });
-    // The notification rides on the same statement: PostgreSQL sends it only if the transaction commits.
-    if (this.engine === 'postgres') await insert.returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(prepared).execute();
-    else await insert.execute();
+    await (this.engine === 'postgres' ? insertChangeNotifying : insertChange)(trx, [...kinds].sort().join(','), this.nodeId);
     return true;
   }
 
@@ -163,7 +177,7 @@ export class ChangeFeedRepository {
 
   /** Changes after `seq`, oldest first, at most `limit`. */
   async after(seq: number, limit: number): Promise<ChangeRecord[]> {
-    const rows = await this.db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit).execute();
+    const { rows } = await changesAfter(this.db, seq, limit);
     return rows.map((r) => ({ seq: Number(r.seq), ...parseKinds(r.kinds), node_id: r.node_id }));
   }
 

@@ -6,6 +6,7 @@ import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { prepared } from '../prepared-statements';
+import { compiledOnce } from '../compiled-once';
 
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
@@ -50,6 +51,19 @@ export interface DeliveryWithEvent extends TakenDelivery {
  * or in progress with an expired lease), and every outcome is conditional on the lease
  * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
  */
+/**
+ * markChunkDelivered on PostgreSQL. Array parameters: one text for any count, prepared once per
+ * connection and compiled once per process.
+ */
+const markDeliveredByArrays = compiledOnce((db, nowIso: string, ids: string[], attempts: number[], owner: string) =>
+  sql<{ delivery_id: string }>`
+    update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
+    where delivery_id = any(${ids}::text[])
+      and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${attempts}::int[]))
+      and lease_owner = ${owner} and status = 'in_progress'
+    returning delivery_id${prepared}`,
+);
+
 export class DeliveryRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -235,13 +249,7 @@ export class DeliveryRepository {
   private async markChunkDelivered(trx: Kysely<Database>, owner: string, chunk: readonly Omit<DeliveryLease, 'owner'>[], nowIso: string): Promise<string[]> {
     const ids = chunk.map((l) => l.delivery_id);
     if (this.engine === 'postgres') {
-      // Array parameters: one text for any count, prepared once per connection.
-      const { rows } = await sql<{ delivery_id: string }>`
-        update deliveries set status = 'delivered', lease_owner = null, lease_expires_at = null, updated_at = ${nowIso}
-        where delivery_id = any(${ids}::text[])
-          and (delivery_id, attempts) in (select * from unnest(${ids}::text[], ${chunk.map((l) => l.attempts)}::int[]))
-          and lease_owner = ${owner} and status = 'in_progress'
-        returning delivery_id${prepared}`.execute(trx);
+      const { rows } = await markDeliveredByArrays(trx, nowIso, ids, chunk.map((l) => l.attempts), owner);
       return rows.map((r) => r.delivery_id);
     }
     const rows = await trx

@@ -1,12 +1,12 @@
 /**
  * Multi-row inserts on PostgreSQL with one text whatever the row count: the rows travel as one
  * JSON array that json_populate_recordset turns into the table's row type, so the statement is
- * prepared once per connection (`prepared`) and Kysely compiles a few nodes instead of one
- * per value.
+ * prepared once per connection (`prepared`) and compiled once per table and columns (compiledOnce).
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
 import { prepared } from '../prepared-statements';
+import { compiledOnce } from '../compiled-once';
 
 /**
  * Text JSON cannot carry to PostgreSQL the way a bound parameter does: a lone surrogate (which
@@ -43,8 +43,19 @@ export async function insertFromJson<R>(
   rows: { columns: string[]; json: string },
   returning: readonly string[] = [],
 ): Promise<R[]> {
-  const columns = sql.join(rows.columns.map((c) => sql.ref(c)));
+  const shape = `${table} (${rows.columns.join()}) returning ${returning.join()}`;
+  let insert = insertsByShape.get(shape);
+  if (!insert) insertsByShape.set(shape, (insert = insertStatement(table, rows.columns, returning)));
+  return (await insert(trx, rows.json)).rows as R[];
+}
+
+/** One statement per table, columns and returned columns: a handful, from this package's call sites. */
+const insertsByShape = new Map<string, ReturnType<typeof insertStatement>>();
+
+function insertStatement(table: keyof Database & string, columnNames: readonly string[], returning: readonly string[]) {
+  const columns = sql.join(columnNames.map((c) => sql.ref(c)));
   const back = returning.length > 0 ? sql` returning ${sql.join(returning.map((c) => sql.ref(c)))}` : sql``;
-  const { rows: out } = await sql<R>`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${rows.json}) with ordinality as r order by r.ordinality${back}${prepared}`.execute(trx);
-  return out;
+  return compiledOnce((_db, json: string) =>
+    sql`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${json}) with ordinality as r order by r.ordinality${back}${prepared}`,
+  );
 }

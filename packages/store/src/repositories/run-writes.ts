@@ -12,6 +12,7 @@ import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { insertFromJson, rowsAsJson } from './json-rows';
 import type { Engine } from '../engine';
 import { prepared } from '../prepared-statements';
+import { compiledOnce } from '../compiled-once';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -25,6 +26,21 @@ export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'ev
 
 /** A delivery written for any node to claim (not leased to its writer). */
 const awaitsClaim = (d: { status: string }) => d.status === 'pending';
+
+/**
+ * settleManyWhenQuiet on PostgreSQL. One array parameter: one text for any count, prepared once per
+ * connection and compiled once per process. The status is tested through an expression no index
+ * matches: the planner otherwise intersects the ids with runs_status's whole 'running' range, which
+ * under load is full of entries of runs settled since the last vacuum.
+ */
+const settleByArray = compiledOnce((db, settledAt: string, runIds: string[]) =>
+  sql<{ run_id: string; status: 'completed' | 'failed' }>`
+    update runs set settled_at = ${settledAt},
+      status = case when exists (select 1 from dead_letters where dead_letters.run_id = runs.run_id and dead_letters.redriven_at is null) then 'failed' else 'completed' end
+    where run_id = any(${runIds}::text[]) and coalesce(status, '') = 'running'
+      and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
+    returning run_id, status${prepared}`,
+);
 
 export class RunWriteRepository {
   constructor(
@@ -130,16 +146,7 @@ export class RunWriteRepository {
   async settleManyWhenQuiet(tx: StoreTx, runIds: readonly string[], settledAt: string): Promise<Map<string, 'completed' | 'failed'>> {
     const settled = new Map<string, 'completed' | 'failed'>();
     if (this.engine === 'postgres') {
-      // One array parameter: one text for any count, prepared once per connection. The status is
-      // tested through an expression no index matches: the planner otherwise intersects the ids
-      // with runs_status's whole 'running' range, which under load is full of entries of runs
-      // settled since the last vacuum.
-      const { rows } = await sql<{ run_id: string; status: 'completed' | 'failed' }>`
-        update runs set settled_at = ${settledAt},
-          status = case when exists (select 1 from dead_letters where dead_letters.run_id = runs.run_id and dead_letters.redriven_at is null) then 'failed' else 'completed' end
-        where run_id = any(${runIds}::text[]) and coalesce(status, '') = 'running'
-          and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
-        returning run_id, status${prepared}`.execute(executorOf(tx));
+      const { rows } = await settleByArray(executorOf(tx), settledAt, runIds as string[]);
       for (const r of rows) settled.set(r.run_id, r.status);
       if (settled.size > 0) markChange(tx, 'runs');
       return settled;

@@ -8,6 +8,11 @@ import type { Engine } from '../engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { prepared } from '../prepared-statements';
+import { compiledOnce } from '../compiled-once';
+
+const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key));
+const readValuePrepared = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
+const readValueForShare = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).forShare().modifyEnd(prepared));
 
 /** Values each open transaction read with `getOnceIn`. */
 const readOnce = new WeakMap<Kysely<Database>, Map<string, Promise<string | undefined>>>();
@@ -35,10 +40,9 @@ export class RuntimeStateRepository {
   }
 
   async get(key: string, tx?: StoreTx): Promise<string | undefined> {
-    let q = this.on(tx).selectFrom('runtime_state').select('value').where('key', '=', key);
-    // Read once per group commit (ingress open or paused): parsed and planned once per connection.
-    if (this.engine === 'postgres') q = q.modifyEnd(prepared);
-    return (await q.executeTakeFirst())?.value;
+    // Read once per group commit (ingress open or paused).
+    const { rows } = await (this.engine === 'postgres' ? readValuePrepared : readValue)(this.on(tx), key);
+    return rows[0]?.value;
   }
 
   /**
@@ -67,9 +71,7 @@ export class RuntimeStateRepository {
     const trx = executorOf(tx);
     const held = heldRows.get(trx);
     if (held?.has(key)) return held.get(key);
-    let q = trx.selectFrom('runtime_state').select('value').where('key', '=', key);
-    if (this.engine === 'postgres') q = q.forShare().modifyEnd(prepared);
-    const value = (await q.executeTakeFirst())?.value;
+    const value = (await (this.engine === 'postgres' ? readValueForShare : readValue)(trx, key)).rows[0]?.value;
     if (held) held.set(key, value);
     else heldRows.set(trx, new Map([[key, value]]));
     return value;
