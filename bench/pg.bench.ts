@@ -28,6 +28,8 @@
  *              whose single-node SQLite figure is issue #10's publish target) on SQLite: a git
  *              worktree of that commit with this checkout's node_modules linked in, a fresh folder
  *              per round, the same load; the events it stored are counted after each round.
+ *              Before round 1 the load generator (in this process) runs 3 s untimed against a
+ *              server of its own, so that no side is measured with its JIT still cold.
  * And per round, on one database of BENCH_EVENTS (1,000,000) events per engine, filled once
  * (concurrently, before the rounds) and served by one node: event.list 50-row pages, one filter
  * at a time, page 1 and page 100, p99 over BENCH_LIST_REQUESTS (300) reads after 100 untimed ones,
@@ -542,14 +544,14 @@ interface Publishes {
 let publishCounter = 0;
 const publishBody = () => `{"jsonrpc":"2.0","id":${++publishCounter},"method":"event.publish","params":{"event_name":"work","payload":{"n":${publishCounter}}}}`;
 
-async function httpPublishes(ports: readonly number[]): Promise<Publishes> {
+async function httpPublishes(ports: readonly number[], seconds = SECONDS): Promise<Publishes> {
   const connections = Math.floor(HTTP_CONNECTIONS / ports.length);
   const results = await Promise.all(
     ports.map((port) =>
       autocannon({
         url: `http://127.0.0.1:${port}/v1/rpc`,
         connections,
-        duration: SECONDS,
+        duration: seconds,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
         requests: [{ setupRequest: (req) => ({ ...req, body: publishBody() }) }],
@@ -563,6 +565,25 @@ async function httpPublishes(ports: readonly number[]): Promise<Publishes> {
     errors: results.reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0),
     perNode: results.map((r) => r.requests.average),
   };
+}
+
+/**
+ * The load generator runs in this process, and its first run would also be its JIT's warm-up: a
+ * side measured first in round 1 (PostgreSQL) would be measured with a colder generator than every
+ * other. So it runs first, untimed, against an answering server of this process's own.
+ */
+async function warmLoadGenerator(): Promise<number> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return (await httpPublishes([(server.address() as { port: number }).port], 3)).rps;
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 interface NodesRound {
@@ -812,6 +833,7 @@ async function main(): Promise<void> {
   const datapath: Publishes[] = [];
   const tree = SCENARIOS.includes('nodes') && DATAPATH_REF ? datapathTree(DATAPATH_REF) : undefined;
   const list: ListFigures = new Map();
+  if (SCENARIOS.includes('nodes')) console.log(`  load generator warmed up (untimed): autocannon ${HTTP_CONNECTIONS}c for 3 s against a server in this process, ${count(await warmLoadGenerator())} requests/s`);
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 ? ENGINES : [...ENGINES].reverse();
     if (tree && round % 2 === 0) datapath.push(await datapathRound(tree, round));
