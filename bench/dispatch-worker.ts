@@ -81,7 +81,8 @@ if (databaseUrl) {
   const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
   await admin.connect();
-  await admin.query(`drop database if exists "${new URL(databaseUrl).pathname.slice(1)}" with (force)`);
+  const { dropDatabase } = await import('../scripts/test-postgres.mjs');
+  await dropDatabase(admin, new URL(databaseUrl).pathname.slice(1));
   await admin.end();
 }
 console.log(JSON.stringify({ deliveriesPerSecond, latencyP50: percentile(latencies, 50), latencyP99: percentile(latencies, 99), published: ids.length }));

@@ -144,7 +144,8 @@ async function createDatabase(name: string, dropAfter = true): Promise<string> {
 }
 
 async function dropDatabase(name: string): Promise<void> {
-  await asAdmin((c) => c.query(`drop database if exists "${name}" with (force)`));
+  const { dropDatabase: drop } = (await import(path.join(root, 'scripts/test-postgres.mjs'))) as typeof import('../scripts/test-postgres.mjs');
+  await asAdmin((c) => drop(c, name));
   madeDatabases.delete(name);
 }
 

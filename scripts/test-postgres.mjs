@@ -3,6 +3,7 @@
 // Debian cluster (pg_lsclusters), started as its own user if it is down, with a test role created
 // once. Prints nothing and exits 1 when neither is available.
 import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const ROLE = 'switchboard_test';
 
@@ -41,9 +42,29 @@ export async function dropTestDatabases(url) {
   await client.connect();
   try {
     const { rows } = await client.query("select datname from pg_database where datname like 'sb\\_test\\_%'");
-    for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`);
+    for (const { datname } of rows) await dropDatabase(client, datname);
     return rows.length;
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * Drops a database, ending the sessions still connected to it (a killed test server's). PostgreSQL
+ * 15 refuses `WITH (FORCE)` to a role that is not superuser while an autovacuum worker is in that
+ * database (its process has no role the caller is a member of); a plain drop makes the worker quit,
+ * so the two are tried in turn for up to 10 s.
+ */
+export async function dropDatabase(client, name) {
+  const deadline = Date.now() + 10_000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.query(`drop database if exists "${name}"${attempt % 2 === 0 ? ' with (force)' : ''}`);
+      return;
+    } catch (err) {
+      // 42501: an autovacuum worker is in it (see above); 55006: another session still is.
+      if (!['42501', '55006'].includes(err.code) || Date.now() > deadline) throw err;
+      await sleep(100);
+    }
   }
 }
