@@ -26,16 +26,12 @@ export { CHANGE_KINDS, type ChangeKind };
 export const CHANGE_CHANNEL = 'switchboard_changes';
 
 /** A transaction's change row (its last statement; see recordIn). */
-const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) =>
-  db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: databaseNow('sqlite') }),
-);
-/** The same on PostgreSQL, where the notification rides on it: PostgreSQL sends it only if the transaction commits. */
+const changeRow = (db: Kysely<Database>, kinds: string, nodeId: string | null, engine: Engine) =>
+  db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: databaseNow(engine) });
+const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) => changeRow(db, kinds, nodeId, 'sqlite'));
+/** On PostgreSQL the notification rides on the row's statement: PostgreSQL sends it only if the transaction commits. */
 const insertChangeNotifying = compiledOnce((db, kinds: string, nodeId: string | null) =>
-  db
-    .insertInto('changes')
-    .values({ kinds, node_id: nodeId, created_at: databaseNow('postgres') })
-    .returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified'))
-    .modifyEnd(prepared),
+  changeRow(db, kinds, nodeId, 'postgres').returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(prepared),
 );
 const changesAfter = compiledOnce((db, seq: number, limit: number) =>
   db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit),

@@ -47,13 +47,8 @@ export interface DeliveryWithEvent extends TakenDelivery {
 }
 
 /**
- * The dispatcher's writes: claims are conditional updates only one claimer wins (pending and due,
- * or in progress with an expired lease), and every outcome is conditional on the lease
- * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
- */
-/**
  * markChunkDelivered on PostgreSQL. Array parameters: one text for any count, prepared once per
- * connection and compiled once per process.
+ * connection and compiled once per database handle.
  */
 const markDeliveredByArrays = compiledOnce((db, nowIso: string, ids: string[], attempts: number[], owner: string) =>
   sql<{ delivery_id: string }>`
@@ -64,6 +59,11 @@ const markDeliveredByArrays = compiledOnce((db, nowIso: string, ids: string[], a
     returning delivery_id${prepared}`,
 );
 
+/**
+ * The dispatcher's writes: claims are conditional updates only one claimer wins (pending and due,
+ * or in progress with an expired lease), and every outcome is conditional on the lease
+ * (delivery, owner, attempt), so a claimer whose lease was taken over changes nothing.
+ */
 export class DeliveryRepository {
   constructor(
     private readonly db: Kysely<Database>,

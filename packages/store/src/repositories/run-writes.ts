@@ -29,9 +29,9 @@ const awaitsClaim = (d: { status: string }) => d.status === 'pending';
 
 /**
  * settleManyWhenQuiet on PostgreSQL. One array parameter: one text for any count, prepared once per
- * connection and compiled once per process. The status is tested through an expression no index
- * matches: the planner otherwise intersects the ids with runs_status's whole 'running' range, which
- * under load is full of entries of runs settled since the last vacuum.
+ * connection and compiled once per database handle. The status is tested through an expression no
+ * index matches: the planner otherwise intersects the ids with runs_status's whole 'running' range,
+ * which under load is full of entries of runs settled since the last vacuum.
  */
 const settleByArray = compiledOnce((db, settledAt: string, runIds: string[]) =>
   sql<{ run_id: string; status: 'completed' | 'failed' }>`

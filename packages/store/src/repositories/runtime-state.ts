@@ -10,8 +10,9 @@ import { executorOf, type StoreTx } from '../store-tx';
 import { prepared } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
 
-const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key));
-const readValuePrepared = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
+/** A key's value (the PREPARED mark is a comment on SQLite). */
+const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
+/** The same, holding a share lock on the row (PostgreSQL only: SQLite has no FOR SHARE, nor needs it). */
 const readValueForShare = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).forShare().modifyEnd(prepared));
 
 /** Values each open transaction read with `getOnceIn`. */
@@ -41,7 +42,7 @@ export class RuntimeStateRepository {
 
   async get(key: string, tx?: StoreTx): Promise<string | undefined> {
     // Read once per group commit (ingress open or paused).
-    const { rows } = await (this.engine === 'postgres' ? readValuePrepared : readValue)(this.on(tx), key);
+    const { rows } = await readValue(this.on(tx), key);
     return rows[0]?.value;
   }
 
