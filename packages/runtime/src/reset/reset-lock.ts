@@ -37,6 +37,11 @@ export class ResetLock {
   private holder: ResetLockHolder | undefined;
   /** An unexpired reset held by another process, as last read. */
   private elsewhere: ResetLockHolder | undefined;
+  /**
+   * The last reset this process held whose row it has since emptied: a view read while the row
+   * still named it answers after the release, and must not be taken for another process's reset.
+   */
+  private released: string | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private readonly ttlMs: number;
@@ -89,7 +94,8 @@ export class ResetLock {
   /** Reads the row now (also called when the change feed says a reset started or ended). */
   async refreshView(): Promise<void> {
     const row = await this.readDurable();
-    this.elsewhere = row && row.reset_id !== this.holder?.reset_id && row.expires_at > this.clock.now().toISOString() ? row : undefined;
+    const someoneElse = row && row.reset_id !== this.holder?.reset_id && row.reset_id !== this.released;
+    this.elsewhere = someoneElse && row.expires_at > this.clock.now().toISOString() ? row : undefined;
   }
 
   /** Runs `fn` as the steps of reset `resetId`: its writes pass `guardWrites` while it holds the lock. */
@@ -173,6 +179,9 @@ export class ResetLock {
       const row = await this.readDurable();
       // Emptied, not deleted: the row stays for the share locks of guardWrites.
       if (row?.reset_id === holder.reset_id) await this.store.runtimeState.update(RESET_LOCK_KEY, '');
+      // A view read before that update may have answered meanwhile, naming this reset as another's.
+      this.released = holder.reset_id;
+      if (this.elsewhere?.reset_id === holder.reset_id) this.elsewhere = undefined;
     } catch {
       // The row expires on its own.
     }

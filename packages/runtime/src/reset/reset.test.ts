@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { databaseOf, openTestStore, sql, testEngine } from '@switchboard/store/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RpcError } from '@switchboard/contract';
 import { systemClock, type Store } from '@switchboard/store';
 import type { ContainerManager, StopOutcome } from '../containers/container-manager';
@@ -165,6 +165,43 @@ describe('reset lock', () => {
     await b.release();
     await a.refreshView();
     expect(a.isHeldByAnyone()).toBe(false);
+  });
+
+  it('a view read while this process held the lock, answering after its release, does not report the released reset as another\'s', async () => {
+    fx = await bootFixture(minimalBundle());
+    const store = fx.store;
+    // The view's read starts while the row names reset_own and answers only after the release.
+    let holdNextRead: ((answer: () => void) => void) | undefined;
+    const runtimeState = new Proxy(store.runtimeState, {
+      get(target, prop, receiver) {
+        if (prop !== 'get') return Reflect.get(target, prop, receiver);
+        return async (...args: Parameters<typeof target.get>) => {
+          const value = await target.get(...args);
+          const hold = holdNextRead;
+          holdNextRead = undefined;
+          if (hold) await new Promise<void>((answer) => hold(answer));
+          return value;
+        };
+      },
+    });
+    const lock = new ResetLock(new Proxy(store, { get: (target, prop, receiver) => (prop === 'runtimeState' ? runtimeState : Reflect.get(target, prop, receiver)) }), systemClock);
+    await lock.acquire('reset_own');
+    let answerView: (() => void) | undefined;
+    holdNextRead = (answer) => (answerView = answer);
+    const view = lock.refreshView();
+    await vi.waitFor(() => expect(answerView).toBeDefined());
+    await lock.release();
+    answerView!();
+    await view;
+    expect(lock.isHeldByAnyone()).toBe(false);
+
+    // Likewise a view that answers after the holder is dropped but before the row is emptied.
+    await lock.acquire('reset_own_2');
+    const releasing = lock.release(); // drops the holder at once; reads the row, then empties it
+    await lock.refreshView(); // on SQLite's one connection this read runs before the release's update
+    await releasing;
+    expect(lock.isHeldByAnyone()).toBe(false);
+    expect(JSON.parse((await databaseOf(store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow()).value || '{}')).toEqual({});
   });
 
   it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
