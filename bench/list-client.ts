@@ -7,7 +7,7 @@
  *
  * Protocol (process messages): the parent sends a ListJob, the child answers with a ListTimes.
  */
-import http from 'node:http';
+import { RpcClient } from './rpc-client';
 
 export interface ListJob {
   port: number;
@@ -19,46 +19,18 @@ export interface ListJob {
 
 export type ListTimes = { times: number[] } | { error: string };
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-function call(job: ListJob, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: job.port,
-        path: '/v1/rpc',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${job.token}`, 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => {
-          try {
-            const answer = JSON.parse(text) as { result?: unknown; error?: { message: string } };
-            if (answer.result === undefined) reject(new Error(`event.list: ${answer.error?.message ?? `HTTP ${res.statusCode}`}`));
-            else resolve();
-          } catch {
-            reject(new Error(`event.list: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+let client: RpcClient | undefined;
 
 async function run(job: ListJob): Promise<ListTimes> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params: job.params });
+  if (client?.port !== job.port) {
+    client?.close();
+    client = new RpcClient(job.port, job.token, 1);
+  }
   const times: number[] = [];
   try {
     for (let i = 0; i < job.warmup + job.requests; i++) {
       const t = performance.now();
-      await call(job, body);
+      await client.call('event.list', job.params);
       if (i >= job.warmup) times.push(performance.now() - t);
     }
     return { times };
@@ -71,6 +43,6 @@ process.on('message', (job: ListJob) => {
   void run(job).then((answer) => process.send!(answer));
 });
 process.on('disconnect', () => {
-  agent.destroy();
+  client?.close();
   process.exit(0);
 });

@@ -59,6 +59,7 @@ import { Runtime } from '@switchboard/runtime';
 import { LIST_FILTERS } from './list-filters';
 import type { ListJob, ListTimes } from './list-client';
 import { loadAverage, median, startProcess, stop, stopAll } from './rounds';
+import { RpcClient } from './rpc-client';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -200,53 +201,6 @@ fs.writeFileSync(
   }),
 );
 
-/** JSON-RPC calls to one server over keep-alive connections (at most `sockets` at once). */
-class RpcClient {
-  private readonly agent: http.Agent;
-  constructor(
-    readonly port: number,
-    sockets = 16,
-  ) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  }
-
-  call(method: string, params?: unknown): Promise<any> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params === undefined ? {} : { params }) });
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          path: '/v1/rpc',
-          method: 'POST',
-          agent: this.agent,
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => {
-            try {
-              const answer = JSON.parse(text) as { result?: unknown; error?: { message: string } };
-              if (answer.result === undefined) reject(new Error(`${method}: ${answer.error?.message ?? `HTTP ${res.statusCode}`}`));
-              else resolve(answer.result);
-            } catch {
-              reject(new Error(`${method}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
-            }
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
-
-  close(): void {
-    this.agent.destroy();
-  }
-}
-
 function serverEnv(engine: Engine, target: { databaseUrl?: string; dataDir?: string }, bundle: string | undefined): Record<string, string> {
   return {
     // Empty means unset: a SQLite server must not pick up a SWITCHBOARD_DATABASE_URL from this shell.
@@ -291,7 +245,7 @@ async function freshCluster(engine: Engine): Promise<Cluster> {
   await store.tokens.create('env:SWITCHBOARD_TOKEN', TOKEN);
   await queueBacklog(store);
   const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), root)));
-  const nodes = started.map((s) => new RpcClient(s.port));
+  const nodes = started.map((s) => new RpcClient(s.port, TOKEN));
   const deadline = Date.now() + 30_000;
   while (((await nodes[0]!.call('health.check')) as { nodes: unknown[] }).nodes.length < nodes.length) {
     if (Date.now() > deadline) throw new Error(`health.check did not list ${nodes.length} live nodes within 30 s`);
@@ -482,7 +436,7 @@ const changedUnavailable = new Map<Engine, string>();
 async function changeVisibility(c: Cluster, round: number): Promise<ChangeFigures> {
   const a = c.nodes[0]!;
   const b = c.nodes[c.nodes.length - 1]!;
-  const poller = new RpcClient(b.port, 1);
+  const poller = new RpcClient(b.port, TOKEN, 1);
   const watch = await ChangeWatch.open(b.port);
   const changed: number[] = [];
   const listed: number[] = [];
@@ -784,7 +738,7 @@ type ListFigures = Map<string, Record<Engine, { store: number[]; http: number[] 
 
 async function listRound(target: ListTarget, round: number, figures: ListFigures): Promise<void> {
   const server = await startProcess('apps/server/src/main.ts', target.env, root);
-  const node = new RpcClient(server.port, 1);
+  const node = new RpcClient(server.port, TOKEN, 1);
   const client = forkListClient();
   try {
     target.cases ??= await listCases(node, target.store);
