@@ -201,7 +201,7 @@ describe('reset lock', () => {
     await lock.refreshView(); // on SQLite's one connection this read runs before the release's update
     await releasing;
     expect(lock.isHeldByAnyone()).toBe(false);
-    expect(JSON.parse((await databaseOf(store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow()).value || '{}')).toEqual({});
+    expect((await databaseOf(store).selectFrom('runtime_state').select('value').where('key', '=', RESET_LOCK_KEY).executeTakeFirstOrThrow()).value).toBe('');
   });
 
   it('takes over a lock whose holder stopped refreshing it (a process that died mid-reset)', async () => {
