@@ -17,7 +17,7 @@ import { databaseNow } from './database-time';
 import type { Engine } from './engine';
 import type { Database } from './schema';
 import { executorOf, type StoreTx } from './store-tx';
-import { prepared } from './prepared-statements';
+import { prepared, sentWithNext } from './prepared-statements';
 import { compiledOnce } from './compiled-once';
 
 export { CHANGE_KINDS, type ChangeKind };
@@ -29,9 +29,12 @@ export const CHANGE_CHANNEL = 'switchboard_changes';
 const changeRow = (db: Kysely<Database>, kinds: string, nodeId: string | null, engine: Engine) =>
   db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: databaseNow(engine) });
 const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) => changeRow(db, kinds, nodeId, 'sqlite'));
-/** On PostgreSQL the notification rides on the row's statement: PostgreSQL sends it only if the transaction commits. */
+/**
+ * On PostgreSQL the notification rides on the row's statement: PostgreSQL sends it only if the
+ * transaction commits. The row goes out with the commit (sentWithNext).
+ */
 const insertChangeNotifying = compiledOnce((db, kinds: string, nodeId: string | null) =>
-  changeRow(db, kinds, nodeId, 'postgres').returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(prepared),
+  changeRow(db, kinds, nodeId, 'postgres').returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(sentWithNext).modifyEnd(prepared),
 );
 const changesAfter = compiledOnce((db, seq: number, limit: number) =>
   db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit),

@@ -1,17 +1,21 @@
 /**
  * PostgreSQL: statements marked PREPARED are sent by name, parsed once per connection, prepared
  * again under a new name as their calls multiply (so a plan kept from small tables is replaced),
- * and still work on the connection that replaces a terminated one.
+ * and still work on the connection that replaces a terminated one. A transaction's `begin` goes
+ * out with its first statement and its change row with its commit, and a held statement's failure
+ * fails the commit.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Store } from '@switchboard/store';
 import type { Kysely } from 'kysely';
 import { openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { PREPARE_AGAIN_AT, PREPARED_SUFFIX, preparingPool } from '../src/prepared-statements';
+import { PREPARE_AGAIN_AT, PREPARED_SUFFIX, SENT_WITH_NEXT_MARK, preparingPool } from '../src/prepared-statements';
+import { openPostgres } from '../src/open-postgres';
 
 describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL', () => {
   let dir: string;
@@ -121,5 +125,85 @@ describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL',
     } finally {
       await store.close();
     }
+  });
+});
+
+describe.runIf(testEngine() === 'postgres')("a transaction's begin and change row on PostgreSQL", () => {
+  let dir: string;
+  let db: Kysely<Database>;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-held-'));
+    // The store's own pool (pipeline mode on), one connection: every statement below shares it.
+    db = openPostgres((await testDatabaseFor(dir))!, 1).db;
+    await sql`create table held_rows (id int primary key)`.execute(db);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Writes to the connection's socket while `fn` runs (one per write call the socket makes to the kernel). */
+  async function writesDuring(fn: () => Promise<void>): Promise<number> {
+    // The pool's one connection is open before counting starts.
+    await sql`select 1`.execute(db);
+    const proto = net.Socket.prototype as unknown as { _writev: (...a: unknown[]) => unknown; _write: (...a: unknown[]) => unknown };
+    const [writev, write] = [proto._writev, proto._write];
+    let writes = 0;
+    proto._writev = function (this: unknown, ...a: unknown[]) {
+      writes++;
+      return writev.apply(this, a);
+    };
+    proto._write = function (this: unknown, ...a: unknown[]) {
+      writes++;
+      return write.apply(this, a);
+    };
+    try {
+      await fn();
+    } finally {
+      proto._writev = writev;
+      proto._write = write;
+    }
+    return writes;
+  }
+
+  it('sends begin with the first statement and the marked change row with the commit: two writes for four statements', async () => {
+    const writes = await writesDuring(() =>
+      db.transaction().execute(async (trx) => {
+        await sql`insert into held_rows values (1)`.execute(trx);
+        await sql.raw(`select 1 as change_row ${SENT_WITH_NEXT_MARK}`).execute(trx);
+      }),
+    );
+    expect(writes).toBe(2);
+    expect((await sql<{ id: number }>`select id from held_rows`.execute(db)).rows).toEqual([{ id: 1 }]);
+  });
+
+  it("fails the commit when the held change row fails, and keeps none of the transaction's writes", async () => {
+    const committing = db.transaction().execute(async (trx) => {
+      await sql`insert into held_rows values (2)`.execute(trx);
+      // Held: answered at once, sent with the commit. PostgreSQL answers that commit ROLLBACK, without an error.
+      await sql.raw(`select 1 / 0 as change_row ${SENT_WITH_NEXT_MARK}`).execute(trx);
+    });
+    await expect(committing).rejects.toThrow(/division by zero/);
+    expect((await sql<{ id: number }>`select id from held_rows where id = 2`.execute(db)).rows).toEqual([]);
+    // The connection is usable, outside any transaction: a write on it stays written.
+    await sql`insert into held_rows values (3)`.execute(db);
+    const other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
+    await other.connect();
+    try {
+      expect((await other.query('select id from held_rows where id = 3')).rows).toEqual([{ id: 3 }]);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('a transaction that sent nothing before it rolled back leaves the connection outside a transaction', async () => {
+    await expect(
+      db.transaction().execute(async () => {
+        throw new Error('refused before any statement');
+      }),
+    ).rejects.toThrow('refused before any statement');
+    await sql`insert into held_rows values (4)`.execute(db);
+    const { rows } = await sql<{ in_transaction: boolean }>`select now() <> statement_timestamp() as in_transaction`.execute(db);
+    expect(rows).toEqual([{ in_transaction: false }]);
   });
 });
