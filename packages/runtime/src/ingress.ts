@@ -64,7 +64,10 @@ export class Ingress {
     private readonly guardWrites: WriteGuard = unguarded,
     /** This process's dispatcher, which runs what a publish writes already leased to it. */
     private readonly localDispatch?: LocalDispatch,
-  ) {}
+  ) {
+    // A publish group reads it right after its reset guard: in the guard's statement.
+    store.runtimeState.readAlongHeld(INGRESS_KEY);
+  }
 
   /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
   async state(tx?: StoreTx): Promise<IngressState> {
