@@ -2,6 +2,8 @@ import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kys
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import { storeTxOf } from '../store-tx';
+import { compiledOnce } from '../compiled-once';
+import { prepared } from '../prepared-statements';
 
 /**
  * Filters of the canonical event query. Each one narrows the set of events independently:
@@ -135,6 +137,50 @@ function olderThan<DB, TB extends keyof DB>(
   ]);
 }
 
+/** The delivery and dead-letter columns a page nests under its events. */
+const NESTED_DELIVERY_COLUMNS = ['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'redrive_of_dead_letter_id'] as const;
+const NESTED_DEAD_LETTER_COLUMNS = [
+  'dead_letter_id',
+  'event_id',
+  'delivery_id',
+  'subscriber_id',
+  'chain_depth',
+  'created_at',
+  'failure_type',
+  'retry_count',
+  'error_message',
+  'handler_node',
+  'reason_code',
+  'redriven_at',
+  'redriven_by_token_id',
+  'redrive_operation_id',
+  'redrive_delivery_id',
+] as const;
+
+/**
+ * A page's nested reads on PostgreSQL: the ids travel as one array, so each read has one text for
+ * any page, compiled once and prepared once per connection, where `in (…)` was a new text per
+ * page size, built, compiled, parsed and planned on every call.
+ */
+const deliveriesOfEvents = compiledOnce((db, ids: string[]) =>
+  db
+    .selectFrom('deliveries')
+    .select(NESTED_DELIVERY_COLUMNS)
+    .where(sql<SqlBool>`event_id = any(${ids}::text[])`)
+    .orderBy('created_at')
+    .orderBy('delivery_id')
+    .modifyEnd(prepared),
+);
+const deadLettersOfEvents = compiledOnce((db, ids: string[]) =>
+  db
+    .selectFrom('dead_letters')
+    .select(NESTED_DEAD_LETTER_COLUMNS)
+    .where(sql<SqlBool>`event_id = any(${ids}::text[])`)
+    .orderBy('created_at')
+    .orderBy('dead_letter_id')
+    .modifyEnd(prepared),
+);
+
 /**
  * Read side of the event store: newest-first keyset pages with deliveries and dead letters nested
  * (one query each per page), plus a bulk insert for fixtures and benchmarks.
@@ -254,38 +300,13 @@ export class EventRepository {
   private async nest(rows: EventRow[]): Promise<EventWithRecords[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.event_id);
-    const [deliveries, deadLetters] = await Promise.all([
-      this.db
-        .selectFrom('deliveries')
-        .select(['delivery_id', 'event_id', 'status', 'subscriber_id', 'subscriber_type', 'last_error', 'reason_code', 'session_id', 'attempts', 'redrive_of_dead_letter_id'])
-        .where('event_id', 'in', ids)
-        .orderBy('created_at')
-        .orderBy('delivery_id')
-        .execute(),
-      this.db
-        .selectFrom('dead_letters')
-        .select([
-          'dead_letter_id',
-          'event_id',
-          'delivery_id',
-          'subscriber_id',
-          'chain_depth',
-          'created_at',
-          'failure_type',
-          'retry_count',
-          'error_message',
-          'handler_node',
-          'reason_code',
-          'redriven_at',
-          'redriven_by_token_id',
-          'redrive_operation_id',
-          'redrive_delivery_id',
-        ])
-        .where('event_id', 'in', ids)
-        .orderBy('created_at')
-        .orderBy('dead_letter_id')
-        .execute(),
-    ]);
+    const [deliveries, deadLetters] =
+      this.changes.engine === 'postgres'
+        ? await Promise.all([deliveriesOfEvents(this.db, ids).then((r) => r.rows), deadLettersOfEvents(this.db, ids).then((r) => r.rows)])
+        : await Promise.all([
+            this.db.selectFrom('deliveries').select(NESTED_DELIVERY_COLUMNS).where('event_id', 'in', ids).orderBy('created_at').orderBy('delivery_id').execute(),
+            this.db.selectFrom('dead_letters').select(NESTED_DEAD_LETTER_COLUMNS).where('event_id', 'in', ids).orderBy('created_at').orderBy('dead_letter_id').execute(),
+          ]);
     // The rows are this call's own: giving each its two lists in place is much cheaper than
     // copying every row with a spread.
     const events = rows as EventWithRecords[];
