@@ -279,10 +279,22 @@ async function queueBacklog(store: Store): Promise<void> {
   await runtime.stop();
 }
 
+/**
+ * Whether any delivery is open, each status read through its own index (PostgreSQL's partial claim
+ * indexes): one row at most. Counting them instead (openCount) read every open row on each 50 ms
+ * poll, 3.5 ms of PostgreSQL's CPU a call with 5,000 open and 18 ms with 20,000, taken from the
+ * nodes being measured.
+ */
+async function anyOpenDelivery(store: Store): Promise<boolean> {
+  const db = databaseOf(store);
+  const one = (status: 'pending' | 'in_progress') => db.selectFrom('deliveries').select('delivery_id').where('status', '=', status).limit(1).executeTakeFirst();
+  return (await one('pending')) !== undefined || (await one('in_progress')) !== undefined;
+}
+
 /** Waits for the nodes to finish every delivery; the figures come from the rows' timestamps, not from when this noticed. */
 async function untilNoOpenDelivery(store: Store, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while ((await store.deliveries.openCount()) > 0) {
+  while (await anyOpenDelivery(store)) {
     if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs / 1000} s`);
     await sleep(50);
   }
