@@ -9,6 +9,7 @@ import * as operations from './006_operations';
 import { incidentStatesMigration } from './007_incident_states';
 import * as decisionsAsSeen from './008_decisions_as_seen';
 import { nodesAndChangesMigration } from './009_nodes_and_changes';
+import { claimPlanMigration } from './010_claim_plan';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -24,6 +25,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '007_incident_states': incidentStatesMigration(engine),
         '008_decisions_as_seen': decisionsAsSeen,
         '009_nodes_and_changes': nodesAndChangesMigration(engine),
+        '010_claim_plan': claimPlanMigration(engine),
       };
     },
   };

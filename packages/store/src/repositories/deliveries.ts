@@ -94,7 +94,8 @@ export class DeliveryRepository {
    * On PostgreSQL this is one statement in a transaction of its own (an idle dispatcher polls with
    * it, and each round trip counts): it reads the lock row `FOR SHARE`, so a holder taking the lock
    * waits for the claim to commit and a claim that waited for the holder sees it; it picks the rows
-   * `FOR UPDATE SKIP LOCKED`, so claimers on several nodes take disjoint rows without waiting for
+   * `FOR UPDATE SKIP LOCKED` (through `claimable_deliveries`, migration 010: a plan that does not
+   * follow stale statistics), so claimers on several nodes take disjoint rows without waiting for
    * each other, updates them and returns them joined with their events. On SQLite: one transaction
    * of a read, the claim and the events' read.
    */
@@ -120,18 +121,8 @@ export class DeliveryRepository {
           select 1 from lock where case when value not like '{%' then false else (value::json ->> 'expires_at') > ${nowIso} end
         ) as free
       ),
-      expired as (
-        select delivery_id, lease_owner as previous_owner, true as reclaimed from deliveries
-        where status = 'in_progress' and lease_expires_at < ${nowIso} and (select free from free)
-        order by lease_expires_at limit ${limit} for update skip locked
-      ),
-      due as (
-        select delivery_id, null::text as previous_owner, false as reclaimed from deliveries
-        where status = 'pending' and next_attempt_at <= ${nowIso} and (select free from free)
-        order by next_attempt_at limit ${limit} for update skip locked
-      ),
       picked as (
-        select * from expired union all select * from due limit ${limit}
+        select * from claimable_deliveries(${nowIso}, ${limit}, (select free from free))
       ),
       taken as (
         update deliveries d
