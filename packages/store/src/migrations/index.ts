@@ -10,6 +10,7 @@ import { incidentStatesMigration } from './007_incident_states';
 import * as decisionsAsSeen from './008_decisions_as_seen';
 import { nodesAndChangesMigration } from './009_nodes_and_changes';
 import { claimPlanMigration } from './010_claim_plan';
+import { sparseIndexesMigration } from './011_sparse_indexes';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -26,6 +27,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '008_decisions_as_seen': decisionsAsSeen,
         '009_nodes_and_changes': nodesAndChangesMigration(engine),
         '010_claim_plan': claimPlanMigration(engine),
+        '011_sparse_indexes': sparseIndexesMigration(engine),
       };
     },
   };
