@@ -534,7 +534,7 @@ export class Dispatcher {
       if (d.run_id) (counter.openedInRun > 0 ? continued : ended).add(d.run_id);
     }
     // Written before the runs are checked: a run one of them continues is not quiet.
-    await store.runWrites.appendEvents(trx, events);
+    await store.runWrites.appendEvents(trx, events, { seqs: false });
     const quiet = [...ended].filter((runId) => !continued.has(runId));
     const settled = await settleRunsIfDone(store, trx, bundle, quiet, now);
     return { opened, unsettled: quiet.filter((runId) => !settled.has(runId)) };

@@ -26,8 +26,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 
 export function openPostgres(databaseUrl: string, poolSize = POSTGRES_POOL_SIZE): { db: Kysely<Database>; pool: pg.Pool } {
   // Pipeline mode lets a connection send a statement before the one ahead of it has answered: a
-  // transaction's `begin` then goes out with its first statement, its change row with its commit
-  // (SENT_WITH_NEXT_MARK). Nothing else here sends before an answer: each caller awaits its
+  // transaction's `begin` then goes out with its first statement, and a statement whose answer is
+  // not read (its change row, a publish's runs) with the next one (SENT_WITH_NEXT_MARK). Nothing else here sends before an answer: each caller awaits its
   // statements in turn, and no cursor or `rows` option (refused in this mode) is used.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, pipeline: true });
   // A connection the server dropped (restart, pg_terminate_backend) is replaced on next use; an

@@ -33,12 +33,13 @@ export const prepared: RawBuilder<unknown> = sql.raw(PREPARED_SUFFIX);
 export const PREPARE_AGAIN_AT: readonly number[] = [64, 64 ** 2, 64 ** 3];
 
 /**
- * Marks the statement that is always the last before a commit (a transaction's change row): on
- * PostgreSQL it is held and sent in one write with the commit, as a transaction's `begin` is with
- * its first statement. Each write to PostgreSQL's socket wakes its backend, and on a loaded 2-core
- * machine that costs more than the statement: two round trips fewer per transaction (a delivery's
- * completion was 6, and is 4). The caller gets an empty answer at once (the change row's answer is
- * not read); a failure of the held statement fails the commit instead.
+ * Marks a statement whose answer is not read (a transaction's change row, a publish's runs): on
+ * PostgreSQL, inside a transaction, it is held and sent in one write with the statement after it
+ * (the commit, at the latest), as a transaction's `begin` is with its first statement. Each write
+ * to PostgreSQL's socket wakes its backend, and on a loaded 2-core machine that costs more than
+ * the statement: a delivery's completion was 6 round trips, and is 4. The caller gets an empty
+ * answer at once; a failure of the held statement fails the statement it went with instead (the
+ * commit answers ROLLBACK without an error after one). Outside a transaction it is sent at once.
  */
 export const SENT_WITH_NEXT_MARK = '/* sent with the next statement */';
 export const sentWithNext: RawBuilder<unknown> = sql.raw(` ${SENT_WITH_NEXT_MARK}`);
@@ -84,23 +85,26 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
         // A transaction's `begin`, and its change row, wait for the statement after them and go
         // out in one write with it (see SENT_WITH_NEXT_MARK).
         let beginHeld = false;
-        let rowHeld: pg.QueryConfig | undefined;
+        let inTransaction = false;
+        const held: pg.QueryConfig[] = [];
         wrapper = {
           query: ((text: string, values?: readonly unknown[]) => {
             if (text === 'begin') {
               beginHeld = true;
+              inTransaction = true;
               return Promise.resolve(HELD_ANSWER);
             }
+            // The held statements go out with the commit or rollback, and nothing is held after it.
+            if (text === 'commit' || text === 'rollback') inTransaction = false;
             const config: pg.QueryConfig = { text, values: values as unknown[] };
             if (text.endsWith(PREPARED_SUFFIX)) config.name = nameOf(text);
-            if (text.includes(SENT_WITH_NEXT_MARK)) {
-              rowHeld = config;
+            if (inTransaction && text.includes(SENT_WITH_NEXT_MARK)) {
+              held.push(config);
               return Promise.resolve(HELD_ANSWER);
             }
-            if (!beginHeld && !rowHeld) return send(config);
-            const leading = [...(beginHeld ? [{ text: 'begin' }] : []), ...(rowHeld ? [rowHeld] : [])];
+            if (!beginHeld && held.length === 0) return send(config);
+            const leading = [...(beginHeld ? [{ text: 'begin' }] : []), ...held.splice(0)];
             beginHeld = false;
-            rowHeld = undefined;
             // Pipelined (the pool's clients are in pipeline mode), and corked into one write.
             const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
             stream.cork();
@@ -117,9 +121,10 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
             );
           }) as unknown as PostgresPoolClient['query'],
           release: () => {
-            // Held statements of a transaction that never sent another were never begun.
+            // A begin held since a transaction sent nothing else: nothing began.
             beginHeld = false;
-            rowHeld = undefined;
+            inTransaction = false;
+            held.length = 0;
             client.release();
           },
         };

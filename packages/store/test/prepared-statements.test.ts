@@ -196,6 +196,40 @@ describe.runIf(testEngine() === 'postgres')("a transaction's begin and change ro
     }
   });
 
+  it('sends consecutive marked statements together with the next one, and fails that one with the first failure among them', async () => {
+    const writes = await writesDuring(() =>
+      db.transaction().execute(async (trx) => {
+        await sql.raw(`insert into held_rows values (10) ${SENT_WITH_NEXT_MARK}`).execute(trx);
+        await sql.raw(`insert into held_rows values (11) ${SENT_WITH_NEXT_MARK}`).execute(trx);
+        await sql`insert into held_rows values (12)`.execute(trx);
+      }),
+    );
+    // begin, both held rows and the plain insert in one write; the commit in the other.
+    expect(writes).toBe(2);
+    expect((await sql<{ id: number }>`select id from held_rows where id between 10 and 12 order by id`.execute(db)).rows).toEqual([{ id: 10 }, { id: 11 }, { id: 12 }]);
+
+    const failing = db.transaction().execute(async (trx) => {
+      await sql.raw(`insert into held_rows values (13) ${SENT_WITH_NEXT_MARK}`).execute(trx);
+      await sql.raw(`insert into held_rows values (1 / 0) ${SENT_WITH_NEXT_MARK}`).execute(trx);
+      // Sent after a failed statement, PostgreSQL answers this "transaction is aborted": the held
+      // failure is what the caller hears.
+      await sql`insert into held_rows values (14)`.execute(trx);
+    });
+    await expect(failing).rejects.toThrow(/division by zero/);
+    expect((await sql<{ id: number }>`select id from held_rows where id in (13, 14)`.execute(db)).rows).toEqual([]);
+  });
+
+  it('sends a marked statement at once outside a transaction: nothing follows it to go out with', async () => {
+    await sql.raw(`insert into held_rows values (20) ${SENT_WITH_NEXT_MARK}`).execute(db);
+    const other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
+    await other.connect();
+    try {
+      expect((await other.query('select id from held_rows where id = 20')).rows).toEqual([{ id: 20 }]);
+    } finally {
+      await other.end();
+    }
+  });
+
   /** Whether the next statement on `conn` runs inside an open transaction (its start time is older than the statement's). */
   const inTransaction = async (conn: Kysely<Database>) =>
     (await sql<{ open: boolean }>`select now() <> statement_timestamp() as open`.execute(conn)).rows[0]!.open;

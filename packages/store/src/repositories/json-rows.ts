@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
-import { prepared } from '../prepared-statements';
+import { prepared, sentWithNext } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
 
 /**
@@ -42,20 +42,23 @@ export async function insertFromJson<R>(
   table: keyof Database & string,
   rows: { columns: string[]; json: string },
   returning: readonly string[] = [],
+  { withNext = false }: { withNext?: boolean } = {},
 ): Promise<R[]> {
-  const shape = `${table} (${rows.columns.join()}) returning ${returning.join()}`;
+  const shape = `${table} (${rows.columns.join()}) returning ${returning.join()}${withNext ? ' with next' : ''}`;
   let insert = insertsByShape.get(shape);
-  if (!insert) insertsByShape.set(shape, (insert = insertStatement(table, rows.columns, returning)));
+  if (!insert) insertsByShape.set(shape, (insert = insertStatement(table, rows.columns, returning, withNext)));
   return (await insert(trx, rows.json)).rows as R[];
 }
 
 /** One statement per table, columns and returned columns: a handful, from this package's call sites. */
 const insertsByShape = new Map<string, ReturnType<typeof insertStatement>>();
 
-function insertStatement(table: keyof Database & string, columnNames: readonly string[], returning: readonly string[]) {
+/** `withNext`: the statement is sent with the next one (sentWithNext); for rows nothing reads back. */
+function insertStatement(table: keyof Database & string, columnNames: readonly string[], returning: readonly string[], withNext: boolean) {
   const columns = sql.join(columnNames.map((c) => sql.ref(c)));
   const back = returning.length > 0 ? sql` returning ${sql.join(returning.map((c) => sql.ref(c)))}` : sql``;
+  const held = withNext ? sentWithNext : sql``;
   return compiledOnce((_db, json: string) =>
-    sql`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${json}) with ordinality as r order by r.ordinality${back}${prepared}`,
+    sql`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${json}) with ordinality as r order by r.ordinality${back}${held}${prepared}`,
   );
 }

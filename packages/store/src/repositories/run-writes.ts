@@ -49,9 +49,15 @@ export class RunWriteRepository {
   ) {}
 
   /** A multi-row insert: from JSON on PostgreSQL when the rows allow it, else as a VALUES list. */
-  private async insertMany<R>(trx: Kysely<Database>, table: 'events' | 'deliveries' | 'runs', rows: readonly object[], returning: readonly string[] = []): Promise<R[]> {
+  private async insertMany<R>(
+    trx: Kysely<Database>,
+    table: 'events' | 'deliveries' | 'runs',
+    rows: readonly object[],
+    returning: readonly string[] = [],
+    options: { withNext?: boolean } = {},
+  ): Promise<R[]> {
     const asJson = this.engine === 'postgres' ? rowsAsJson(rows) : undefined;
-    if (asJson) return insertFromJson<R>(trx, table, asJson, returning);
+    if (asJson) return insertFromJson<R>(trx, table, asJson, returning, options);
     const insert = trx.insertInto(table).values(rows as never);
     if (returning.length === 0) {
       await insert.execute();
@@ -68,11 +74,21 @@ export class RunWriteRepository {
   /**
    * Inserts several events, each with its deliveries, in one statement per table (per 500 rows);
    * returns each event's seq, in the order given. Seqs follow that order.
+   *
+   * `seqs: false`, for a caller that does not read them: when no event has deliveries (whose rows
+   * need their event's seq), the events' statement goes out with the transaction's next one on
+   * PostgreSQL, a round trip fewer, and nothing is returned.
    */
-  async appendEvents(tx: StoreTx, items: readonly { event: NewEventRow; deliveries: readonly NewDeliveryRow[] }[]): Promise<number[]> {
+  async appendEvents(tx: StoreTx, items: readonly { event: NewEventRow; deliveries: readonly NewDeliveryRow[] }[], { seqs = true }: { seqs?: boolean } = {}): Promise<number[]> {
     if (items.length === 0) return [];
     const trx = executorOf(tx);
     markChange(tx, 'events');
+    if (!seqs && items.every((item) => item.deliveries.length === 0)) {
+      for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
+        await this.insertMany(trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), [], { withNext: true });
+      }
+      return [];
+    }
     const seqOf = new Map<string, number>();
     for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
       const rows = await this.insertMany<{ event_id: string; seq: number | string }>(
@@ -97,11 +113,16 @@ export class RunWriteRepository {
     return this.insertRuns(tx, [run]);
   }
 
-  /** Several runs in one statement (per 500). */
+  /**
+   * Several runs in one statement (per 500). On PostgreSQL the statement goes out with the
+   * transaction's next one (a publish's events), a round trip fewer: nothing is read back from it.
+   */
   async insertRuns(tx: StoreTx, runs: readonly NewRunRow[]): Promise<void> {
     if (runs.length === 0) return;
     markChange(tx, 'runs');
-    for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) await this.insertMany(executorOf(tx), 'runs', runs.slice(i, i + MAX_ROWS_PER_STATEMENT));
+    for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) {
+      await this.insertMany(executorOf(tx), 'runs', runs.slice(i, i + MAX_ROWS_PER_STATEMENT), [], { withNext: true });
+    }
   }
 
   /** The run and depth of an event's chain, for an event that continues it. */
