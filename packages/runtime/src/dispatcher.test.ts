@@ -3,6 +3,9 @@ import { databaseOf } from '@switchboard/store/testing';
 import { RpcError } from '@switchboard/contract';
 import { bootFixture, count, minimalBundle, writeBundle, type Fixture } from './testing/runtime-fixture';
 import { Runtime } from './runtime';
+import { Dispatcher, subscriberKey } from './dispatcher';
+import { HandlerFailure } from './handler-failure';
+import type { SubscriberHandler } from './handler';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -327,5 +330,30 @@ describe('publish and dispatch', () => {
     const rows = await databaseOf(store).selectFrom('deliveries').select(['status', 'attempts', 'lease_owner']).execute();
     expect(rows).toEqual([{ status: 'delivered', attempts: 1, lease_owner: null }]);
     expect((await publishing).status).toBe('running');
+  });
+});
+
+describe('handler timeout', () => {
+  it('aborts the signal of a handler that outlives handler_timeout_ms with the timeout, and records a timeout', async () => {
+    fx = await bootFixture(flakyBundle(0, 1));
+    const { runtime, store } = fx;
+    const reasons: unknown[] = [];
+    const waitsForAbort: SubscriberHandler = {
+      handle: ({ signal }) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason);
+          }),
+        ),
+    };
+    const dispatcher = new Dispatcher(runtime.services, new Map([[subscriberKey('node', 'charge'), waitsForAbort]]));
+    await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'i-1', amount: 5 } });
+    await dispatcher.runUntilIdle();
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(HandlerFailure);
+    expect(reasons[0]).toMatchObject({ reasonCode: 'handler_timeout' });
+    const dl = await databaseOf(store).selectFrom('dead_letters').selectAll().executeTakeFirstOrThrow();
+    expect(dl).toMatchObject({ failure_type: 'timeout', reason_code: 'handler_timeout' });
   });
 });

@@ -140,7 +140,20 @@ export class DeliveryRepository {
     const claimed = rows
       .filter((r) => r.delivery_id !== null)
       .map((r) => {
-        const event = Object.fromEntries(Object.entries(r).filter(([k]) => k.startsWith('e_')).map(([k, v]) => [k.slice(2), v])) as unknown as Selectable<EventsTable>;
+        const event = {
+          event_id: r.e_event_id,
+          event_name: r.e_event_name,
+          created_at: r.e_created_at,
+          source: r.e_source,
+          payload: r.e_payload,
+          entity_id: r.e_entity_id,
+          run_id: r.e_run_id,
+          parent_event_id: r.e_parent_event_id,
+          chain_depth: r.e_chain_depth,
+          seq: r.e_seq,
+          has_dead_letter: r.e_has_dead_letter,
+          replay_of_event_id: r.e_replay_of_event_id,
+        } as Selectable<EventsTable>;
         return {
           delivery_id: r.delivery_id,
           event_id: r.event_id,
