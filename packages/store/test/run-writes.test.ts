@@ -76,6 +76,17 @@ it('appends several events with their deliveries, seqs in the order given, each 
   ]);
 });
 
+it('appends events whose seqs the caller does not read (none has deliveries), after the statement before them and before the commit', async () => {
+  const seqs = await store.transaction(async (tx) => {
+    const written = await store.runWrites.appendEvents(tx, [{ event: event('evt-x', 'run-1'), deliveries: [] }, { event: event('evt-y', 'run-1'), deliveries: [] }], { seqs: false });
+    // On PostgreSQL the insert goes out with this statement, which sees its rows.
+    return { written, seen: await store.runWrites.eventChain(tx, 'evt-y') };
+  });
+  expect(seqs).toEqual({ written: [], seen: { chain_depth: 0, run_id: 'run-1' } });
+  const events = await databaseOf(store).selectFrom('events').select('event_id').orderBy('seq').execute();
+  expect(events.map((e) => e.event_id)).toEqual(['evt-x', 'evt-y']);
+});
+
 it('settles several runs in one statement: the quiet ones, failed when a dead letter stands, and no other', async () => {
   for (const id of ['run-done', 'run-open', 'run-dead', 'run-redriven']) await run(id);
   await run('run-cancelled', 'cancelled');

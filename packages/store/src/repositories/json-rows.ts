@@ -62,3 +62,39 @@ function insertStatement(table: keyof Database & string, columnNames: readonly s
     sql`insert into ${sql.table(table)} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(table)}, ${json}) with ordinality as r order by r.ordinality${back}${held}${prepared}`,
   );
 }
+
+/**
+ * Events and their deliveries in one statement (PostgreSQL): the events are inserted from JSON in
+ * array order (their seqs follow it), and each delivery takes its event's seq from that insert, so
+ * the deliveries' rows travel without it and need not wait for the events' answer: a round trip
+ * fewer per publish than inserting the events, reading their seqs, then inserting the deliveries.
+ * Returns each event's id and seq.
+ */
+export async function insertEventsWithDeliveries(
+  trx: Kysely<Database>,
+  events: { columns: string[]; json: string },
+  deliveries: { columns: string[]; json: string },
+): Promise<{ event_id: string; seq: number }[]> {
+  const shape = `${events.columns.join()} / ${deliveries.columns.join()}`;
+  let insert = eventsWithDeliveriesByShape.get(shape);
+  if (!insert) eventsWithDeliveriesByShape.set(shape, (insert = eventsWithDeliveriesStatement(events.columns, deliveries.columns)));
+  return (await insert(trx, events.json, deliveries.json)).rows;
+}
+
+const eventsWithDeliveriesByShape = new Map<string, ReturnType<typeof eventsWithDeliveriesStatement>>();
+
+function eventsWithDeliveriesStatement(eventColumnNames: readonly string[], deliveryColumnNames: readonly string[]) {
+  const eventColumns = sql.join(eventColumnNames.map((c) => sql.ref(c)));
+  const deliveryColumns = sql.join(deliveryColumnNames.map((c) => sql.ref(c)));
+  const fromRow = sql.join(deliveryColumnNames.map((c) => sql.ref(`r.${c}`)));
+  return compiledOnce((_db, eventsJson: string, deliveriesJson: string) =>
+    sql<{ event_id: string; seq: number }>`with e as (
+      insert into events (${eventColumns}) select ${eventColumns} from json_populate_recordset(null::events, ${eventsJson}) with ordinality as r order by r.ordinality
+      returning event_id, seq
+    ), d as (
+      insert into deliveries (${deliveryColumns}, event_seq)
+      select ${fromRow}, e.seq from json_populate_recordset(null::deliveries, ${deliveriesJson}) with ordinality as r join e on e.event_id = r.event_id order by r.ordinality
+    )
+    select event_id, seq from e${prepared}`,
+  );
+}

@@ -9,7 +9,7 @@ import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTab
 import { executorOf, type StoreTx } from '../store-tx';
 import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
-import { insertFromJson, rowsAsJson } from './json-rows';
+import { insertEventsWithDeliveries, insertFromJson, rowsAsJson } from './json-rows';
 import type { Engine } from '../engine';
 import { prepared } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
@@ -41,6 +41,19 @@ const settleByArray = compiledOnce((db, settledAt: string, runIds: string[]) =>
       and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
     returning run_id, status${prepared}`,
 );
+
+/**
+ * The rows of events and their deliveries for one statement (insertEventsWithDeliveries): when each
+ * table's rows fit one statement and travel as JSON. A delivery's event_seq comes from its event's
+ * insert, so its row carries only the event's id and time.
+ */
+function eventsWithDeliveriesAsJson(items: readonly { event: NewEventRow; deliveries: readonly NewDeliveryRow[] }[]) {
+  const deliveries = items.flatMap(({ event, deliveries }) => deliveries.map((d) => ({ ...d, event_id: event.event_id, event_created_at: event.created_at })));
+  if (items.length > MAX_ROWS_PER_STATEMENT || deliveries.length === 0 || deliveries.length > MAX_ROWS_PER_STATEMENT) return undefined;
+  const eventRows = rowsAsJson(items.map((item) => item.event));
+  const deliveryRows = eventRows && rowsAsJson(deliveries);
+  return eventRows && deliveryRows ? { events: eventRows, deliveries: deliveryRows } : undefined;
+}
 
 export class RunWriteRepository {
   constructor(
@@ -88,6 +101,12 @@ export class RunWriteRepository {
         await this.insertMany(trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), [], { withNext: true });
       }
       return [];
+    }
+    const together = this.engine === 'postgres' ? eventsWithDeliveriesAsJson(items) : undefined;
+    if (together) {
+      if (items.some((item) => item.deliveries.some(awaitsClaim))) markChange(tx, CLAIMABLE);
+      const seqOf = new Map((await insertEventsWithDeliveries(trx, together.events, together.deliveries)).map((r) => [r.event_id, Number(r.seq)]));
+      return items.map(({ event }) => seqOf.get(event.event_id)!);
     }
     const seqOf = new Map<string, number>();
     for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
