@@ -166,6 +166,17 @@ describe.runIf(testEngine() === 'postgres')("a transaction's begin and change ro
     return writes;
   }
 
+  /** held_rows' row `id` as a connection of its own sees it: there only once committed. */
+  async function committedRow(id: number): Promise<unknown[]> {
+    const other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
+    await other.connect();
+    try {
+      return (await other.query('select id from held_rows where id = $1', [id])).rows;
+    } finally {
+      await other.end();
+    }
+  }
+
   it('sends begin with the first statement and the marked change row with the commit: two writes for four statements', async () => {
     const writes = await writesDuring(() =>
       db.transaction().execute(async (trx) => {
@@ -187,13 +198,7 @@ describe.runIf(testEngine() === 'postgres')("a transaction's begin and change ro
     expect((await sql<{ id: number }>`select id from held_rows where id = 2`.execute(db)).rows).toEqual([]);
     // The connection is usable, outside any transaction: a write on it stays written.
     await sql`insert into held_rows values (3)`.execute(db);
-    const other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
-    await other.connect();
-    try {
-      expect((await other.query('select id from held_rows where id = 3')).rows).toEqual([{ id: 3 }]);
-    } finally {
-      await other.end();
-    }
+    expect(await committedRow(3)).toEqual([{ id: 3 }]);
   });
 
   it('sends consecutive marked statements together with the next one, and fails that one with the first failure among them', async () => {
@@ -221,13 +226,7 @@ describe.runIf(testEngine() === 'postgres')("a transaction's begin and change ro
 
   it('sends a marked statement at once outside a transaction: nothing follows it to go out with', async () => {
     await sql.raw(`insert into held_rows values (20) ${SENT_WITH_NEXT_MARK}`).execute(db);
-    const other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
-    await other.connect();
-    try {
-      expect((await other.query('select id from held_rows where id = 20')).rows).toEqual([{ id: 20 }]);
-    } finally {
-      await other.end();
-    }
+    expect(await committedRow(20)).toEqual([{ id: 20 }]);
   });
 
   /** Whether the next statement on `conn` runs inside an open transaction (its start time is older than the statement's). */
