@@ -33,13 +33,14 @@ export const prepared: RawBuilder<unknown> = sql.raw(PREPARED_SUFFIX);
 export const PREPARE_AGAIN_AT: readonly number[] = [64, 64 ** 2, 64 ** 3];
 
 /**
- * Marks a statement whose answer is not read (a transaction's change row, a publish's runs): on
- * PostgreSQL, inside a transaction, it is held and sent in one write with the statement after it
- * (the commit, at the latest), as a transaction's `begin` is with its first statement. Each write
- * to PostgreSQL's socket wakes its backend, and on a loaded 2-core machine that costs more than
- * the statement: a delivery's completion was 6 round trips, and is 4. The caller gets an empty
- * answer at once; a failure of the held statement fails the statement it went with instead (the
- * commit answers ROLLBACK without an error after one). Outside a transaction it is sent at once.
+ * Marks a statement whose answer is not read (a transaction's change row, a publish's runs, a
+ * completion's emitted events): on PostgreSQL, inside a transaction, it is held and sent in one
+ * write with the statement after it (the commit, at the latest), as a transaction's `begin` is
+ * with its first statement. Each write to PostgreSQL's socket wakes its backend, and on a loaded
+ * 2-core machine that costs more than the statement: a publish was 8 round trips and is 3, a
+ * delivery's completion 6 and 3. The caller gets an empty answer at once; a failure of the held
+ * statement fails the statement it went with instead (the commit answers ROLLBACK without an
+ * error after one). Outside a transaction it is sent at once.
  */
 export const SENT_WITH_NEXT_MARK = '/* sent with the next statement */';
 export const sentWithNext: RawBuilder<unknown> = sql.raw(` ${SENT_WITH_NEXT_MARK}`);
@@ -82,8 +83,8 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
           new Promise<pg.QueryResult>((resolve, reject) => {
             client.query(config, (error: Error | undefined, result: pg.QueryResult) => (error ? reject(error) : resolve(result)));
           });
-        // A transaction's `begin`, and its change row, wait for the statement after them and go
-        // out in one write with it (see SENT_WITH_NEXT_MARK).
+        // A transaction's `begin`, and its statements marked SENT_WITH_NEXT_MARK, wait for the
+        // statement after them and go out in one write with it.
         let beginHeld = false;
         let inTransaction = false;
         const held: pg.QueryConfig[] = [];

@@ -85,8 +85,9 @@ export class RunWriteRepository {
   }
 
   /**
-   * Inserts several events, each with its deliveries, in one statement per table (per 500 rows);
-   * returns each event's seq, in the order given. Seqs follow that order.
+   * Inserts several events, each with its deliveries, in one statement per table (per 500 rows),
+   * or on PostgreSQL in one statement for both (insertEventsWithDeliveries) when their rows allow
+   * it; returns each event's seq, in the order given. Seqs follow that order.
    *
    * `seqs: false`, for a caller that does not read them: when no event has deliveries (whose rows
    * need their event's seq), the events' statement goes out with the transaction's next one on
