@@ -90,7 +90,7 @@ export class Store {
     this.tokens = new TokenRepository(db, clock, this.changes, changeCounter ?? (() => this.listener?.tokensVersion()));
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
-    this.events = new EventRepository(db, this.changes);
+    this.events = new EventRepository(db, this.changes, engine);
     this.incidents = new IncidentRepository(db, this.changes);
     this.logs = new LogRepository(db, this.changes);
     this.mailboxReads = new MailboxReadRepository(db);

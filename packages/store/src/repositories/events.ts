@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kys
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import { storeTxOf } from '../store-tx';
+import type { Engine } from '../engine';
 import { compiledOnce } from '../compiled-once';
 import { prepared } from '../prepared-statements';
 
@@ -158,28 +159,19 @@ const NESTED_DEAD_LETTER_COLUMNS = [
 ] as const;
 
 /**
- * A page's nested reads on PostgreSQL: the ids travel as one array, so each read has one text for
- * any page, compiled once and prepared once per connection, where `in (…)` was a new text per
- * page size, built, compiled, parsed and planned on every call.
+ * A page's nested reads, each written once for both engines; `ofEvents` picks the page's rows. On
+ * PostgreSQL the ids travel as one array (`= any`), so each read has one text for any page,
+ * compiled once and prepared once per connection, where `in (…)` was a new text per page size,
+ * built, compiled, parsed and planned on every call. SQLite keeps `in (…)`.
  */
-const deliveriesOfEvents = compiledOnce((db, ids: string[]) =>
-  db
-    .selectFrom('deliveries')
-    .select(NESTED_DELIVERY_COLUMNS)
-    .where(sql<SqlBool>`event_id = any(${ids}::text[])`)
-    .orderBy('created_at')
-    .orderBy('delivery_id')
-    .modifyEnd(prepared),
-);
-const deadLettersOfEvents = compiledOnce((db, ids: string[]) =>
-  db
-    .selectFrom('dead_letters')
-    .select(NESTED_DEAD_LETTER_COLUMNS)
-    .where(sql<SqlBool>`event_id = any(${ids}::text[])`)
-    .orderBy('created_at')
-    .orderBy('dead_letter_id')
-    .modifyEnd(prepared),
-);
+type OfEvents = Expression<SqlBool>;
+const deliveriesOf = (db: Kysely<Database>, ofEvents: OfEvents) =>
+  db.selectFrom('deliveries').select(NESTED_DELIVERY_COLUMNS).where(ofEvents).orderBy('created_at').orderBy('delivery_id');
+const deadLettersOf = (db: Kysely<Database>, ofEvents: OfEvents) =>
+  db.selectFrom('dead_letters').select(NESTED_DEAD_LETTER_COLUMNS).where(ofEvents).orderBy('created_at').orderBy('dead_letter_id');
+const anyOf = (ids: string[]): OfEvents => sql<SqlBool>`event_id = any(${ids}::text[])`;
+const deliveriesOfEvents = compiledOnce((db, ids: string[]) => deliveriesOf(db, anyOf(ids)).modifyEnd(prepared));
+const deadLettersOfEvents = compiledOnce((db, ids: string[]) => deadLettersOf(db, anyOf(ids)).modifyEnd(prepared));
 
 /**
  * Read side of the event store: newest-first keyset pages with deliveries and dead letters nested
@@ -189,6 +181,7 @@ export class EventRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
+    private readonly engine: Engine,
   ) {}
 
   async page(filter: EventFilter, options: { limit: number; after?: EventPosition }): Promise<EventPage> {
@@ -300,13 +293,11 @@ export class EventRepository {
   private async nest(rows: EventRow[]): Promise<EventWithRecords[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.event_id);
+    const inPage = sql<SqlBool>`event_id in (${sql.join(ids)})`;
     const [deliveries, deadLetters] =
-      this.changes.engine === 'postgres'
+      this.engine === 'postgres'
         ? await Promise.all([deliveriesOfEvents(this.db, ids).then((r) => r.rows), deadLettersOfEvents(this.db, ids).then((r) => r.rows)])
-        : await Promise.all([
-            this.db.selectFrom('deliveries').select(NESTED_DELIVERY_COLUMNS).where('event_id', 'in', ids).orderBy('created_at').orderBy('delivery_id').execute(),
-            this.db.selectFrom('dead_letters').select(NESTED_DEAD_LETTER_COLUMNS).where('event_id', 'in', ids).orderBy('created_at').orderBy('dead_letter_id').execute(),
-          ]);
+        : await Promise.all([deliveriesOf(this.db, inPage).execute(), deadLettersOf(this.db, inPage).execute()]);
     // The rows are this call's own: giving each its two lists in place is much cheaper than
     // copying every row with a spread.
     const events = rows as EventWithRecords[];

@@ -97,36 +97,34 @@ export class RunWriteRepository {
     if (items.length === 0) return [];
     const trx = executorOf(tx);
     markChange(tx, 'events');
+    if (items.some((item) => item.deliveries.some(awaitsClaim))) markChange(tx, CLAIMABLE);
     if (!seqs && items.every((item) => item.deliveries.length === 0)) {
-      for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
-        await this.insertMany(trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), [], { withNext: true });
-      }
+      await this.insertEvents(trx, items, [], { withNext: true });
       return [];
     }
     const together = this.engine === 'postgres' ? eventsWithDeliveriesAsJson(items) : undefined;
-    if (together) {
-      if (items.some((item) => item.deliveries.some(awaitsClaim))) markChange(tx, CLAIMABLE);
-      const seqOf = new Map((await insertEventsWithDeliveries(trx, together.events, together.deliveries)).map((r) => [r.event_id, Number(r.seq)]));
-      return items.map(({ event }) => seqOf.get(event.event_id)!);
-    }
-    const seqOf = new Map<string, number>();
-    for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
-      const rows = await this.insertMany<{ event_id: string; seq: number | string }>(
-        trx,
-        'events',
-        items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event),
-        ['event_id', 'seq'],
+    const written = together
+      ? await insertEventsWithDeliveries(trx, together.events, together.deliveries)
+      : await this.insertEvents<{ event_id: string; seq: number | string }>(trx, items, ['event_id', 'seq']);
+    const seqOf = new Map(written.map((r) => [r.event_id, Number(r.seq)]));
+    if (!together) {
+      const deliveries = items.flatMap(({ event, deliveries }) =>
+        deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
       );
-      for (const r of rows) seqOf.set(r.event_id, Number(r.seq));
-    }
-    const deliveries = items.flatMap(({ event, deliveries }) =>
-      deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
-    );
-    if (deliveries.some(awaitsClaim)) markChange(tx, CLAIMABLE);
-    for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
-      await this.insertMany(trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
+      for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
+        await this.insertMany(trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
+      }
     }
     return items.map(({ event }) => seqOf.get(event.event_id)!);
+  }
+
+  /** The items' events, one statement per 500, returning `returning` of each. */
+  private async insertEvents<R>(trx: Kysely<Database>, items: readonly { event: NewEventRow }[], returning: readonly string[], options: { withNext?: boolean } = {}): Promise<R[]> {
+    const rows: R[] = [];
+    for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
+      rows.push(...(await this.insertMany<R>(trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), returning, options)));
+    }
+    return rows;
   }
 
   insertRun(tx: StoreTx, run: NewRunRow): Promise<void> {
