@@ -11,6 +11,7 @@ import * as decisionsAsSeen from './008_decisions_as_seen';
 import { nodesAndChangesMigration } from './009_nodes_and_changes';
 import { claimPlanMigration } from './010_claim_plan';
 import { sparseIndexesMigration } from './011_sparse_indexes';
+import { claimPlanCachedMigration } from './012_claim_plan_cached';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -28,6 +29,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '009_nodes_and_changes': nodesAndChangesMigration(engine),
         '010_claim_plan': claimPlanMigration(engine),
         '011_sparse_indexes': sparseIndexesMigration(engine),
+        '012_claim_plan_cached': claimPlanCachedMigration(engine),
       };
     },
   };
