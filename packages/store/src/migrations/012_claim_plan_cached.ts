@@ -8,8 +8,8 @@ import { claimableDeliveriesFunction } from './010_claim_plan';
  * about 0.25 ms of each claim's 0.45 ms in PostgreSQL on an idle table, and every dispatcher
  * claims on each wake-up and poll. PL/pgSQL keeps the pick's plan for the connection's life (made
  * again when the table's statistics change); its first five calls are planned with the call's
- * values, and it keeps a generic plan only when that costs no more than those did, so a large
- * backlog keeps getting a plan for its `p_limit` rows.
+ * values, and it moves to a generic plan only when that is not estimated to cost much more than
+ * those did, so a large backlog keeps getting a plan for its `p_limit` rows.
  */
 export function claimPlanCachedMigration(engine: Engine) {
   return {
