@@ -10,7 +10,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
-import { prepareEvent, settleRunIfDone, settleRunsIfDone, type EmittedEvent, type NewEvent, type PreparedEvent } from './event-store';
+import { insertEmittedEvent, prepareEvent, settleRunIfDone, settleRunsIfDone, type EmittedEvent, type NewEvent, type PreparedEvent } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
 import { newId } from './ids';
@@ -566,14 +566,7 @@ export class Dispatcher {
       counter.opened = 0;
       counter.openedInRun = 0;
       const now = clock.now();
-      // An emitted event's seq is not given to the handler (see Emit), so its insert need not be
-      // answered before the next statement: one without deliveries goes out with it (PostgreSQL).
-      const write = async (e: NewEvent): Promise<EmittedEvent> => {
-        const prepared = prepareEvent(bundle, now, e);
-        await store.runWrites.appendEvents(trx, [prepared], { seqs: false });
-        return prepared.written;
-      };
-      await outcome.apply?.(trx, this.makeEmit(d, event, counter, write));
+      await outcome.apply?.(trx, this.makeEmit(d, event, counter, (e) => insertEmittedEvent(store, trx, bundle, now, e)));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
       // A run this handler continued (it opened deliveries in it) is not quiet: the completions of
       // those deliveries settle it, so neither check is needed here.

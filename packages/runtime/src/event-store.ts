@@ -128,6 +128,17 @@ export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundl
   return { ...written, seq };
 }
 
+/**
+ * A handler's emitted event. Its seq is not given to the handler (see Emit), so its insert need
+ * not be answered before the transaction's next statement: on PostgreSQL one without deliveries
+ * goes out with that statement.
+ */
+export async function insertEmittedEvent(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<EmittedEvent> {
+  const prepared = prepareEvent(bundle, now, e);
+  await store.runWrites.appendEvents(tx, [prepared], { seqs: false });
+  return prepared.written;
+}
+
 /** A new run, rooted at the event about to be written with the given id. */
 export async function insertRun(
   store: Store,
