@@ -10,8 +10,11 @@
  *   drain      BENCH_DELIVERIES (5,000) publishes queued before the nodes start, not yet due; once
  *              every node is up they are made due at once: deliveries claimed, run by a no-op
  *              node (a transform emitting an event nobody subscribes to) and completed, per second,
- *              from the first completion to the last (the completions' own timestamps).
- *   latency    100 publishes/s through node A's HTTP API for BENCH_SECONDS (5): from the publish
+ *              from the first completion to the last (the completions' own timestamps). Before
+ *              them, BENCH_WARMUP_DELIVERIES (2,000) more, queued with them, are drained the same
+ *              way untimed (their figure is printed per round, without a verdict).
+ *   latency    100 publishes/s through node A's HTTP API for BENCH_SECONDS (5), after
+ *              BENCH_WARMUP_SECONDS (3) of the same untimed (printed per round): from the publish
  *              call's start (here) to the handler's outcome timestamp (the delivery's updated_at,
  *              stamped by whichever node ran it as it applies the handler's result): an upper
  *              bound of publish-to-handler-start.
@@ -39,7 +42,7 @@
  *
  * Environment: BENCH_DATABASE_URL (a PostgreSQL role that may create databases; default: the
  * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
- * BENCH_DELIVERIES, BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS,
+ * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES, BENCH_WARMUP_SECONDS (0 for a cold start), BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS,
  * BENCH_SCENARIOS (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it),
  * BENCH_PG_DATABASE (name of a PostgreSQL database to keep the filled events in and reuse),
  * BENCH_DATAPATH_REF (the data-path baseline's commit; empty to leave it out).
@@ -76,6 +79,17 @@ const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
  * 7 ms fell in the first 50).
  */
 const LIST_WARMUP = 100;
+/**
+ * Untimed work of the same shape before the drain and the latency phase, for the same reason: the
+ * targets are rates and latencies of a server that has been running, and each round's nodes are
+ * fresh processes. Timed cold, 2 nodes (scratch runs, one after the other): the drain rose from
+ * about 320 to 450-570 deliveries per 100 ms over its first seconds as V8 optimized the claim and
+ * completion path (3,400-3,800/s cold, 4,200-5,400/s after 3,000 untimed), and publish -> handler
+ * at 100/s had p50 5.5-7.6 ms over a server's first 5 s and 4.5-6.2 ms after 5 s more. The cold
+ * figures are still printed per round.
+ */
+const WARMUP_DELIVERIES = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 2000);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
 const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 const TOKEN = 'sbk_bench_pg_token_000000000001';
@@ -267,35 +281,37 @@ async function freshCluster(engine: Engine): Promise<Cluster> {
 }
 
 /**
- * The drain's backlog, published through the runtime (dispatcher not started) with a clock a day
- * ahead: every delivery exists, committed, but none is due until drainBacklog makes them due, once
- * all nodes are up.
+ * The drain's backlog (its untimed part too), published through the runtime (dispatcher not
+ * started) with a clock a day ahead: every delivery exists, committed, but none is due until
+ * drainBacklog makes them due, once all nodes are up.
  */
 async function queueBacklog(store: Store): Promise<void> {
   const dayAhead: Clock = { now: () => new Date(Date.now() + 24 * 3600_000) };
   const runtime = await Runtime.boot({ store, bundlePath: BUNDLE_PATH, autoStart: false, clock: dayAhead });
-  for (let i = 0; i < DELIVERIES; i += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, DELIVERIES - i) }, (_, j) => runtime.publish({ event_name: 'work', payload: { n: i + j } })));
+  const queued = WARMUP_DELIVERIES + DELIVERIES;
+  for (let i = 0; i < queued; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, queued - i) }, (_, j) => runtime.publish({ event_name: 'work', payload: { n: i + j } })));
   }
   await runtime.stop();
 }
 
 /**
- * Whether any delivery is open, each status read through its own index (PostgreSQL's partial claim
- * indexes): one row at most. Counting them instead (openCount) read every open row on each 50 ms
- * poll, 3.5 ms of PostgreSQL's CPU a call with 5,000 open and 18 ms with 20,000, taken from the
- * nodes being measured.
+ * Whether any delivery is due or running, each read through its own index (PostgreSQL's partial
+ * claim indexes): one row at most. Counting them instead (openCount) read every open row on each
+ * 50 ms poll, 3.5 ms of PostgreSQL's CPU a call with 5,000 open and 18 ms with 20,000, taken from
+ * the nodes being measured. Pending ones not yet due (the drain's backlog) do not count.
  */
-async function anyOpenDelivery(store: Store): Promise<boolean> {
+async function anyDueDelivery(store: Store): Promise<boolean> {
   const db = databaseOf(store);
-  const one = (status: 'pending' | 'in_progress') => db.selectFrom('deliveries').select('delivery_id').where('status', '=', status).limit(1).executeTakeFirst();
-  return (await one('pending')) !== undefined || (await one('in_progress')) !== undefined;
+  const due = await db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').where('next_attempt_at', '<=', new Date().toISOString()).limit(1).executeTakeFirst();
+  if (due !== undefined) return true;
+  return (await db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'in_progress').limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** Waits for the nodes to finish every delivery; the figures come from the rows' timestamps, not from when this noticed. */
+/** Waits for the nodes to finish every due delivery; the figures come from the rows' timestamps, not from when this noticed. */
 async function untilNoOpenDelivery(store: Store, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (await anyOpenDelivery(store)) {
+  while (await anyDueDelivery(store)) {
     if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs / 1000} s`);
     await sleep(50);
   }
@@ -307,17 +323,32 @@ interface Drain {
   failed: number;
 }
 
-async function drainBacklog(c: Cluster): Promise<Drain> {
+/** The untimed part of the backlog (WARMUP_DELIVERIES, the first by id), then the rest, timed. */
+async function drainBacklog(c: Cluster): Promise<{ warmup?: Drain; timed: Drain }> {
+  const warmup = WARMUP_DELIVERIES > 0 ? await drainDue(c, WARMUP_DELIVERIES) : undefined;
+  return { warmup, timed: await drainDue(c) };
+}
+
+/**
+ * Makes `limit` (all when undefined) of the backlog due at once and waits until the nodes finished
+ * them; the figure counts completions stamped from then on, so an earlier drain is not in it.
+ */
+async function drainDue(c: Cluster, limit?: number): Promise<Drain> {
   const db = databaseOf(c.store);
-  await db.updateTable('deliveries').set({ next_attempt_at: new Date().toISOString() }).where('status', '=', 'pending').execute();
+  const since = new Date().toISOString();
+  let makeDue = db.updateTable('deliveries').set({ next_attempt_at: since }).where('status', '=', 'pending');
+  if (limit !== undefined) makeDue = makeDue.where('delivery_id', 'in', db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').orderBy('delivery_id').limit(limit));
+  await makeDue.execute();
   await untilNoOpenDelivery(c.store, 300_000);
   const done = await db
     .selectFrom('deliveries')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('updated_at').as('first'), eb.fn.max('updated_at').as('last')])
     .where('subscriber_id', '=', 'noop')
     .where('status', '=', 'delivered')
+    .where('updated_at', '>=', since)
     .executeTakeFirstOrThrow();
-  const failed = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '!=', 'delivered').executeTakeFirstOrThrow();
+  // Pending ones left are the backlog's timed part, not yet due.
+  const failed = await db.selectFrom('deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', 'not in', ['delivered', 'pending']).executeTakeFirstOrThrow();
   const windowMs = Math.max(1, Date.parse(String(done.last)) - Date.parse(String(done.first)));
   return { perSecond: (Number(done.n) * 1000) / windowMs, delivered: Number(done.n), failed: Number(failed.n) };
 }
@@ -333,12 +364,17 @@ interface Latency {
 const viaNodeA = (c: Cluster) => () => c.nodes[0]!.call('event.publish', { event_name: 'work', payload: { latency: true } }) as Promise<{ event_id: string }>;
 
 /**
- * LATENCY_RATE publishes/s through `publish` for BENCH_SECONDS, then
- * the time from each call's start to its delivery's outcome timestamp.
+ * LATENCY_RATE publishes/s through `publish` for WARMUP_SECONDS, then for BENCH_SECONDS: for each
+ * part, the time from each call's start to its delivery's outcome timestamp.
  */
-async function publishToHandler(c: Cluster, publish: () => Promise<{ event_id: string }>): Promise<Latency> {
+async function publishToHandler(c: Cluster, publish: () => Promise<{ event_id: string }>): Promise<{ warmup?: Latency; timed: Latency }> {
+  const warmup = WARMUP_SECONDS > 0 ? await publishAtRate(c, publish, WARMUP_SECONDS) : undefined;
+  return { warmup, timed: await publishAtRate(c, publish, SECONDS) };
+}
+
+async function publishAtRate(c: Cluster, publish: () => Promise<{ event_id: string }>, seconds: number): Promise<Latency> {
   const sent: Promise<{ eventId: string; startedAt: number; ackMs: number }>[] = [];
-  const until = nowMs() + SECONDS * 1000;
+  const until = nowMs() + seconds * 1000;
   let next = nowMs();
   while (nowMs() < until) {
     const startedAt = nowMs();
@@ -368,7 +404,7 @@ async function publishToHandler(c: Cluster, publish: () => Promise<{ event_id: s
  * by a runtime in this process that runs no dispatcher, so every delivery is claimed by a node
  * that learns of it from the change feed. (Through node A, A runs what it has room for itself.)
  */
-async function claimedLatency(c: Cluster): Promise<Latency> {
+async function claimedLatency(c: Cluster): Promise<{ warmup?: Latency; timed: Latency }> {
   const publisher = await Runtime.boot({ store: c.store, bundlePath: BUNDLE_PATH, autoStart: false });
   try {
     return await publishToHandler(c, () => publisher.publish({ event_name: 'work', payload: { latency: true } }));
@@ -559,6 +595,9 @@ async function warmLoadGenerator(): Promise<number> {
 interface NodesRound {
   drain: Drain;
   latency: Latency;
+  /** The untimed parts before them, for the per-round lines. */
+  coldDrain?: Drain;
+  coldLatency?: Latency;
   change: ChangeFigures;
   publishes: Publishes;
 }
@@ -570,13 +609,17 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
   const c = await freshCluster(engine);
   try {
     const tag = `  round ${round} ${label(engine)}`;
-    const drain = await drainBacklog(c);
-    console.log(`${tag}: drain ${count(drain.delivered)} deliveries ${count(drain.perSecond)}/s${drain.failed ? `, ${drain.failed} NOT DELIVERED` : ''} (load ${loadAverage()})`);
-    const latency = await publishToHandler(c, viaNodeA(c));
-    console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via node A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)}) (load ${loadAverage()})`);
+    const drains = await drainBacklog(c);
+    const drain = drains.timed;
+    const firstDrain = drains.warmup ? `; the ${count(drains.warmup.delivered)} untimed before them ${count(drains.warmup.perSecond)}/s` : '';
+    console.log(`${tag}: drain ${count(drain.delivered)} deliveries ${count(drain.perSecond)}/s${drain.failed ? `, ${drain.failed} NOT DELIVERED` : ''}${firstDrain} (load ${loadAverage()})`);
+    const untimed = (l: Latency | undefined) => (l ? `; the ${l.published} untimed before them p50 ${ms(l.p50)} p99 ${ms(l.p99)}` : '');
+    const latencies = await publishToHandler(c, viaNodeA(c));
+    const latency = latencies.timed;
+    console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via node A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)})${untimed(latencies.warmup)} (load ${loadAverage()})`);
     if (engine === 'postgres') {
       const claimed = await claimedLatency(c);
-      console.log(`${tag}: ${claimed.published} publishes at ${LATENCY_RATE}/s written by this process (no dispatcher), each claimed by a node: publish call -> handler p50 ${ms(claimed.p50)} p99 ${ms(claimed.p99)} (load ${loadAverage()})`);
+      console.log(`${tag}: ${claimed.timed.published} publishes at ${LATENCY_RATE}/s written by this process (no dispatcher), each claimed by a node: publish call -> handler p50 ${ms(claimed.timed.p50)} p99 ${ms(claimed.timed.p99)}${untimed(claimed.warmup)} (load ${loadAverage()})`);
     }
     const change = await changeVisibility(c, round);
     const where = engine === 'postgres' ? 'published via A, seen on B' : 'published and seen on the one node';
@@ -587,7 +630,7 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
     console.log(
       `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
     );
-    return { drain, latency, change, publishes };
+    return { drain, latency, change, publishes, coldDrain: drains.warmup, coldLatency: latencies.warmup };
   } finally {
     await c.dispose();
   }
@@ -844,10 +887,15 @@ async function main(): Promise<void> {
   if (SCENARIOS.includes('nodes')) {
     const drain = both((r) => r.drain.perSecond);
     rows.push({ target: 'deliveries drained >= 5,000/s (2 nodes; sqlite 1)', ...drain, unit: '/s', met: drain.postgres === undefined ? undefined : drain.postgres >= 5000 });
+    if (WARMUP_DELIVERIES > 0) rows.push({ target: `  untimed: first ${count(WARMUP_DELIVERIES)} drained after start`, ...both((r) => r.coldDrain?.perSecond), unit: '/s', met: undefined });
     const p50 = both((r) => r.latency.p50);
     rows.push({ target: 'publish call -> handler p50 <= 5 ms, 100/s via A', ...p50, unit: 'ms', met: p50.postgres === undefined ? undefined : p50.postgres <= 5 });
     const p99 = both((r) => r.latency.p99);
     rows.push({ target: 'publish call -> handler p99 <= 25 ms', ...p99, unit: 'ms', met: p99.postgres === undefined ? undefined : p99.postgres <= 25 });
+    if (WARMUP_SECONDS > 0) {
+      rows.push({ target: `  untimed: first ${WARMUP_SECONDS} s after the drain, p50`, ...both((r) => r.coldLatency?.p50), unit: 'ms', met: undefined });
+      rows.push({ target: `  untimed: first ${WARMUP_SECONDS} s after the drain, p99`, ...both((r) => r.coldLatency?.p99), unit: 'ms', met: undefined });
+    }
     const publishes = both((r) => r.publishes.rps);
     rows.push({
       target: `http event.publish ${HTTP_CONNECTIONS}c split over the nodes >= sqlite`,
