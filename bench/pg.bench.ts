@@ -42,10 +42,11 @@
  *
  * Environment: BENCH_DATABASE_URL (a PostgreSQL role that may create databases; default: the
  * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
- * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES, BENCH_WARMUP_SECONDS (0 for a cold start), BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS,
- * BENCH_SCENARIOS (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it),
- * BENCH_PG_DATABASE (name of a PostgreSQL database to keep the filled events in and reuse),
- * BENCH_DATAPATH_REF (the data-path baseline's commit; empty to leave it out).
+ * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES and BENCH_WARMUP_SECONDS (0 for a cold start),
+ * BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS, BENCH_SCENARIOS (nodes,list),
+ * BENCH_DIR (keep the filled SQLite store there and reuse it), BENCH_PG_DATABASE (name of a
+ * PostgreSQL database to keep the filled events in and reuse), BENCH_DATAPATH_REF (the data-path
+ * baseline's commit; empty to leave it out).
  */
 import type { ChildProcess } from 'node:child_process';
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -309,7 +310,7 @@ async function anyDueDelivery(store: Store): Promise<boolean> {
 }
 
 /** Waits for the nodes to finish every due delivery; the figures come from the rows' timestamps, not from when this noticed. */
-async function untilNoOpenDelivery(store: Store, timeoutMs: number): Promise<void> {
+async function untilNoDueDelivery(store: Store, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (await anyDueDelivery(store)) {
     if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs / 1000} s`);
@@ -339,7 +340,7 @@ async function drainDue(c: Cluster, limit?: number): Promise<Drain> {
   let makeDue = db.updateTable('deliveries').set({ next_attempt_at: since }).where('status', '=', 'pending');
   if (limit !== undefined) makeDue = makeDue.where('delivery_id', 'in', db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').orderBy('delivery_id').limit(limit));
   await makeDue.execute();
-  await untilNoOpenDelivery(c.store, 300_000);
+  await untilNoDueDelivery(c.store, 300_000);
   const done = await db
     .selectFrom('deliveries')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('updated_at').as('first'), eb.fn.max('updated_at').as('last')])
@@ -383,7 +384,7 @@ async function publishAtRate(c: Cluster, publish: () => Promise<{ event_id: stri
     await sleep(Math.max(0, next - nowMs()));
   }
   const published = await Promise.all(sent);
-  await untilNoOpenDelivery(c.store, 60_000);
+  await untilNoDueDelivery(c.store, 60_000);
   const startedAt = new Map(published.map((p) => [p.eventId, p.startedAt]));
   const latencies: number[] = [];
   for (let i = 0; i < published.length; i += 500) {
