@@ -14,7 +14,7 @@
  *              them, BENCH_WARMUP_DELIVERIES (2,000) more, queued with them, are drained the same
  *              way untimed (their figure is printed per round, without a verdict).
  *   latency    100 publishes/s through node A's HTTP API for BENCH_SECONDS (5), after
- *              BENCH_WARMUP_SECONDS (3) of the same untimed (printed per round): from the publish
+ *              BENCH_WARMUP_SECONDS (30) of the same untimed (printed per round): from the publish
  *              call's start (here) to the handler's outcome timestamp (the delivery's updated_at,
  *              stamped by whichever node ran it as it applies the handler's result): an upper
  *              bound of publish-to-handler-start.
@@ -88,9 +88,18 @@ const LIST_WARMUP = 100;
  * completion path (3,400-3,800/s cold, 4,200-5,400/s after 3,000 untimed), and publish -> handler
  * at 100/s had p50 5.5-7.6 ms over a server's first 5 s and 4.5-6.2 ms after 5 s more. The cold
  * figures are still printed per round.
+ *
+ * The publish path warms up far more slowly than the drain: at 100/s each publish is a group and a
+ * completion of its own, so the functions it runs are called a few hundred times a second, and V8
+ * takes tens of seconds to optimize them. 10 s at 100/s through node A of 2 (scratch/lat.ts, one
+ * run after the other): after 3 s untimed, p50 6.8 ms, p99 27.7 ms, node A 5.7 ms of CPU per
+ * publish; after 30 s untimed, p50 4.0 ms, p99 14.7 ms, 4.1 ms of CPU. `perf` of node A over a
+ * server's first seconds: most of its main thread in V8's inline-cache builtins (Builtins_LoadIC,
+ * baseline code) and a quarter of its samples on TurboFan's compiler threads, still compiling
+ * hundreds of functions 15 s in. So the latency phase publishes for 30 s untimed first.
  */
 const WARMUP_DELIVERIES = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 2000);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
 const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 const TOKEN = 'sbk_bench_pg_token_000000000001';
