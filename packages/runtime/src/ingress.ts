@@ -7,7 +7,7 @@
  * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
-import { failedAsGroup, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
+import { failedAsGroup, refusedByGuard, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
 import { insertEventWithDeliveries, insertRun, leaseDeliveries, leasedDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
@@ -42,6 +42,16 @@ export type WriteGuard = () => (tx: StoreTx) => Promise<void>;
 
 const unguarded: WriteGuard = () => async () => undefined;
 
+/**
+ * Made in the caller's context like WriteGuard; where it gives a function (PostgreSQL, not a reset's
+ * own step), that function sends the guard with the transaction's next statement and fails it
+ * (refusedByGuard) while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that
+ * can run again needs no round trip for the guard (see ResetLock.guardWritesWithNext).
+ */
+export type WriteGuardWithNext = () => ((tx: StoreTx, refuse: { key: string; value: string }) => Promise<void>) | undefined;
+
+const readFirst: WriteGuardWithNext = () => undefined;
+
 export type LocalDispatch = Pick<Dispatcher, 'reserve' | 'leaseAtWrite' | 'runReserved'>;
 
 /** A validated publish waiting to be written together with the others that arrived in the same turn. */
@@ -49,6 +59,7 @@ interface QueuedPublishCall {
   input: PublishInput;
   payload: Record<string, unknown>;
   guard: (tx: StoreTx) => Promise<void>;
+  guardWithNext: ReturnType<WriteGuardWithNext>;
   onCommit: OnEffectCommit<PublishResult> | undefined;
   resolve: (result: PublishResult) => void;
   reject: (error: unknown) => void;
@@ -64,6 +75,7 @@ export class Ingress {
     private readonly guardWrites: WriteGuard = unguarded,
     /** This process's dispatcher, which runs what a publish writes already leased to it. */
     private readonly localDispatch?: LocalDispatch,
+    private readonly guardWritesWithNext: WriteGuardWithNext = readFirst,
   ) {
     // A publish group reads it right after its reset guard: in the guard's statement.
     store.runtimeState.readAlongHeld(INGRESS_KEY);
@@ -110,8 +122,9 @@ export class Ingress {
     const payload = this.validate(input);
     // Made here, in the caller's context (a reset's own steps pass it).
     const guard = this.guardWrites();
+    const guardWithNext = this.guardWritesWithNext();
     return new Promise((resolve, reject) => {
-      this.publishes.push({ input, payload, guard, onCommit, resolve, reject });
+      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, resolve, reject });
       if (this.publishesScheduled) return;
       this.publishesScheduled = true;
       setImmediate(() => {
@@ -124,14 +137,23 @@ export class Ingress {
   private readonly publishes: QueuedPublishCall[] = [];
   private publishesScheduled = false;
 
-  private async publishBatch(batch: QueuedPublishCall[]): Promise<void> {
+  /**
+   * `readGuardFirst`: read the reset lock and the ingress state before writing. Otherwise, where
+   * every publish of the batch has a guardWithNext, the guard goes with the inserts; a batch it
+   * refuses (a reset, or ingress paused, on any node) runs again reading them, and is refused or
+   * queued then.
+   */
+  private async publishBatch(batch: QueuedPublishCall[], readGuardFirst = false): Promise<void> {
     const opened = batch.reduce((n, p) => n + (this.bundle.definition.events[p.input.event_name]?.subscribers.length ?? 0), 0);
     const reserved = this.localDispatch?.reserve(opened) ?? 0;
+    const guardWithNext = readGuardFirst ? undefined : batch.every((p) => p.guardWithNext) ? batch[0]!.guardWithNext : undefined;
     let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
     try {
-      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved));
+      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved, guardWithNext));
     } catch (error) {
       this.localDispatch?.runReserved(reserved, []);
+      // Refused before anything was written: the guard fails the transaction's first write.
+      if (guardWithNext && refusedByGuard(error)) return this.publishBatch(batch, true);
       // A failed commit may have landed (the connection died while it ran): writing the batch again
       // could store each publish twice, so every caller gets the failure, as one publish alone would.
       if (batch.length === 1 || failedAsGroup(error)) {
@@ -155,10 +177,16 @@ export class Ingress {
    * dispatcher, which runs them once this commits (`leased`). While ingress is paused they are
    * queued instead.
    */
-  private async publishTogether(trx: StoreTx, batch: QueuedPublishCall[], reserved: number): Promise<{ results: PublishResult[]; leased: ClaimedDelivery[] }> {
-    for (const p of batch) await p.guard(trx);
+  private async publishTogether(
+    trx: StoreTx,
+    batch: QueuedPublishCall[],
+    reserved: number,
+    guardWithNext: ReturnType<WriteGuardWithNext>,
+  ): Promise<{ results: PublishResult[]; leased: ClaimedDelivery[] }> {
+    if (guardWithNext) await guardWithNext(trx, { key: INGRESS_KEY, value: 'paused' });
+    else for (const p of batch) await p.guard(trx);
     // Read once per group commit: its publishes commit together, as of that read.
-    if ((await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused') {
+    if (!guardWithNext && (await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused') {
       const results: PublishResult[] = [];
       for (const p of batch) results.push(await this.queue(trx, p));
       return { results, leased: [] };

@@ -131,7 +131,7 @@ export class Runtime {
     this.resetLock = new ResetLock(store, clock);
     const guardWrites = () => this.resetLock.guardWrites();
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
-    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher);
+    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher, () => this.resetLock.guardWritesWithNext());
     this.mailbox = new MailboxService(store, bundle, clock, this.log, wake);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(

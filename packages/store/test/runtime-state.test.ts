@@ -1,13 +1,14 @@
 /**
  * PostgreSQL: a key read along a held row (readAlongHeld) comes with the held row's statement, and
- * the transaction answers later reads of it from that read; the held row is still held.
+ * the transaction answers later reads of it from that read; the held row is still held. A guard
+ * sent with the next statement holds the same row and fails that statement while the row is locked.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '@switchboard/store';
+import { refusedByGuard, type Store } from '@switchboard/store';
 import { openTestStore, testDatabaseFor, testEngine } from '@switchboard/store/testing';
 
 describe.runIf(testEngine() === 'postgres')('runtime_state rows read along a held row on PostgreSQL', () => {
@@ -61,5 +62,60 @@ describe.runIf(testEngine() === 'postgres')('runtime_state rows read along a hel
       return store.runtimeState.getOnceIn('never_written', tx);
     });
     expect(seen).toBeUndefined();
+  });
+});
+
+describe.runIf(testEngine() === 'postgres')('a guard sent with the next statement (refuseWithNextWhileLocked) on PostgreSQL', () => {
+  let dir: string;
+  let store: Store;
+  let other: pg.Client;
+  const now = new Date().toISOString();
+  const lockUntil = (ms: number) => JSON.stringify({ reset_id: 'reset_x', started_at: now, expires_at: new Date(Date.now() + ms).toISOString() });
+  /** A transaction that sends the guard, then writes a probe row: what it answers, and whether the probe landed. */
+  const guardedWrite = async () => {
+    const outcome = await store
+      .transaction(async (tx) => {
+        await store.runtimeState.refuseWithNextWhileLocked(tx, 'lock_key', new Date().toISOString(), { key: 'ingress_key', value: 'paused' });
+        await store.runtimeState.set('probe', 'written', tx);
+        return 'committed';
+      })
+      .catch((error: unknown) => (refusedByGuard(error) ? 'refused' : error));
+    return { outcome, probe: await store.runtimeState.get('probe') };
+  };
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-runtime-state-guard-'));
+    store = await openTestStore(dir);
+    await store.runtimeState.set('lock_key', '');
+    await store.runtimeState.set('ingress_key', 'open');
+    other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
+    await other.connect();
+  });
+  afterEach(async () => {
+    await other.end();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lets the transaction write while the lock is free, an expired lock too, and holds the lock row until it ends', async () => {
+    expect(await guardedWrite()).toEqual({ outcome: 'committed', probe: 'written' });
+    await store.runtimeState.set('lock_key', lockUntil(-1_000));
+    await store.runtimeState.delete('probe');
+    expect(await guardedWrite()).toEqual({ outcome: 'committed', probe: 'written' });
+    await store.transaction(async (tx) => {
+      await store.runtimeState.refuseWithNextWhileLocked(tx, 'lock_key', new Date().toISOString(), { key: 'ingress_key', value: 'paused' });
+      await store.runtimeState.set('probe', 'again', tx);
+      // The lock row is held as getHoldingChanges holds it: a reset cannot take it now.
+      await expect(other.query(`select value from runtime_state where key = 'lock_key' for update nowait`)).rejects.toMatchObject({ code: '55P03' });
+    });
+  });
+
+  it('fails the statement after it, and so the transaction, while another connection holds the lock or the refused value is set', async () => {
+    await other.query(`update runtime_state set value = $1 where key = 'lock_key'`, [lockUntil(60_000)]);
+    expect(await guardedWrite()).toEqual({ outcome: 'refused', probe: undefined });
+    await other.query(`update runtime_state set value = '' where key = 'lock_key'`);
+    await other.query(`update runtime_state set value = 'paused' where key = 'ingress_key'`);
+    expect(await guardedWrite()).toEqual({ outcome: 'refused', probe: undefined });
+    await other.query(`update runtime_state set value = 'open' where key = 'ingress_key'`);
+    expect(await guardedWrite()).toEqual({ outcome: 'committed', probe: 'written' });
   });
 });

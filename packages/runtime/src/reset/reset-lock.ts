@@ -118,6 +118,19 @@ export class ResetLock {
     };
   }
 
+  /**
+   * guardWrites without a round trip of its own, for a write that can run again: on PostgreSQL and
+   * outside a reset's own steps, the returned function sends the check with the transaction's next
+   * statement (RuntimeStateRepository.refuseWithNextWhileLocked), holding the lock's row as
+   * guardWrites does, and that statement fails (refusedByGuard) while any reset holds the lock or
+   * `refuse.key` has `refuse.value`. The caller then runs its write again with guardWrites, which
+   * refuses it with RESET_IN_PROGRESS when a reset is why. Undefined where guardWrites is the way.
+   */
+  guardWritesWithNext(): ((tx: StoreTx, refuse: { key: string; value: string }) => Promise<void>) | undefined {
+    if (this.store.engine !== 'postgres' || resetScope.getStore() !== undefined) return undefined;
+    return (tx, refuse) => this.store.runtimeState.refuseWithNextWhileLocked(tx, RESET_LOCK_KEY, this.clock.now().toISOString(), refuse);
+  }
+
   get current(): ResetLockHolder | undefined {
     return this.holder;
   }

@@ -12,6 +12,7 @@ import { nodesAndChangesMigration } from './009_nodes_and_changes';
 import { claimPlanMigration } from './010_claim_plan';
 import { sparseIndexesMigration } from './011_sparse_indexes';
 import { claimPlanCachedMigration } from './012_claim_plan_cached';
+import { writeGuardMigration } from './013_write_guard';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -30,6 +31,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '010_claim_plan': claimPlanMigration(engine),
         '011_sparse_indexes': sparseIndexesMigration(engine),
         '012_claim_plan_cached': claimPlanCachedMigration(engine),
+        '013_write_guard': writeGuardMigration(engine),
       };
     },
   };

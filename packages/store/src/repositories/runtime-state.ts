@@ -7,7 +7,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
-import { prepared } from '../prepared-statements';
+import { prepared, sentWithNext } from '../prepared-statements';
+import { WRITE_GUARD_REFUSED } from '../migrations/013_write_guard';
 import { compiledOnce } from '../compiled-once';
 
 /** A key's value (the PREPARED mark is a comment on SQLite). */
@@ -25,6 +26,21 @@ const readHeldWith = compiledOnce(
       select key, value from held
       union all select key, value from runtime_state where key = any(${alsoKeys}::text[]) and key <> ${key}${prepared}`,
 );
+
+/** PostgreSQL: refuse_writes_while_locked (migration 013), sent with the transaction's next statement. */
+const refuseWithNext = compiledOnce(
+  (_db, key: string, nowIso: string, refuseKey: string, refuseValue: string) =>
+    sql`select refuse_writes_while_locked(${key}, ${nowIso}, ${refuseKey}, ${refuseValue})${sentWithNext}${prepared}`,
+);
+
+/**
+ * Whether `error` is refuseWithNextWhileLocked's refusal (the lock was held or the refused value
+ * set): nothing of the transaction was applied, and the caller may run it again with a read that
+ * says which.
+ */
+export function refusedByGuard(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === WRITE_GUARD_REFUSED;
+}
 
 /** Values each open transaction read with `getOnceIn`. */
 const readOnce = new WeakMap<Kysely<Database>, Map<string, Promise<string | undefined>>>();
@@ -112,6 +128,18 @@ export class RuntimeStateRepository {
     if (held) held.set(key, value);
     else heldRows.set(trx, new Map([[key, value]]));
     return value;
+  }
+
+  /**
+   * PostgreSQL only: what `getHoldingChanges(key, tx)` holds, without a round trip of its own. A
+   * statement sent with the transaction's next one takes the same share lock on `key`'s row and
+   * fails (refusedByGuard), failing that next statement and so the transaction, while the row holds
+   * an unexpired lock (JSON with `expires_at` after `nowIso`) or while `refuse.key` has the value
+   * `refuse.value`. For a writer that can run its transaction again with the reads when refused.
+   */
+  async refuseWithNextWhileLocked(tx: StoreTx, key: string, nowIso: string, refuse: { key: string; value: string }): Promise<void> {
+    if (this.engine !== 'postgres') throw new Error('refuseWithNextWhileLocked is for PostgreSQL; read with getHoldingChanges');
+    await refuseWithNext(executorOf(tx), key, nowIso, refuse.key, refuse.value);
   }
 
   async set(key: string, value: string, tx?: StoreTx): Promise<void> {
