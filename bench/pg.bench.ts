@@ -11,7 +11,7 @@
  *              every node is up they are made due at once: deliveries claimed, run by a no-op
  *              node (a transform emitting an event nobody subscribes to) and completed, per second,
  *              from the first completion to the last (the completions' own timestamps). Before
- *              them, BENCH_WARMUP_DELIVERIES (2,000) more, queued with them, are drained the same
+ *              them, BENCH_WARMUP_DELIVERIES (10,000) more, queued with them, are drained the same
  *              way untimed (their figure is printed per round, without a verdict).
  *   latency    100 publishes/s through node A's HTTP API for BENCH_SECONDS (5), after
  *              BENCH_WARMUP_SECONDS (30) of the same untimed (printed per round): from the publish
@@ -26,7 +26,8 @@
  *              `runtime.changed` naming events, and to B's event.list showing the event (polled
  *              every 10 ms). On SQLite both are the one node.
  *   publish    durable event.publish over HTTP for BENCH_SECONDS, autocannon at 64 connections in
- *              all, split evenly across the nodes' ports. Also, as a third contender in the same
+ *              all, split evenly across the nodes' ports, after BENCH_HTTP_WARMUP_SECONDS (5) of
+ *              the same untimed (printed per round). Also, as a third contender in the same
  *              rounds, the tree at BENCH_DATAPATH_REF (fe3e12b, the end of the data-path issue #9,
  *              whose single-node SQLite figure is issue #10's publish target) on SQLite: a git
  *              worktree of that commit with this checkout's node_modules linked in, a fresh folder
@@ -42,8 +43,8 @@
  *
  * Environment: BENCH_DATABASE_URL (a PostgreSQL role that may create databases; default: the
  * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
- * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES and BENCH_WARMUP_SECONDS (0 for a cold start),
- * BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS, BENCH_SCENARIOS (nodes,list),
+ * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES, BENCH_WARMUP_SECONDS and BENCH_HTTP_WARMUP_SECONDS
+ * (0 for a cold start), BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS, BENCH_SCENARIOS (nodes,list),
  * BENCH_DIR (keep the filled SQLite store there and reuse it), BENCH_PG_DATABASE (name of a
  * PostgreSQL database to keep the filled events in and reuse), BENCH_DATAPATH_REF (the data-path
  * baseline's commit; empty to leave it out).
@@ -59,7 +60,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { Store, type Clock, type EventFilter } from '@switchboard/store';
-import { databaseOf } from '@switchboard/store/testing';
+import { databaseOf, databaseOfTransaction } from '@switchboard/store/testing';
 import { Runtime } from '@switchboard/runtime';
 import { LIST_FILTERS } from './list-filters';
 import type { ListJob, ListTimes } from './list-client';
@@ -89,6 +90,13 @@ const LIST_WARMUP = 100;
  * at 100/s had p50 5.5-7.6 ms over a server's first 5 s and 4.5-6.2 ms after 5 s more. The cold
  * figures are still printed per round.
  *
+ * The drain's claim and completion run once per batch of up to 64 deliveries, so 2,000 untimed
+ * deliveries are some 16 calls per node of each: too few. 2 nodes (scratch/lat.ts): completions
+ * per 100 ms rose from about 250 to 500-640 over the first 10,000 deliveries after start, and a
+ * drain timed after 2,000 untimed still climbed from about 250 per 100 ms (4,288 and 5,388/s);
+ * after 12,000 untimed the next 5,000 ran at 512-640 per 100 ms from their start (5,342 and
+ * 5,727/s). So 10,000 are drained untimed first.
+ *
  * The publish path warms up far more slowly than the drain: at 100/s each publish is a group and a
  * completion of its own, so the functions it runs are called a few hundred times a second, and V8
  * takes tens of seconds to optimize them. 10 s at 100/s through node A of 2 (scratch/lat.ts, one
@@ -98,8 +106,16 @@ const LIST_WARMUP = 100;
  * baseline code) and a quarter of its samples on TurboFan's compiler threads, still compiling
  * hundreds of functions 15 s in. So the latency phase publishes for 30 s untimed first.
  */
-const WARMUP_DELIVERIES = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 2000);
+const WARMUP_DELIVERIES = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 10_000);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
+/**
+ * The same load, untimed, before each timed HTTP publish figure, on every contender (the nodes of
+ * both engines and the data-path baseline). Without it node B met that load cold (the latency
+ * phase publishes through node A only; B served fewer publishes than A in each round of a run,
+ * 310-775 against 462-892/s) and the data-path baseline was measured from its server's first
+ * request.
+ */
+const HTTP_WARMUP_SECONDS = Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 5);
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
 const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 const TOKEN = 'sbk_bench_pg_token_000000000001';
@@ -350,9 +366,16 @@ async function drainBacklog(c: Cluster): Promise<{ warmup?: Drain; timed: Drain 
 async function drainDue(c: Cluster, limit?: number): Promise<Drain> {
   const db = databaseOf(c.store);
   const since = new Date().toISOString();
-  let makeDue = db.updateTable('deliveries').set({ next_attempt_at: since }).where('status', '=', 'pending');
-  if (limit !== undefined) makeDue = makeDue.where('delivery_id', 'in', db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').orderBy('delivery_id').limit(limit));
-  await makeDue.execute();
+  // Recorded as a change of deliveries, as another process's write of deliveries is: the nodes
+  // hear of it and claim now. Unrecorded, each node found the backlog at its next idle poll (up to
+  // 250 ms apart), and the figure counted the later one's wait from the first completion on.
+  await c.store.transaction(async (tx) => {
+    c.store.changes.mark(tx, 'deliveries');
+    const trx = databaseOfTransaction(tx);
+    let makeDue = trx.updateTable('deliveries').set({ next_attempt_at: since }).where('status', '=', 'pending');
+    if (limit !== undefined) makeDue = makeDue.where('delivery_id', 'in', trx.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').orderBy('delivery_id').limit(limit));
+    await makeDue.execute();
+  });
   await untilNoOpenDelivery(c.store, 300_000);
   const done = await db
     .selectFrom('deliveries')
@@ -564,6 +587,15 @@ interface Publishes {
 let publishCounter = 0;
 const publishBody = () => `{"jsonrpc":"2.0","id":${++publishCounter},"method":"event.publish","params":{"event_name":"work","payload":{"n":${publishCounter}}}}`;
 
+/** HTTP_WARMUP_SECONDS of the load untimed, then SECONDS timed; `answered` counts both parts. */
+async function warmHttpPublishes(ports: readonly number[]): Promise<{ warmup?: Publishes; timed: Publishes }> {
+  const warmup = HTTP_WARMUP_SECONDS > 0 ? await httpPublishes(ports, HTTP_WARMUP_SECONDS) : undefined;
+  const timed = await httpPublishes(ports);
+  return { warmup, timed: { ...timed, answered: timed.answered + (warmup?.answered ?? 0) } };
+}
+
+const untimedPublishes = (p: Publishes | undefined) => (p ? `; the ${HTTP_WARMUP_SECONDS} s untimed before them ${count(p.rps)} events/s` : '');
+
 async function httpPublishes(ports: readonly number[], seconds = SECONDS): Promise<Publishes> {
   const connections = Math.floor(HTTP_CONNECTIONS / ports.length);
   const results = await Promise.all(
@@ -640,9 +672,9 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
     console.log(
       `${tag}: change ${where}: runtime.changed ${change.changed ? `p50 ${ms(change.changed.p50)} p99 ${ms(change.changed.p99)}${change.changed.missed ? `, ${change.changed.missed} missed` : ''}` : `unavailable: ${change.changedUnavailable}`}; event.list poll p50 ${ms(change.listed.p50)} p99 ${ms(change.listed.p99)}${change.listed.missed ? `, ${change.listed.missed} NOT SEEN` : ''} (${change.samples} samples, load ${loadAverage()})`,
     );
-    const publishes = await httpPublishes(c.nodes.map((n) => n.port));
+    const { warmup: coldPublishes, timed: publishes } = await warmHttpPublishes(c.nodes.map((n) => n.port));
     console.log(
-      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
+      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors || coldPublishes?.errors ? `, ${publishes.errors + (coldPublishes?.errors ?? 0)} ERRORS` : ''}${untimedPublishes(coldPublishes)} (load ${loadAverage()})`,
     );
     return { drain, latency, change, publishes, coldDrain: drains.warmup, coldLatency: latencies.warmup };
   } finally {
@@ -673,8 +705,9 @@ async function datapathRound(tree: string, round: number): Promise<Publishes> {
   const dataDir = makeDir('switchboard-bench-pg-datapath-data-');
   const server = await startProcess('apps/server/src/main.ts', serverEnv('sqlite', { dataDir }, BUNDLE_PATH), tree);
   let publishes: Publishes;
+  let coldPublishes: Publishes | undefined;
   try {
-    publishes = await httpPublishes([server.port]);
+    ({ warmup: coldPublishes, timed: publishes } = await warmHttpPublishes([server.port]));
   } finally {
     await stop(server.child);
   }
@@ -685,7 +718,7 @@ async function datapathRound(tree: string, round: number): Promise<Publishes> {
   await store.close();
   removeDir(dataDir);
   console.log(
-    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${publishes.errors ? `, ${publishes.errors} ERRORS` : ''} (load ${loadAverage()})`,
+    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored of ${count(publishes.answered)} answered (untimed part too)${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${publishes.errors || coldPublishes?.errors ? `, ${publishes.errors + (coldPublishes?.errors ?? 0)} ERRORS` : ''}${untimedPublishes(coldPublishes)} (load ${loadAverage()})`,
   );
   return publishes;
 }

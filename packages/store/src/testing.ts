@@ -62,6 +62,9 @@ export function databaseOf(store: Store): Kysely<Database> {
   return store['db'];
 }
 
+/** The Kysely handle of a `store.transaction`'s transaction, for raw rows a test or benchmark writes in it. */
+export { executorOf as databaseOfTransaction } from './store-tx';
+
 type CountedTable = 'events' | 'deliveries' | 'dead_letters' | 'runs' | 'turns' | 'conversations' | 'mailbox_items' | 'ingress_queue' | 'logs';
 
 /** Rows of a table, optionally only those with `status` equal to the given value. */
