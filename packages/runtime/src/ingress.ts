@@ -34,6 +34,9 @@ export interface PublishResult {
 }
 
 const INGRESS_KEY = 'ingress';
+/** How long publishes read the guard first after one sent with the inserts refused a batch. */
+const READ_GUARD_FIRST_MS = 1_000;
+
 /** Items released per transaction by resume; bounds how long one batch holds the event loop. */
 const RELEASE_BATCH_SIZE = 25;
 
@@ -136,6 +139,12 @@ export class Ingress {
 
   private readonly publishes: QueuedPublishCall[] = [];
   private publishesScheduled = false;
+  /**
+   * Until then (performance.now()), publishes read the guard first: one refused with the guard
+   * sent with its inserts found a reset or paused ingress, which last seconds to hours, and every
+   * batch meanwhile would otherwise be written, refused and written again.
+   */
+  private readGuardFirstUntil = 0;
 
   /**
    * `readGuardFirst`: read the reset lock and the ingress state before writing. Otherwise, where
@@ -146,6 +155,7 @@ export class Ingress {
   private async publishBatch(batch: QueuedPublishCall[], readGuardFirst = false): Promise<void> {
     const opened = batch.reduce((n, p) => n + (this.bundle.definition.events[p.input.event_name]?.subscribers.length ?? 0), 0);
     const reserved = this.localDispatch?.reserve(opened) ?? 0;
+    readGuardFirst ||= performance.now() < this.readGuardFirstUntil;
     const guardWithNext = readGuardFirst ? undefined : batch.every((p) => p.guardWithNext) ? batch[0]!.guardWithNext : undefined;
     let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
     try {
@@ -153,7 +163,10 @@ export class Ingress {
     } catch (error) {
       this.localDispatch?.runReserved(reserved, []);
       // Refused before anything was written: the guard fails the transaction's first write.
-      if (guardWithNext && refusedByGuard(error)) return this.publishBatch(batch, true);
+      if (guardWithNext && refusedByGuard(error)) {
+        this.readGuardFirstUntil = performance.now() + READ_GUARD_FIRST_MS;
+        return this.publishBatch(batch, true);
+      }
       // A failed commit may have landed (the connection died while it ran): writing the batch again
       // could store each publish twice, so every caller gets the failure, as one publish alone would.
       if (batch.length === 1 || failedAsGroup(error)) {
@@ -161,7 +174,7 @@ export class Ingress {
         return;
       }
       // One was refused: each goes alone, so the refusal is its own.
-      await Promise.all(batch.map((p) => this.publishBatch([p])));
+      await Promise.all(batch.map((p) => this.publishBatch([p], readGuardFirst)));
       return;
     }
     this.localDispatch?.runReserved(reserved, done.leased);

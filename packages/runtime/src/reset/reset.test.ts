@@ -310,19 +310,21 @@ describe.runIf(testEngine() === 'postgres')('publishes while another process res
   // transaction is what refuses (or queues) it.
   const publish = (f: Fixture, orderId: string) => f.runtime.ingress.publish({ event_name: 'order.placed', payload: { order_id: orderId } });
 
-  it('refuses a publish while the lock is held, queues one while ingress is paused, and writes nothing else', async () => {
+  it('refuses a publish while the lock is held, and writes nothing', async () => {
     fx = await bootFixture(minimalBundle());
     const { store } = fx;
     const holder = JSON.stringify({ reset_id: 'reset_c', started_at: new Date().toISOString(), expires_at: new Date(Date.now() + 60_000).toISOString() });
     await store.runtimeState.set(RESET_LOCK_KEY, holder);
     await expect(publish(fx, 'refused')).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS', details: { reset_id: 'reset_c' } });
     expect([await count(store, 'runs'), await count(store, 'events'), await count(store, 'deliveries')]).toEqual([0, 0, 0]);
+  });
 
-    await store.runtimeState.set(RESET_LOCK_KEY, '');
+  it('queues a publish while ingress is paused, and publishes once it is open', async () => {
+    fx = await bootFixture(minimalBundle());
+    const { store } = fx;
     await store.runtimeState.set('ingress', 'paused');
     expect((await publish(fx, 'queued')).status).toBe('queued');
     expect([await count(store, 'runs'), await count(store, 'events'), await count(store, 'ingress_queue')]).toEqual([1, 0, 1]);
-
     await store.runtimeState.set('ingress', 'open');
     const published = await publish(fx, 'running');
     expect(published.status).toBe('running');
