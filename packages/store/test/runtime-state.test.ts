@@ -11,23 +11,31 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refusedByGuard, type Store } from '@switchboard/store';
 import { openTestStore, testDatabaseFor, testEngine } from '@switchboard/store/testing';
 
-describe.runIf(testEngine() === 'postgres')('runtime_state rows read along a held row on PostgreSQL', () => {
-  let dir: string;
-  let store: Store;
-  let other: pg.Client;
+/** Each test's store with `rows` written, and a connection of its own to the same database (another process). */
+function storeAndOtherConnection(rows: Record<string, string>) {
+  const opened: { dir: string; store: Store; other: pg.Client } = {} as never;
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-runtime-state-'));
-    store = await openTestStore(dir);
-    await store.runtimeState.set('held_key', '');
-    await store.runtimeState.set('along_key', 'first');
-    store.runtimeState.readAlongHeld('along_key');
-    other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
-    await other.connect();
+    opened.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-runtime-state-'));
+    opened.store = await openTestStore(opened.dir);
+    for (const [key, value] of Object.entries(rows)) await opened.store.runtimeState.set(key, value);
+    opened.other = new pg.Client({ connectionString: (await testDatabaseFor(opened.dir))! });
+    await opened.other.connect();
   });
   afterEach(async () => {
-    await other.end();
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await opened.other.end();
+    await opened.store.close();
+    fs.rmSync(opened.dir, { recursive: true, force: true });
+  });
+  return opened;
+}
+
+describe.runIf(testEngine() === 'postgres')('runtime_state rows read along a held row on PostgreSQL', () => {
+  const opened = storeAndOtherConnection({ held_key: '', along_key: 'first' });
+  let store: Store;
+  let other: pg.Client;
+  beforeEach(() => {
+    ({ store, other } = opened);
+    store.runtimeState.readAlongHeld('along_key');
   });
 
   it('answers the key from the held read, holds the held row, and a new transaction reads the key again', async () => {
@@ -66,9 +74,12 @@ describe.runIf(testEngine() === 'postgres')('runtime_state rows read along a hel
 });
 
 describe.runIf(testEngine() === 'postgres')('a guard sent with the next statement (refuseWithNextWhileLocked) on PostgreSQL', () => {
-  let dir: string;
+  const opened = storeAndOtherConnection({ lock_key: '', ingress_key: 'open' });
   let store: Store;
   let other: pg.Client;
+  beforeEach(() => {
+    ({ store, other } = opened);
+  });
   const now = new Date().toISOString();
   const lockUntil = (ms: number) => JSON.stringify({ reset_id: 'reset_x', started_at: now, expires_at: new Date(Date.now() + ms).toISOString() });
   /** A transaction that sends the guard, then writes a probe row: what it answers, and whether the probe landed. */
@@ -82,19 +93,6 @@ describe.runIf(testEngine() === 'postgres')('a guard sent with the next statemen
       .catch((error: unknown) => (refusedByGuard(error) ? 'refused' : error));
     return { outcome, probe: await store.runtimeState.get('probe') };
   };
-  beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-runtime-state-guard-'));
-    store = await openTestStore(dir);
-    await store.runtimeState.set('lock_key', '');
-    await store.runtimeState.set('ingress_key', 'open');
-    other = new pg.Client({ connectionString: (await testDatabaseFor(dir))! });
-    await other.connect();
-  });
-  afterEach(async () => {
-    await other.end();
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('lets the transaction write while the lock is free, an expired lock too, and holds the lock row until it ends', async () => {
     expect(await guardedWrite()).toEqual({ outcome: 'committed', probe: 'written' });
