@@ -44,8 +44,8 @@
  * Environment: BENCH_DATABASE_URL (a PostgreSQL role that may create databases; default: the
  * local test cluster, scripts/test-postgres.mjs), BENCH_ROUNDS (3), BENCH_SECONDS (5),
  * BENCH_DELIVERIES, BENCH_WARMUP_DELIVERIES, BENCH_WARMUP_SECONDS and BENCH_HTTP_WARMUP_SECONDS
- * (0 for a cold start), BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS, BENCH_SCENARIOS (nodes,list),
- * BENCH_DIR (keep the filled SQLite store there and reuse it), BENCH_PG_DATABASE (name of a
+ * (0 for a cold start), BENCH_CHANGE_SAMPLES, BENCH_EVENTS, BENCH_LIST_REQUESTS, BENCH_SCENARIOS
+ * (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it), BENCH_PG_DATABASE (name of a
  * PostgreSQL database to keep the filled events in and reuse), BENCH_DATAPATH_REF (the data-path
  * baseline's commit; empty to leave it out).
  */
@@ -112,7 +112,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
  * The same load, untimed, before each timed HTTP publish figure, on every contender (the nodes of
  * both engines and the data-path baseline). Without it node B met that load cold (the latency
  * phase publishes through node A only; B served fewer publishes than A in each round of a run,
- * 310-775 against 462-892/s) and the data-path baseline was measured from its server's first
+ * 310-775 against 449-892/s) and the data-path baseline was measured from its server's first
  * request.
  */
 const HTTP_WARMUP_SECONDS = Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 5);
@@ -587,14 +587,18 @@ interface Publishes {
 let publishCounter = 0;
 const publishBody = () => `{"jsonrpc":"2.0","id":${++publishCounter},"method":"event.publish","params":{"event_name":"work","payload":{"n":${publishCounter}}}}`;
 
-/** HTTP_WARMUP_SECONDS of the load untimed, then SECONDS timed; `answered` counts both parts. */
-async function warmHttpPublishes(ports: readonly number[]): Promise<{ warmup?: Publishes; timed: Publishes }> {
+/**
+ * HTTP_WARMUP_SECONDS of the load untimed, then SECONDS timed: the timed figures, with `answered`
+ * and `errors` counting both parts (every answer is checked, every publish is a stored event), and
+ * the end of a round line (errors, the untimed rate).
+ */
+async function warmHttpPublishes(ports: readonly number[]): Promise<{ publishes: Publishes; tail: string }> {
   const warmup = HTTP_WARMUP_SECONDS > 0 ? await httpPublishes(ports, HTTP_WARMUP_SECONDS) : undefined;
   const timed = await httpPublishes(ports);
-  return { warmup, timed: { ...timed, answered: timed.answered + (warmup?.answered ?? 0) } };
+  const publishes = { ...timed, answered: timed.answered + (warmup?.answered ?? 0), errors: timed.errors + (warmup?.errors ?? 0) };
+  const tail = `${publishes.errors ? `, ${publishes.errors} ERRORS` : ''}${warmup ? `; the ${HTTP_WARMUP_SECONDS} s untimed before them ${count(warmup.rps)} events/s` : ''}`;
+  return { publishes, tail };
 }
-
-const untimedPublishes = (p: Publishes | undefined) => (p ? `; the ${HTTP_WARMUP_SECONDS} s untimed before them ${count(p.rps)} events/s` : '');
 
 async function httpPublishes(ports: readonly number[], seconds = SECONDS): Promise<Publishes> {
   const connections = Math.floor(HTTP_CONNECTIONS / ports.length);
@@ -672,9 +676,9 @@ async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
     console.log(
       `${tag}: change ${where}: runtime.changed ${change.changed ? `p50 ${ms(change.changed.p50)} p99 ${ms(change.changed.p99)}${change.changed.missed ? `, ${change.changed.missed} missed` : ''}` : `unavailable: ${change.changedUnavailable}`}; event.list poll p50 ${ms(change.listed.p50)} p99 ${ms(change.listed.p99)}${change.listed.missed ? `, ${change.listed.missed} NOT SEEN` : ''} (${change.samples} samples, load ${loadAverage()})`,
     );
-    const { warmup: coldPublishes, timed: publishes } = await warmHttpPublishes(c.nodes.map((n) => n.port));
+    const { publishes, tail } = await warmHttpPublishes(c.nodes.map((n) => n.port));
     console.log(
-      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${publishes.errors || coldPublishes?.errors ? `, ${publishes.errors + (coldPublishes?.errors ?? 0)} ERRORS` : ''}${untimedPublishes(coldPublishes)} (load ${loadAverage()})`,
+      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${tail} (load ${loadAverage()})`,
     );
     return { drain, latency, change, publishes, coldDrain: drains.warmup, coldLatency: latencies.warmup };
   } finally {
@@ -704,13 +708,13 @@ function datapathTree(ref: string): string | undefined {
 async function datapathRound(tree: string, round: number): Promise<Publishes> {
   const dataDir = makeDir('switchboard-bench-pg-datapath-data-');
   const server = await startProcess('apps/server/src/main.ts', serverEnv('sqlite', { dataDir }, BUNDLE_PATH), tree);
-  let publishes: Publishes;
-  let coldPublishes: Publishes | undefined;
+  let measured: { publishes: Publishes; tail: string };
   try {
-    ({ warmup: coldPublishes, timed: publishes } = await warmHttpPublishes([server.port]));
+    measured = await warmHttpPublishes([server.port]);
   } finally {
     await stop(server.child);
   }
+  const { publishes, tail } = measured;
   // An answer is not a publish until it is stored: count what its store holds once it stopped (this
   // checkout's store opens that folder, an ancestor of its format).
   const store = await Store.open({ dataDir });
@@ -718,7 +722,7 @@ async function datapathRound(tree: string, round: number): Promise<Publishes> {
   await store.close();
   removeDir(dataDir);
   console.log(
-    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored of ${count(publishes.answered)} answered (untimed part too)${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${publishes.errors || coldPublishes?.errors ? `, ${publishes.errors + (coldPublishes?.errors ?? 0)} ERRORS` : ''}${untimedPublishes(coldPublishes)} (load ${loadAverage()})`,
+    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored of ${count(publishes.answered)} answered (untimed part too)${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${tail} (load ${loadAverage()})`,
   );
   return publishes;
 }
