@@ -44,6 +44,7 @@ interface RefEvent {
 let dir: string;
 let store: Store;
 const reference: RefEvent[] = [];
+let inserted: BulkEvent[] = [];
 
 function buildEvents(count: number): BulkEvent[] {
   const batch: BulkEvent[] = [];
@@ -155,6 +156,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-reads-'));
   store = await openTestStore(dir);
   const batch = buildEvents(400);
+  inserted = batch;
   await store.events.bulkInsert(batch.slice(0, 150));
   await store.events.bulkInsert(batch.slice(150));
 });
@@ -252,6 +254,49 @@ describe('EventRepository.page', () => {
       expect(e.dead_letters.length).toBeGreaterThan(0);
       for (const l of e.dead_letters) expect(l.event_id).toBe(e.event_id);
       expect(e.has_dead_letter).toBe(1);
+    }
+  });
+
+  it('nests every column of the deliveries and dead letters as written, with their types, in order', async () => {
+    const page = await store.events.page({ has_dead_letter: true }, { limit: 20 });
+    expect(page.events.length).toBe(20);
+    for (const e of page.events) {
+      const written = inserted.find((b) => b.event.event_id === e.event_id)!;
+      const byCreatedThenId = <T extends { created_at: string }>(id: (x: T) => string) => (a: T, b: T) =>
+        a.created_at.localeCompare(b.created_at) || id(a).localeCompare(id(b));
+      expect(e.deliveries).toEqual(
+        [...written.deliveries].sort(byCreatedThenId((d) => d.delivery_id)).map((d) => ({
+          delivery_id: d.delivery_id,
+          event_id: e.event_id,
+          status: d.status,
+          subscriber_id: d.subscriber_id,
+          subscriber_type: d.subscriber_type,
+          last_error: d.last_error,
+          reason_code: d.reason_code,
+          session_id: d.session_id,
+          attempts: d.attempts,
+          redrive_of_dead_letter_id: null,
+        })),
+      );
+      expect(e.dead_letters).toEqual(
+        [...written.dead_letters].sort(byCreatedThenId((l) => l.dead_letter_id)).map((l) => ({
+          dead_letter_id: l.dead_letter_id,
+          event_id: e.event_id,
+          delivery_id: l.delivery_id,
+          subscriber_id: l.subscriber_id,
+          chain_depth: l.chain_depth,
+          created_at: l.created_at,
+          failure_type: l.failure_type,
+          retry_count: l.retry_count,
+          error_message: l.error_message,
+          handler_node: l.handler_node,
+          reason_code: l.reason_code,
+          redriven_at: null,
+          redriven_by_token_id: null,
+          redrive_operation_id: null,
+          redrive_delivery_id: null,
+        })),
+      );
     }
   });
 
