@@ -257,9 +257,13 @@ describe('EventRepository.page', () => {
     }
   });
 
-  it('nests every column of the deliveries and dead letters as written, with their types, in order', async () => {
-    const page = await store.events.page({ has_dead_letter: true }, { limit: 20 });
-    expect(page.events.length).toBe(20);
+  it.each([
+    ['events with dead letters', { has_dead_letter: true }],
+    ['events with and without', {}],
+  ] as [string, EventFilter][])('nests every column of the deliveries and dead letters as written, with their types, in order (%s)', async (_, filter) => {
+    const page = await store.events.page(filter, { limit: 50 });
+    expect(page.events.length).toBe(50);
+    if (filter.has_dead_letter === undefined) expect(new Set(page.events.map((e) => e.dead_letters.length > 0))).toEqual(new Set([true, false]));
     for (const e of page.events) {
       const written = inserted.find((b) => b.event.event_id === e.event_id)!;
       const byCreatedThenId = <T extends { created_at: string }>(id: (x: T) => string) => (a: T, b: T) =>
