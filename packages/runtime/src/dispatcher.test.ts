@@ -56,6 +56,35 @@ describe('publish and dispatch', () => {
     expect(JSON.parse(entity.accumulated)).toEqual({ seen: 1 });
   });
 
+  it('settles runs left running with nothing open (a crash after the commit), a window of runs per sweep, then from the start again', async () => {
+    fx = await bootFixture(minimalBundle(), { dispatcher: { quietSweepWindow: 2 } });
+    const { runtime, store } = fx;
+    const db = databaseOf(store);
+    const done = [];
+    for (const order of ['o-1', 'o-2', 'o-3']) done.push((await runtime.publish({ event_name: 'order.placed', payload: { order_id: order } })).run_id);
+    await runtime.dispatcher.runUntilIdle();
+    // As if each completion's process died after its commit and before the run was settled
+    // (created a second apart, so the sweep's order is theirs: runs of one millisecond go by id).
+    for (const [i, runId] of done.entries()) {
+      await db.updateTable('runs').set({ status: 'running', settled_at: null, created_at: `2026-01-01T00:00:0${i}.000Z` }).where('run_id', '=', runId).execute();
+    }
+    const open = (await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'o-4' } })).run_id;
+    const statusOf = async (runId: string) => (await db.selectFrom('runs').select('status').where('run_id', '=', runId).executeTakeFirstOrThrow()).status;
+
+    expect(await runtime.dispatcher.settleQuietRuns()).toBe(2);
+    expect([await statusOf(done[0]!), await statusOf(done[1]!), await statusOf(done[2]!)]).toEqual(['completed', 'completed', 'running']);
+    expect(await runtime.dispatcher.settleQuietRuns()).toBe(1);
+    expect(await statusOf(done[2]!)).toBe('completed');
+    expect(await runtime.dispatcher.settleQuietRuns()).toBe(0);
+    expect(await statusOf(open)).toBe('running');
+
+    // Walked to the end: the next sweep starts over and finds the open run quiet once it is done.
+    await runtime.dispatcher.runUntilIdle();
+    await db.updateTable('runs').set({ status: 'running', settled_at: null }).where('run_id', '=', open).execute();
+    expect(await runtime.dispatcher.settleQuietRuns()).toBe(1);
+    expect(await statusOf(open)).toBe('completed');
+  });
+
   it('rejects unknown events, bad payloads and foreign bundle fingerprints before storing anything', async () => {
     fx = await bootFixture(minimalBundle());
     const { runtime, store } = fx;

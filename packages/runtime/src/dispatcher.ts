@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { DeliveryLease, EventsTable, Selectable, StoreTx } from '@switchboard/store';
+import type { DeliveryLease, EventsTable, RunPosition, Selectable, StoreTx } from '@switchboard/store';
 import { insertEmittedEvent, prepareEvent, settleRunIfDone, settleRunsIfDone, type EmittedEvent, type NewEvent, type PreparedEvent } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   idlePollMaxMs?: number;
   /** Lease owner id; unique per process by default. */
   owner?: string;
+  /** Running runs one quiet-run sweep looks at (QUIET_SWEEP_WINDOW by default). */
+  quietSweepWindow?: number;
 }
 
 /** A claimed delivery with its event, read with the claim. */
@@ -76,6 +78,12 @@ export const MAX_BACKOFF_MS = 60_000;
 /** Least time between two claims woken by other nodes' writes. */
 const OTHER_NODE_WAKE_MS = 100;
 
+/**
+ * Running runs one quiet-run sweep looks at (each probes the run's open deliveries). Sweeps run
+ * every 2 s on an idle node, so a run left unsettled waits (running runs / this) × 2 s at most.
+ */
+const QUIET_SWEEP_WINDOW = 1_000;
+
 export function backoffFor(baseMs: number, attempt: number): number {
   return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.max(0, attempt - 1));
 }
@@ -96,6 +104,9 @@ export class Dispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private wakeUp: (() => void) | undefined;
   private lastSweep = 0;
+  /** Where the next quiet-run sweep starts (undefined: at the oldest running run). */
+  private sweepFrom: RunPosition | undefined;
+  private readonly quietSweepWindow: number;
   /** The lock row that stops claims while held ('' for none). */
   private claimLockKey = '';
   private readonly completions: QueuedCompletion[] = [];
@@ -121,6 +132,7 @@ export class Dispatcher {
     this.concurrency = options.concurrency ?? 64;
     this.pollMs = options.pollMs ?? 25;
     this.idlePollMaxMs = options.idlePollMaxMs ?? 250;
+    this.quietSweepWindow = options.quietSweepWindow ?? QUIET_SWEEP_WINDOW;
   }
 
   get inFlightCount(): number {
@@ -700,10 +712,15 @@ export class Dispatcher {
     }
   }
 
-  /** Settles runs whose chain went quiet without a completion noticing (another process, a crash). */
+  /**
+   * Settles runs whose chain went quiet without a completion noticing (another process, a crash),
+   * looking at a window of running runs per call (quietSweepWindow), the next ones each time, from
+   * the start again after the last: a sweep's cost stays bounded however many runs wait on a backlog.
+   */
   async settleQuietRuns(): Promise<number> {
     const { store, clock } = this.services;
-    const runIds = await store.deliveries.quietRunIds(500);
+    const { quiet: runIds, next } = await store.deliveries.quietRuns(this.sweepFrom, this.quietSweepWindow);
+    this.sweepFrom = next;
     let settled = 0;
     for (const runId of runIds) {
       const s = await store.transaction((trx) => settleRunIfDone(store, trx, this.services.bundle, runId, clock.now()));

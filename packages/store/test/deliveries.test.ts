@@ -150,3 +150,36 @@ it('marks delivered, in one statement, only what the owner still holds at that a
     { delivery_id: 'd-theirs', status: 'in_progress', lease_owner: 'other', updated_at: at(-60) },
   ]);
 });
+
+it('walks running runs in windows for the quiet-run sweep: each once, the quiet ones named, then from the start again', async () => {
+  // Twelve running runs, created in pairs within the same millisecond (the run id breaks the tie),
+  // every third with an open delivery; and a settled run, which no window may name.
+  const runs = Array.from({ length: 12 }, (_, i) => ({ run_id: `run-${String(i).padStart(2, '0')}`, created_at: at(Math.floor(i / 2)), open: i % 3 === 0 }));
+  await store.transaction(async (tx) => {
+    await store.runWrites.insertRuns(tx, [
+      ...runs.map((r) => ({ run_id: r.run_id, status: 'running', root_event_id: `evt-${r.run_id}`, event_name: 'tick', entity_id: null, bundle_fingerprint: 'f', created_at: r.created_at, settled_at: null })),
+      { run_id: 'run-settled', status: 'completed', root_event_id: 'evt-settled', event_name: 'tick', entity_id: null, bundle_fingerprint: 'f', created_at: at(0), settled_at: at(1) },
+    ]);
+    for (const r of runs) {
+      await store.runWrites.appendEvent(
+        tx,
+        { event_id: `evt-${r.run_id}`, event_name: 'tick', created_at: r.created_at, source: 'test', payload: '{}', entity_id: null, run_id: r.run_id, chain_depth: 0, parent_event_id: null, has_dead_letter: 0, replay_of_event_id: null },
+        [{ ...delivery(`d-${r.run_id}`, r.open ? 'pending' : 'delivered', at(-1)), run_id: r.run_id }],
+      );
+    }
+  });
+  const windows: string[][] = [];
+  let after: Awaited<ReturnType<Store['deliveries']['quietRuns']>>['next'];
+  do {
+    const window = await store.deliveries.quietRuns(after, 5);
+    windows.push(window.quiet);
+    after = window.next;
+  } while (after !== undefined && windows.length < 10);
+  // 12 runs by 5: two full windows and one of 2 (which ends the walk).
+  expect(windows).toEqual([
+    ['run-01', 'run-02', 'run-04'],
+    ['run-05', 'run-07', 'run-08'],
+    ['run-10', 'run-11'],
+  ]);
+  expect((await store.deliveries.quietRuns(undefined, 100)).quiet).toEqual(runs.filter((r) => !r.open).map((r) => r.run_id));
+});

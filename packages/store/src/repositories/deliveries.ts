@@ -8,6 +8,12 @@ import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { prepared } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
 
+/** A running run's place in the quiet-run sweep's walk. */
+export interface RunPosition {
+  created_at: string;
+  run_id: string;
+}
+
 /** Who holds a delivery: a change to it counts only while this lease still stands. */
 export interface DeliveryLease {
   delivery_id: string;
@@ -325,18 +331,44 @@ export class DeliveryRepository {
     return Number(r.n);
   }
 
-  /** Running runs with no open delivery left (settled by a sweep when no completion noticed). */
-  async quietRunIds(limit: number): Promise<string[]> {
-    const runs = await this.db
+  /**
+   * One window of the sweep for running runs with no open delivery left (settled by a sweep when
+   * no completion noticed: another process's, or one cut short by a crash). It walks up to `scan`
+   * running runs in (created_at, run_id) order after `after` and returns the quiet ones, and where
+   * the next window starts (undefined once the walk reached the end). Each idle node sweeps every
+   * 2 s, and looking at every running run each time grew with the runs parked behind a backlog:
+   * PostgreSQL took 50-60 ms a sweep with 30,000 (8.5 ms with 7,000 in a fresh database, 40-50 ms
+   * in a drained one); a window of 1,000 took 6 ms with 30,000.
+   */
+  async quietRuns(after: RunPosition | undefined, scan: number): Promise<{ quiet: string[]; next?: RunPosition }> {
+    const walked = this.db
       .selectFrom('runs')
-      .select('run_id')
+      .select(['run_id', 'created_at'])
       .where('status', '=', 'running')
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
+      .$if(after !== undefined, (q) =>
+        q.where((eb) => eb.and([eb('created_at', '>=', after!.created_at), eb.or([eb('created_at', '>', after!.created_at), eb('run_id', '>', after!.run_id)])])),
       )
-      .limit(limit)
+      .orderBy('created_at')
+      .orderBy('run_id')
+      .limit(scan);
+    // A scalar probe per walked run (one index lookup each): as `not exists`, PostgreSQL hashed
+    // every open delivery for each window (36 ms a window with 30,000 open), which the bound was
+    // to avoid.
+    const rows = await this.db
+      .selectFrom(walked.as('w'))
+      .select((eb) => [
+        'w.run_id',
+        'w.created_at',
+        eb.selectFrom('deliveries as d').select('d.delivery_id').whereRef('d.run_id', '=', 'w.run_id').where('d.status', 'in', ['pending', 'in_progress']).limit(1).as('open_delivery'),
+      ])
+      .orderBy('w.created_at')
+      .orderBy('w.run_id')
       .execute();
-    return runs.map((r) => r.run_id);
+    const last = rows[rows.length - 1];
+    return {
+      quiet: rows.filter((r) => r.open_delivery === null).map((r) => r.run_id),
+      ...(rows.length === scan && last ? { next: { created_at: last.created_at, run_id: last.run_id } } : {}),
+    };
   }
 
   /**
