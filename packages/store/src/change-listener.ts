@@ -15,7 +15,7 @@
  * by, after which it is taken for a transaction that rolled back and skipped.
  */
 import pg from 'pg';
-import { CHANGE_CHANNEL, type ChangeFeedRepository, type ChangeRecord } from './change-feed';
+import { CHANGE_CHANNEL, CHANGE_KINDS, type ChangeFeedRepository, type ChangeRecord } from './change-feed';
 
 export interface ChangeListenerOptions {
   /** Reads the feed at least this often (the fallback when notifications do not arrive). */
@@ -191,6 +191,10 @@ export class ChangeListener {
     }
     if (rows.length === READ_BATCH && batch.length === rows.length) this.readAgain = true;
     if (batch.length === 0) return;
+    this.handOut(batch);
+  }
+
+  private handOut(batch: ChangeRecord[]): void {
     if (batch.some((c) => c.kinds.includes('tokens'))) this.tokenChanges += 1;
     for (const listener of this.subscribers) {
       try {
@@ -235,8 +239,30 @@ export class ChangeListener {
     this.stats.connections += 1;
     if (this.reconnectAttempts > 0) this.options.log?.('info', 'the change feed listening connection is back', { attempts: this.reconnectAttempts });
     this.reconnectAttempts = 0;
+    await this.followFeedThatWentBack();
     // What committed while nobody was listening is read now, from the last seq handed out.
     this.wake();
+  }
+
+  /**
+   * A crash of PostgreSQL forgets the transactions committed asynchronously in its last moments
+   * (completions, see Store.transactionInGroup), their change rows with them, and the seqs they
+   * took may be taken again: rows this listener would skip as already read. It reconnects after
+   * any such crash, and then finds the feed's newest seq behind the last one it handed out. It
+   * follows the feed from there, and hands out one change of every kind (no node's), since anything
+   * may have changed meanwhile: live consoles refetch, dispatchers look for work, token memory
+   * forgets.
+   */
+  private async followFeedThatWentBack(): Promise<void> {
+    const latest = await this.feed.latestSeq().catch(() => undefined);
+    if (latest === undefined || latest >= this.lastSeq) return;
+    this.options.log?.('warn', 'the change feed went back (PostgreSQL lost its last transactions in a crash): every kind is taken as changed', {
+      handed_out_up_to: this.lastSeq,
+      newest_now: latest,
+    });
+    this.lastSeq = latest;
+    this.gap = undefined;
+    this.handOut([{ seq: latest, kinds: [...CHANGE_KINDS], claimable: true, node_id: null }]);
   }
 
   private lost(client: pg.Client, err?: Error): void {
