@@ -17,7 +17,8 @@ export interface PrivatePostgres {
   /** URL of its database `chaos` (C collation, as the store expects). */
   url: string;
   /** Stops the server (fast shutdown: sessions are ended) and starts it again on the same port. */
-  restart(): Promise<void>;
+  /** `immediate`: a crash (no checkpoint; what sat in PostgreSQL's WAL buffers is lost, recovery replays the rest). */
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -54,8 +55,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await admin.end();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/chaos`,
-    async restart() {
-      await pgCtl('-m', 'fast', 'restart');
+    async restart(mode) {
+      await pgCtl('-m', mode, 'restart');
     },
     async dispose() {
       await pgCtl('-m', 'immediate', 'stop').catch(() => undefined);
