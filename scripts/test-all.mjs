@@ -88,7 +88,7 @@ console.log('\n== multi-process chaos on PostgreSQL (vitest, one file at a time)
 if (postgres.url) {
   // Several server processes per test on one database, killed, frozen and cut off from it (issue
   // #10). The two passes above leave these files out (vitest.config.ts); one file at a time, as
-  // each starts its own processes. The PostgreSQL restart runs on a private cluster of its own.
+  // each starts its own processes. The PostgreSQL crash and restart runs on a private cluster of its own.
   await dropTestDatabases(postgres.url);
   vitest('vitest-chaos', ['apps/server/test/multi-node', '--no-file-parallelism'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' });
   console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
