@@ -54,6 +54,8 @@ export class ChangeListener {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private gap: { seq: number; since: number } | undefined;
+  /** Set on each new listening connection: the next read first checks that the feed did not go back (see followFeedThatWentBack). */
+  private checkFeedWentBack = false;
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private reconnectAttempts = 0;
@@ -174,6 +176,10 @@ export class ChangeListener {
   }
 
   private async readOnce(): Promise<void> {
+    if (this.checkFeedWentBack) {
+      await this.followFeedThatWentBack();
+      this.checkFeedWentBack = false;
+    }
     const rows = await this.feed.after(this.lastSeq, READ_BATCH);
     this.stats.reads += 1;
     this.lastReadAt = performance.now();
@@ -239,8 +245,9 @@ export class ChangeListener {
     this.stats.connections += 1;
     if (this.reconnectAttempts > 0) this.options.log?.('info', 'the change feed listening connection is back', { attempts: this.reconnectAttempts });
     this.reconnectAttempts = 0;
-    await this.followFeedThatWentBack();
-    // What committed while nobody was listening is read now, from the last seq handed out.
+    // What committed while nobody was listening is read now, from the last seq handed out, once
+    // the feed is known not to have gone back (checked in the read, which no other read overlaps).
+    this.checkFeedWentBack = true;
     this.wake();
   }
 
@@ -248,14 +255,15 @@ export class ChangeListener {
    * A crash of PostgreSQL forgets the transactions committed asynchronously in its last moments
    * (completions, see Store.transactionInGroup), their change rows with them, and the seqs they
    * took may be taken again: rows this listener would skip as already read. It reconnects after
-   * any such crash, and then finds the feed's newest seq behind the last one it handed out. It
+   * any such crash, and its first read then finds the feed's newest seq behind the last one it
+   * handed out (unless more changes were written since the crash than it forgot). It
    * follows the feed from there, and hands out one change of every kind (no node's), since anything
    * may have changed meanwhile: live consoles refetch, dispatchers look for work, token memory
    * forgets.
    */
   private async followFeedThatWentBack(): Promise<void> {
-    const latest = await this.feed.latestSeq().catch(() => undefined);
-    if (latest === undefined || latest >= this.lastSeq) return;
+    const latest = await this.feed.latestSeq();
+    if (latest >= this.lastSeq) return;
     this.options.log?.('warn', 'the change feed went back (PostgreSQL lost its last transactions in a crash): every kind is taken as changed', {
       handed_out_up_to: this.lastSeq,
       newest_now: latest,
