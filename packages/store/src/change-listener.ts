@@ -15,7 +15,7 @@
  * by, after which it is taken for a transaction that rolled back and skipped.
  */
 import pg from 'pg';
-import { CHANGE_CHANNEL, CHANGE_KINDS, type ChangeFeedRepository, type ChangeRecord } from './change-feed';
+import { CHANGE_CHANNEL, type ChangeFeedRepository, type ChangeRecord } from './change-feed';
 
 export interface ChangeListenerOptions {
   /** Reads the feed at least this often (the fallback when notifications do not arrive). */
@@ -54,8 +54,6 @@ export class ChangeListener {
   private reading: Promise<void> | undefined;
   private readAgain = false;
   private gap: { seq: number; since: number } | undefined;
-  /** Set on each new listening connection: the next read first checks that the feed did not go back (see followFeedThatWentBack). */
-  private checkFeedWentBack = false;
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private reconnectAttempts = 0;
@@ -176,10 +174,6 @@ export class ChangeListener {
   }
 
   private async readOnce(): Promise<void> {
-    if (this.checkFeedWentBack) {
-      await this.followFeedThatWentBack();
-      this.checkFeedWentBack = false;
-    }
     const rows = await this.feed.after(this.lastSeq, READ_BATCH);
     this.stats.reads += 1;
     this.lastReadAt = performance.now();
@@ -197,10 +191,6 @@ export class ChangeListener {
     }
     if (rows.length === READ_BATCH && batch.length === rows.length) this.readAgain = true;
     if (batch.length === 0) return;
-    this.handOut(batch);
-  }
-
-  private handOut(batch: ChangeRecord[]): void {
     if (batch.some((c) => c.kinds.includes('tokens'))) this.tokenChanges += 1;
     for (const listener of this.subscribers) {
       try {
@@ -245,32 +235,8 @@ export class ChangeListener {
     this.stats.connections += 1;
     if (this.reconnectAttempts > 0) this.options.log?.('info', 'the change feed listening connection is back', { attempts: this.reconnectAttempts });
     this.reconnectAttempts = 0;
-    // What committed while nobody was listening is read now, from the last seq handed out, once
-    // the feed is known not to have gone back (checked in the read, which no other read overlaps).
-    this.checkFeedWentBack = true;
+    // What committed while nobody was listening is read now, from the last seq handed out.
     this.wake();
-  }
-
-  /**
-   * A crash of PostgreSQL forgets the transactions committed asynchronously in its last moments
-   * (completions, see Store.transactionInGroup), their change rows with them, and the seqs they
-   * took may be taken again: rows this listener would skip as already read. It reconnects after
-   * any such crash, and its first read then finds the feed's newest seq behind the last one it
-   * handed out (unless more changes were written since the crash than it forgot). It
-   * follows the feed from there, and hands out one change of every kind (no node's), since anything
-   * may have changed meanwhile: live consoles refetch, dispatchers look for work, token memory
-   * forgets.
-   */
-  private async followFeedThatWentBack(): Promise<void> {
-    const latest = await this.feed.latestSeq();
-    if (latest >= this.lastSeq) return;
-    this.options.log?.('warn', 'the change feed went back (PostgreSQL lost its last transactions in a crash): every kind is taken as changed', {
-      handed_out_up_to: this.lastSeq,
-      newest_now: latest,
-    });
-    this.lastSeq = latest;
-    this.gap = undefined;
-    this.handOut([{ seq: latest, kinds: [...CHANGE_KINDS], claimable: true, node_id: null }]);
   }
 
   private lost(client: pg.Client, err?: Error): void {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHANGE_KINDS, LISTENER_APPLICATION_NAME, type ChangeListener, type ChangeRecord, type Store } from '@switchboard/store';
+import { LISTENER_APPLICATION_NAME, type ChangeListener, type ChangeRecord, type Store } from '@switchboard/store';
 import { databaseOf, openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
 
 let dir: string;
@@ -223,28 +223,6 @@ describe.runIf(testEngine() === 'postgres')('following the feed on PostgreSQL', 
     // And it listens again: the next commit is heard without a poll.
     await other.transaction(async (tx) => other.changes.mark(tx, 'events'));
     await until('a change after the reconnect', () => seen.length >= 3);
-  });
-
-  it('after a crash of PostgreSQL took its feed back, follows it from there and hands out every kind once', async () => {
-    const listener = await store.followChanges({ pollMs: 60_000, reconnectMinMs: 300 });
-    const seen = collect(listener);
-    const other = await otherProcess();
-    for (const kind of ['events', 'mailbox', 'operations'] as const) await other.transaction(async (tx) => other.changes.mark(tx, kind));
-    await until('three changes', () => seen.length >= 3);
-    const handedOut = listener.position;
-    // What a crash leaves: the last two changes gone, their seqs to be taken again.
-    await sql`delete from changes where seq > ${handedOut - 2}`.execute(databaseOf(store));
-    await sql`select setval(pg_get_serial_sequence('changes', 'seq'), ${handedOut - 2})`.execute(databaseOf(store));
-    await terminateListener();
-    await until('the connection loss to be noticed', () => !listener.listening);
-    await until('the listener to reconnect', () => listener.listening);
-    await until('the catch-all change', () => seen.length >= 4);
-    expect(seen[3]).toMatchObject({ seq: handedOut - 2, claimable: true, node_id: null });
-    expect([...seen[3]!.kinds].sort()).toEqual([...CHANGE_KINDS].sort());
-    // Changes that take the forgotten seqs again are handed out, not skipped as read.
-    await other.transaction(async (tx) => other.changes.mark(tx, 'agents'));
-    await until('the change after the crash', () => seen.length >= 5);
-    expect(seen[4]).toMatchObject({ seq: handedOut - 1, kinds: ['agents'] });
   });
 
   it('holds back changes past a seq still committing, then hands them out in order; a seq that never commits is skipped', async () => {
