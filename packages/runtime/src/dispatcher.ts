@@ -75,17 +75,6 @@ class LeaseLost extends Error {
 
 export const MAX_BACKOFF_MS = 60_000;
 
-/**
- * A handler's completion (and the settling of its run) commits asynchronously on PostgreSQL: a
- * crash of PostgreSQL itself may forget the last ~0.6 s of completions, each whole, and each such
- * delivery is still leased, so it runs again once its lease expires: the at-least-once of a node
- * that died before completing. Its effects in the store were in the lost transaction, so none is
- * applied twice. Publishes, operators' calls, retries and dead letters stay synchronous. In
- * alternated 2-node drains (27,000 deliveries, claims asynchronous too) the median went from
- * about 5,280 to 5,570/s.
- */
-const COMPLETION_COMMIT = { asyncCommit: true };
-
 /** Least time between two claims woken by other nodes' writes. */
 const OTHER_NODE_WAKE_MS = 100;
 
@@ -535,7 +524,7 @@ export class Dispatcher {
     if (batch.length === 1) return alone(batch[0]!);
     let done: { opened: (number | undefined)[]; unsettled: string[] };
     try {
-      done = await this.services.store.transactionInGroup((trx) => this.completeMany(trx, batch), COMPLETION_COMMIT);
+      done = await this.services.store.transactionInGroup((trx) => this.completeMany(trx, batch));
     } catch {
       await Promise.all(batch.map(alone));
       return;
@@ -595,7 +584,7 @@ export class Dispatcher {
       // those deliveries settle it, so neither check is needed here.
       if (counter.openedInRun > 0) return true;
       return (await settleRunIfDone(store, trx, bundle, d.run_id, now)) !== undefined;
-    }, COMPLETION_COMMIT);
+    });
     if (!settledOrContinued && d.run_id) await this.settleAfterCommit([d.run_id]);
     return counter.opened;
   }
@@ -610,7 +599,7 @@ export class Dispatcher {
   private async settleAfterCommit(runIds: readonly string[]): Promise<void> {
     const { store, clock } = this.services;
     if (runIds.length === 0 || store.singleProcess) return;
-    await store.transactionInGroup((trx) => settleRunsIfDone(store, trx, this.services.bundle, runIds, clock.now()), COMPLETION_COMMIT).catch(() => undefined);
+    await store.transactionInGroup((trx) => settleRunsIfDone(store, trx, this.services.bundle, runIds, clock.now())).catch(() => undefined);
   }
 
   private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {

@@ -9,8 +9,6 @@
  * commit fails, every member of the group gets the failure and nothing of theirs is on disk.
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Engine } from './engine';
-import { prepared, sentWithNext } from './prepared-statements';
 import type { Database } from './schema';
 import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
 import { forgetHeldRows } from './repositories/runtime-state';
@@ -19,7 +17,6 @@ type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
 interface Member {
   work: Work<unknown>;
-  asyncCommit: boolean;
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
 }
@@ -58,14 +55,12 @@ export class GroupCommit {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
-    private readonly engine: Engine,
     private readonly parallel = 1,
   ) {}
 
-  /** `asyncCommit`: see Store.transactionInGroup; a group commits asynchronously only when all its members may. */
-  run<T>(work: Work<T>, asyncCommit = false): Promise<T> {
+  run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, asyncCommit, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.pump();
     });
   }
@@ -121,7 +116,6 @@ export class GroupCommit {
     const failed: { error?: unknown } = {};
     try {
       return await this.db.transaction().execute(async (trx) => {
-        await this.commitAsynchronouslyIfAll(trx, group);
         const done: Outcome[] = [];
         for (const member of group) {
           try {
@@ -145,7 +139,6 @@ export class GroupCommit {
   /** Each member in its own savepoint: a member that throws is rolled back alone. */
   private runIsolated(group: Member[], recorded: { change: boolean }): Promise<Outcome[]> {
     return this.db.transaction().execute(async (trx) => {
-      await this.commitAsynchronouslyIfAll(trx, group);
       const done: Outcome[] = [];
       for (const member of group) {
         await sql`savepoint group_member`.execute(trx);
@@ -166,19 +159,5 @@ export class GroupCommit {
       recorded.change = await this.changes.recordIn(trx);
       return done;
     });
-  }
-
-  /**
-   * On PostgreSQL, when every member allows it, this transaction's commit returns before its WAL
-   * is flushed (synchronous_commit off for this transaction only; sent with the transaction's first
-   * statement, no round trip of its own). Its writes are visible at once and survive anything but a
-   * crash of PostgreSQL itself, which may forget the last ~0.6 s of them (3 × wal_writer_delay):
-   * whole transactions, never part of one, and never one that a later synchronous commit depends
-   * on (that commit's flush writes all the WAL before it). One member that needs its answer durable
-   * (a publish, an operator's call) makes the whole group synchronous.
-   */
-  private async commitAsynchronouslyIfAll(trx: Transaction<Database>, group: Member[]): Promise<void> {
-    if (this.engine !== 'postgres' || !group.every((m) => m.asyncCommit)) return;
-    await sql`select set_config('synchronous_commit', 'off', true)${sentWithNext}${prepared}`.execute(trx);
   }
 }

@@ -84,7 +84,7 @@ export class Store {
     databaseUrl?: string,
   ) {
     this.changes = new ChangeFeedRepository(db, engine, databaseUrl);
-    this.groupCommit = new GroupCommit(db, this.changes, engine, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
+    this.groupCommit = new GroupCommit(db, this.changes, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
     // On PostgreSQL other processes commit through connections of their own; the change feed's
     // listener, while it follows the feed, tells this one of their token changes.
     this.tokens = new TokenRepository(db, clock, this.changes, changeCounter ?? (() => this.listener?.tokensVersion()));
@@ -163,15 +163,9 @@ export class Store {
    * A small durable write that may share its transaction and fsync with other callers' (group
    * commit, see group-commit.ts). `fn` runs in a savepoint of the group's transaction: its own
    * failure rolls back only its writes. Resolves once the group's commit is on disk.
-   *
-   * `asyncCommit`: the caller can lose this write to a crash of PostgreSQL (not of a node, not a
-   * restart) as long as it loses all of it, because the state before it leads to the same end: a
-   * delivery's completion, whose loss leaves the delivery leased, to run again when the lease
-   * expires. On PostgreSQL such a group resolves at its commit, before the flush (see
-   * GroupCommit); on SQLite it changes nothing.
    */
-  transactionInGroup<T>(fn: (tx: StoreTx) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> {
-    return this.groupCommit.run((trx) => fn(storeTxOf(trx)), options.asyncCommit ?? false);
+  transactionInGroup<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return this.groupCommit.run((trx) => fn(storeTxOf(trx)));
   }
 
   /** Round-trip time of a trivial query, for health checks. */

@@ -89,9 +89,8 @@ it.skipIf(skipRestart)('nodes recover by themselves from a PostgreSQL crash and 
   const load = new PublishLoad(cluster, { concurrency: 4, mix, targets: () => nodes, keyPrefix: 'restart', maxKeys: 5000, keyDeadlineMs: 15_000 }).start();
   await load.waitForAcks(40, 30_000);
   const at = Date.now();
-  // Immediate: a crash, the harder case. The completions and claims of its last moments, committed
-  // asynchronously (Store.transactionInGroup), may be forgotten: their deliveries must run again,
-  // once each, and every acknowledged publish must still be there.
+  // Immediate: a crash (no shutdown checkpoint, every backend killed at once), the harder case:
+  // recovery replays the WAL, and every acknowledged publish must still be there.
   await privatePostgres.restart('immediate');
   const restartMs = Date.now() - at;
   const recovered = await recovery(cluster, load, nodes, Date.now(), 30_000);

@@ -112,13 +112,6 @@ export class DeliveryRepository {
    * 7,000 and 13,700 rows, half of a claim's 8-11 ms in a 2-node drain (auto_explain), and growing
    * with the tables. In PostgreSQL's own time (pg_stat_statements) the claim went from 159 to
    * 92-117 us per delivery claimed.
-   *
-   * The claim commits asynchronously (synchronous_commit off for its own transaction, set in
-   * `async_commit`, which `free` reads so that it runs): a crash of PostgreSQL may forget a claim
-   * of its last ~0.6 s, and the delivery is then due again at once instead of after its lease, the
-   * handler's run being lost either way (its completion is conditional on this lease). A completion
-   * that commits synchronously flushes its claim with it. In a 2-node drain, asynchronous claims and
-   * completions made about 1,000 fewer WAL flushes per 27,000 deliveries.
    */
   async claimDueUnlessLocked(lockKey: string, owner: string, leaseUntil: string, nowIso: string, limit: number): Promise<{ locked: boolean; claimed: DeliveryWithEvent[] }> {
     if (limit <= 0) return { locked: false, claimed: [] };
@@ -137,14 +130,10 @@ export class DeliveryRepository {
       with lock as (
         select value from runtime_state where key = ${lockKey} for share
       ),
-      async_commit as (
-        select set_config('synchronous_commit', 'off', true)
-      ),
       free as (
         select not exists (
           select 1 from lock where case when value not like '{%' then false else (value::json ->> 'expires_at') > ${nowIso} end
         ) as free
-        from async_commit
       ),
       picked as (
         select * from claimable_deliveries(${nowIso}, ${limit}, (select free from free))
