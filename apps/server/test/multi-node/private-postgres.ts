@@ -16,8 +16,11 @@ const run = promisify(execFile);
 export interface PrivatePostgres {
   /** URL of its database `chaos` (C collation, as the store expects). */
   url: string;
-  /** Stops the server (fast shutdown: sessions are ended) and starts it again on the same port. */
-  /** `immediate`: a crash (no checkpoint; what sat in PostgreSQL's WAL buffers is lost, recovery replays the rest). */
+  /**
+   * Stops the server and starts it again on the same port. `fast`: a clean shutdown (sessions are
+   * ended, a checkpoint is written); `immediate`: a crash (every backend killed at once, no
+   * checkpoint; recovery replays the WAL).
+   */
   restart(mode: 'fast' | 'immediate'): Promise<void>;
   dispose(): Promise<void>;
 }
