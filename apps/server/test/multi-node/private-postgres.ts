@@ -16,12 +16,8 @@ const run = promisify(execFile);
 export interface PrivatePostgres {
   /** URL of its database `chaos` (C collation, as the store expects). */
   url: string;
-  /**
-   * Stops the server and starts it again on the same port. `fast`: a clean shutdown (sessions are
-   * ended, a checkpoint is written); `immediate`: a crash (every backend killed at once, no
-   * checkpoint; recovery replays the WAL).
-   */
-  restart(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Crashes the server (every backend killed at once, no checkpoint) and starts it again on the same port: recovery replays the WAL. */
+  crashAndRestart(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -58,8 +54,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   await admin.end();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/chaos`,
-    async restart(mode) {
-      await pgCtl('-m', mode, 'restart');
+    async crashAndRestart() {
+      await pgCtl('-m', 'immediate', 'restart');
     },
     async dispose() {
       await pgCtl('-m', 'immediate', 'stop').catch(() => undefined);
