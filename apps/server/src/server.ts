@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
-import { lockDataDir, Store, hashSecret, systemClock, type ChangeListener, type Clock } from '@switchboard/store';
+import { lockDataDir, Store, hashSecret, type ChangeListener, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
 import { RateLimiter } from './http/rate-limiter';
@@ -67,18 +67,20 @@ async function ensureToken(store: Store, envToken: string | undefined, logger: L
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, logger } = options;
-  const clock = options.clock ?? systemClock;
   let ready = false;
   // Before anything touches the SQLite folder: a second server on it is refused, naming the holder.
   // Several servers may share one PostgreSQL database: each registers as a node (see NodeRegistry).
   const folderLock = config.databaseUrl ? { release: () => undefined } : lockDataDir(config.dataDir);
   let store: Store;
   try {
-    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock } : { dataDir: config.dataDir, clock });
+    // Unless a test injects one, the store picks the clock: on PostgreSQL the database's (several
+    // hosts write the timestamps that order pages and cursors), on SQLite this host's.
+    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock: options.clock } : { dataDir: config.dataDir, clock: options.clock });
   } catch (err) {
     folderLock.release();
     throw err;
   }
+  const clock = store.clock;
   let runtime: Runtime;
   try {
     runtime = await Runtime.boot({
