@@ -1,6 +1,6 @@
 /** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
 import { BundleError } from '@switchboard/runtime';
-import { DataDirInUseError } from '@switchboard/store';
+import { DataDirInUseError, DatabaseUnreachableError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { startServer } from './server';
@@ -33,8 +33,8 @@ async function main(): Promise<void> {
       process.stderr.write(`switchboard: ${config.host}:${config.port} is already in use (set PORT to another port)\n`);
       process.exit(2);
     }
-    if (config.databaseUrl && (err as NodeJS.ErrnoException).code === 'ECONNREFUSED') {
-      process.stderr.write('switchboard: cannot reach PostgreSQL at SWITCHBOARD_DATABASE_URL (connection refused)\n');
+    if (err instanceof DatabaseUnreachableError) {
+      process.stderr.write(`switchboard: ${err.message} (SWITCHBOARD_DATABASE_URL)\n`);
       process.exit(2);
     }
     throw err;

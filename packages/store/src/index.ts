@@ -31,3 +31,4 @@ export { failedAsGroup } from './group-commit';
 export type { GroupCommit } from './group-commit';
 export type { Selectable, Insertable, Updateable } from 'kysely';
 export * from './data-dir-lock';
+export { DatabaseUnreachableError } from './open-postgres';

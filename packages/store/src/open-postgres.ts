@@ -53,3 +53,18 @@ export function redactedUrl(databaseUrl: string): string {
     return 'postgres://(unparseable url)';
   }
 }
+
+/**
+ * The database could not be reached at open: refused, unknown host, wrong password, no such
+ * database. Names the URL without its password and PostgreSQL's or the network's reason, so the
+ * server can say it in one line instead of a stack.
+ */
+export class DatabaseUnreachableError extends Error {
+  constructor(
+    readonly location: string,
+    readonly reason: string,
+  ) {
+    super(`cannot connect to PostgreSQL at ${location}: ${reason}`);
+    this.name = 'DatabaseUnreachableError';
+  }
+}

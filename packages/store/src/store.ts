@@ -4,7 +4,7 @@ import { DatabaseClock } from './database-clock';
 import type { Engine } from './engine';
 import { migrationProvider } from './migrations/index';
 import { openSqlite } from './open-sqlite';
-import { openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
+import { DatabaseUnreachableError, openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { TokenRepository } from './repositories/tokens';
 import { WebSessionRepository } from './repositories/web-sessions';
@@ -125,6 +125,13 @@ export class Store {
       // Timestamps that order pages come from the database's clock, whichever host writes them.
       const databaseClock = options.clock ? undefined : new DatabaseClock(db);
       try {
+        // The first statement is trivial: if it fails, the database cannot be reached at all.
+        await sql`select 1`.execute(db);
+      } catch (err) {
+        await db.destroy();
+        throw new DatabaseUnreachableError(redactedUrl(options.databaseUrl), err instanceof Error ? err.message : String(err));
+      }
+      try {
         await databaseClock?.sync();
       } catch (err) {
         await db.destroy();
@@ -150,7 +157,7 @@ export class Store {
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
-      throw new Error(`store migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message}`);
+      throw new Error(`store migration ${failed ? failed.migrationName : '(before any ran)'} failed: ${(error as Error).message}`, { cause: error });
     }
   }
 

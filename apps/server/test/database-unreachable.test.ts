@@ -1,0 +1,69 @@
+/**
+ * A server whose PostgreSQL cannot be reached at start says so in one line (the URL without its
+ * password, and the reason) and exits 2, as for a bad configuration: no stack trace. Refused
+ * connections need no PostgreSQL; a wrong password and a missing database are tried on the
+ * PostgreSQL pass.
+ */
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL_ENV, testEngine } from '@switchboard/store/testing';
+import { CONTROL_BUNDLE } from './control-helpers';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const PASSWORD = 'not-the-password-7f3a';
+
+function startWith(databaseUrl: string): { status: number | null; stderr: string } {
+  return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SWITCHBOARD_DEMO: 'off',
+      SWITCHBOARD_BUNDLE: CONTROL_BUNDLE,
+      SWITCHBOARD_DATABASE_URL: databaseUrl,
+    },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+}
+
+/** A loopback port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function expectOneLine(started: { status: number | null; stderr: string }, user: string, secret: string, reason: RegExp): void {
+  expect(started.status).toBe(2);
+  const lines = started.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]!.startsWith(`switchboard: cannot connect to PostgreSQL at postgres://${user}:***@`)).toBe(true);
+  expect(lines[0]).toMatch(reason);
+  expect(started.stderr).not.toContain(`:${secret}@`);
+}
+
+describe('a server whose PostgreSQL cannot be reached at start', () => {
+  it('says where and why in one line, without the password, and exits 2', async () => {
+    const port = await closedPort();
+    expectOneLine(startWith(`postgres://switchboard:${PASSWORD}@127.0.0.1:${port}/switchboard`), 'switchboard', PASSWORD, /ECONNREFUSED/);
+  });
+
+  it.runIf(testEngine() === 'postgres')('the same for a wrong password and for a database that does not exist', () => {
+    const admin = new URL(process.env[TEST_DATABASE_URL_ENV]!);
+    const wrongPassword = new URL(admin);
+    wrongPassword.password = PASSWORD;
+    expectOneLine(startWith(wrongPassword.toString()), admin.username, PASSWORD, /password authentication failed/);
+
+    const missing = new URL(admin);
+    missing.pathname = '/sb_test_no_such_database';
+    expectOneLine(startWith(missing.toString()), admin.username, admin.password, /database "sb_test_no_such_database" does not exist/);
+  });
+});
