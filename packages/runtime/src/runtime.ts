@@ -310,9 +310,10 @@ export class Runtime {
    */
   async healthChecks(): Promise<Record<string, { ok: boolean; latency_ms: number; detail?: string }>> {
     const started = performance.now();
-    const nowIso = this.clock.now().toISOString();
-    const oldestDueAt = await this.store.runWrites.oldestDueAt(nowIso);
-    const lagMs = oldestDueAt ? Date.now() - Date.parse(oldestDueAt) : 0;
+    const now = this.clock.now();
+    const oldestDueAt = await this.store.runWrites.oldestDueAt(now.toISOString());
+    // Due times are on the store's clock (the database's on PostgreSQL), so the lag is too.
+    const lagMs = oldestDueAt ? now.getTime() - Date.parse(oldestDueAt) : 0;
     const d = this.dispatcher;
     const running = d.isRunning && !d.claimsArePaused;
     const dispatcherDetail = !d.isRunning

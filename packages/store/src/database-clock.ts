@@ -35,7 +35,9 @@ export class DatabaseClock implements Clock {
       const offset = Number(rows[0]!.ms) - (sent + rtt / 2);
       if (!best || rtt < best.rtt) best = { rtt, offset };
     }
-    this.offsetMs = Math.round(best!.offset);
+    // Not rounded: half a millisecond of rounding would let two nodes' clocks differ by a whole one
+    // (a delivery one node stamps due now is not yet due to the other's claim until then).
+    this.offsetMs = best!.offset;
   }
 
   start(): void {
