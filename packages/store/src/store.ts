@@ -125,17 +125,11 @@ export class Store {
       // Timestamps that order pages come from the database's clock, whichever host writes them.
       const databaseClock = options.clock ? undefined : new DatabaseClock(db);
       try {
-        // The first statement is trivial: if it fails, the database cannot be reached at all.
-        await sql`select 1`.execute(db);
+        // The first statements, each a plain read: if they fail, the database cannot be reached.
+        await (databaseClock ? databaseClock.sync() : sql`select 1`.execute(db));
       } catch (err) {
         await db.destroy();
         throw new DatabaseUnreachableError(redactedUrl(options.databaseUrl), err instanceof Error ? err.message : String(err));
-      }
-      try {
-        await databaseClock?.sync();
-      } catch (err) {
-        await db.destroy();
-        throw err;
       }
       databaseClock?.start();
       const store = new Store(db, 'postgres', options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined, options.databaseUrl);
