@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE } from './control-helpers';
-import { startServerProcess, type ServerProcess } from './server-process';
+import { runServerToExit, startServerProcess, type ServerProcess } from './server-process';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const TOKEN = 'sbk_data_dir_lock_test_token_01';
@@ -23,20 +23,11 @@ afterAll(() => {
 
 const env = { SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE };
 
-function runSecondServer(): { status: number | null; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', SWITCHBOARD_DEMO: 'off', SWITCHBOARD_LOG_LEVEL: 'error', ...env, PORT: '0' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-}
-
 it('refuses a second server on a folder in use, naming the folder and the pid; frees the folder when the holder is killed', async () => {
   const first = await startServerProcess(env);
   started.push(first);
 
-  const second = runSecondServer();
+  const second = runServerToExit(env);
   expect(second.status).toBe(2);
   expect(second.stderr).toContain(`the data folder ${dataDir} is in use`);
   expect(second.stderr).toContain(`pid ${first.child.pid}`);

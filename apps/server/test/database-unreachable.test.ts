@@ -4,42 +4,14 @@
  * connections need no PostgreSQL; a wrong password and a missing database are tried on the
  * PostgreSQL pass.
  */
-import { spawnSync } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL_ENV, testEngine } from '@switchboard/store/testing';
 import { CONTROL_BUNDLE } from './control-helpers';
+import { freePort, runServerToExit } from './server-process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const PASSWORD = 'not-the-password-7f3a';
 
-function startWith(databaseUrl: string): { status: number | null; stderr: string } {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SWITCHBOARD_DEMO: 'off',
-      SWITCHBOARD_BUNDLE: CONTROL_BUNDLE,
-      SWITCHBOARD_DATABASE_URL: databaseUrl,
-    },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-}
-
-/** A loopback port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const startWith = (databaseUrl: string) => runServerToExit({ SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, SWITCHBOARD_DATABASE_URL: databaseUrl });
 
 function expectOneLine(started: { status: number | null; stderr: string }, user: string, secret: string, reason: RegExp): void {
   expect(started.status).toBe(2);
@@ -52,7 +24,8 @@ function expectOneLine(started: { status: number | null; stderr: string }, user:
 
 describe('a server whose PostgreSQL cannot be reached at start', () => {
   it('says where and why in one line, without the password, and exits 2', async () => {
-    const port = await closedPort();
+    // Taken, then released: nothing listens on it.
+    const port = await freePort();
     expectOneLine(startWith(`postgres://switchboard:${PASSWORD}@127.0.0.1:${port}/switchboard`), 'switchboard', PASSWORD, /ECONNREFUSED/);
   });
 

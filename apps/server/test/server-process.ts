@@ -3,7 +3,7 @@
  * SIGKILL it and start it again. Runs `node --import tsx` directly: a SIGKILL of the tsx CLI would
  * not reach the server running in its grandchild.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,21 +29,33 @@ export async function freePort(): Promise<number> {
   });
 }
 
+const SERVER_ARGS = ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')];
+
+/** The child's whole environment: nothing of the test runner's but PATH and HOME. */
+function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SWITCHBOARD_DEMO: 'off',
+    SWITCHBOARD_RATE_LIMIT_PER_S: '0',
+    SWITCHBOARD_LOG_LEVEL: 'error',
+    ...env,
+  };
+}
+
+/** A server expected to refuse to start: runs it to its exit (at most 30 s) and returns how it ended. */
+export function runServerToExit(env: Record<string, string>): { status: number | null; stderr: string } {
+  return spawnSync(process.execPath, SERVER_ARGS, { cwd: root, env: serverEnv(env), encoding: 'utf8', timeout: 30_000 });
+}
+
 /** `readyTimeoutMs`: how long a start may take (several processes booting at once on a busy machine take longer). */
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+  const child = spawn(process.execPath, SERVER_ARGS, {
     cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SWITCHBOARD_DEMO: 'off',
-      SWITCHBOARD_RATE_LIMIT_PER_S: '0',
-      SWITCHBOARD_LOG_LEVEL: 'error',
-      ...env,
-    },
+    env: serverEnv({ PORT: String(port), ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
