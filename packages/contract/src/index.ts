@@ -6,3 +6,4 @@ export * from './openrpc';
 export * from './records';
 export * from './json-depth';
 export * from './limits';
+export * from './nul-text';

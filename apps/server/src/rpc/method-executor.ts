@@ -3,7 +3,7 @@
  * idempotency layer for mutating methods, the handler, and result validation. Transport-agnostic:
  * HTTP and WebSocket both call it.
  */
-import { MAX_PARAMS_DEPTH, RpcError, methods, nestsDeeperThan, type MethodDefinition } from '@switchboard/contract';
+import { MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
 import { retryableStoreError } from './store-busy';
@@ -105,6 +105,10 @@ export class MethodExecutor {
     const parsed = def.params.safeParse(request.params ?? {});
     if (!parsed.success) {
       throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: issuesOf(parsed.error) });
+    }
+    const nulAt = nulTextPath(def.params, request.params ?? {});
+    if (nulAt !== undefined) {
+      throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: [{ path: nulAt, message: NUL_TEXT_MESSAGE }] });
     }
     const params = parsed.data as Record<string, unknown>;
     const invoke = async (keyedCall?: KeyedCall) => {
