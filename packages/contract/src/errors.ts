@@ -22,7 +22,7 @@ export const errorRegistry = {
   RATE_LIMITED: { rpcCode: -32029, retryable: true, httpStatus: 429, message: 'Rate limited' },
   PAYLOAD_TOO_LARGE: { rpcCode: -32013, retryable: false, httpStatus: 413, message: 'Request body is over the size limit' },
   STORE_BUSY: { rpcCode: -32050, retryable: true, httpStatus: 200, message: 'The store is busy with another writer; retry shortly' },
-  STORE_UNAVAILABLE: { rpcCode: -32051, retryable: true, httpStatus: 200, message: 'The connection to the database was lost; retry shortly' },
+  STORE_UNAVAILABLE: { rpcCode: -32051, retryable: true, httpStatus: 200, message: 'The database connection was lost or refused; retry shortly' },
 } as const satisfies Record<string, { rpcCode: number; retryable: boolean; httpStatus: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorRegistry;
