@@ -30,7 +30,7 @@ const serverCodes = {
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },
   PAYLOAD_TOO_LARGE: { title: 'The request is too large', hint: 'Send less data in one request.' },
   STORE_BUSY: { title: 'The store is busy', hint: 'Another writer is holding the database for a moment; try again.' },
-  STORE_UNAVAILABLE: { title: 'The database connection was lost', hint: 'The server is reconnecting to its database (a restart or a dropped connection); try again in a moment.' },
+  STORE_UNAVAILABLE: { title: 'The database connection was lost or refused', hint: 'The server is reconnecting to its database (a restart, a dropped connection, or no room for another connection); try again in a moment.' },
 } as const satisfies Record<ErrorCode, ErrorExplanation>;
 
 const consoleCodes: Record<string, ErrorExplanation> = {
