@@ -5,7 +5,7 @@
  * losing an update.
  */
 import type { EntityRow, Store, StoreTx } from '@switchboard/store';
-import type { EntityRecord } from '@switchboard/contract';
+import { MAX_ENTITY_ID_LENGTH, type EntityRecord } from '@switchboard/contract';
 import type { EntityTypeDefinition } from './bundle/schema';
 import { evaluateCondition } from './conditions';
 import { HandlerFailure } from './handler-failure';
@@ -35,6 +35,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 export async function applyEntityChange(store: Store, tx: StoreTx, type: EntityTypeDefinition, change: EntityChange, now: Date): Promise<{ row: EntityRow; changed: boolean; from?: string }> {
+  // Characters are code points, as the contract's limit on a publish's entity_id counts them.
+  if (change.entity_id.length > MAX_ENTITY_ID_LENGTH && [...change.entity_id].length > MAX_ENTITY_ID_LENGTH) {
+    throw new HandlerFailure(`entity id of ${[...change.entity_id].length} characters: at most ${MAX_ENTITY_ID_LENGTH}`, { reasonCode: 'entity_id_too_long', retryable: false, component: 'entities' });
+  }
   const nowIso = now.toISOString();
   const existing = await store.entities.get(change.entity_id, tx);
   if (existing && existing.entity_type !== change.entity_type) {

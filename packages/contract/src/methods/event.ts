@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineMethod } from '../method';
 import { runStatus, storedEvent, timestampParam } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
+import { MAX_ENTITY_ID_LENGTH } from '../limits';
 
 /** The event.list filter, shared with redrive and replay so they select what the list shows. */
 export const eventFilter = z.strictObject({
@@ -41,7 +42,7 @@ export const bundleRef = z.strictObject({ fingerprint: z.string().min(1) });
 const publishParams = {
   event_name: z.string().min(1),
   payload: z.record(z.string(), z.unknown()).optional().describe('default {}; validated against the catalog schema'),
-  entity_id: z.string().min(1).optional(),
+  entity_id: z.string().min(1).max(MAX_ENTITY_ID_LENGTH).optional(),
   bundle_ref: bundleRef.optional(),
   idempotency_key: idempotencyKey,
 };
