@@ -7,8 +7,9 @@ export const MAX_OPERATION_RATE = 1000;
 /** One operation acts on at most this many items; a wider selection must be narrowed. */
 export const MAX_OPERATION_ITEMS = 100_000;
 /**
- * Longest entity id, in characters (code points). PostgreSQL refuses a btree index entry over 2,704 bytes, and
- * entity ids are indexed (events by entity, the entities themselves): 512 characters are at most
- * 2,048 bytes of UTF-8, so an id either engine accepts fits the other.
+ * Longest entity id, in characters (code points, as zod's max counts them). PostgreSQL refuses a
+ * btree index entry over 2,704 bytes, and entity ids are indexed (events by entity, the entities
+ * themselves): 512 characters are at most 2,048 bytes of UTF-8, so an id either engine accepts
+ * fits the other.
  */
 export const MAX_ENTITY_ID_LENGTH = 512;

@@ -13,7 +13,7 @@ export const NUL_TEXT_MESSAGE = 'contains U+0000 (NUL), which no text field acce
  * payload may still carry it.
  */
 export function nulTextPath(schema: z.ZodType, value: unknown, path: string[] = []): string | undefined {
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  const def = defOf(schema);
   switch (def.type) {
     case 'unknown':
     case 'any':
@@ -73,8 +73,13 @@ interface ZodDef {
   element?: z.ZodType;
 }
 
+/** A schema's definition: zod 4 keeps it on `_zod.def`, which its own JSON Schema conversion walks too. */
+function defOf(schema: z.ZodType): ZodDef {
+  return (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+}
+
 function isOpaque(schema: z.ZodType): boolean {
-  const type = (schema as unknown as { _zod: { def: ZodDef } })._zod.def.type;
+  const { type } = defOf(schema);
   return type === 'unknown' || type === 'any';
 }
 

@@ -35,9 +35,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 }
 
 export async function applyEntityChange(store: Store, tx: StoreTx, type: EntityTypeDefinition, change: EntityChange, now: Date): Promise<{ row: EntityRow; changed: boolean; from?: string }> {
-  // Characters are code points, as the contract's limit on a publish's entity_id counts them.
-  if (change.entity_id.length > MAX_ENTITY_ID_LENGTH && [...change.entity_id].length > MAX_ENTITY_ID_LENGTH) {
-    throw new HandlerFailure(`entity id of ${[...change.entity_id].length} characters: at most ${MAX_ENTITY_ID_LENGTH}`, { reasonCode: 'entity_id_too_long', retryable: false, component: 'entities' });
+  // Counted in code points, as the contract counts a publish's entity_id; UTF-16 units are never fewer.
+  const idLength = change.entity_id.length > MAX_ENTITY_ID_LENGTH ? [...change.entity_id].length : change.entity_id.length;
+  if (idLength > MAX_ENTITY_ID_LENGTH) {
+    throw new HandlerFailure(`entity id of ${idLength} characters: at most ${MAX_ENTITY_ID_LENGTH}`, { reasonCode: 'entity_id_too_long', retryable: false, component: 'entities' });
   }
   const nowIso = now.toISOString();
   const existing = await store.entities.get(change.entity_id, tx);
