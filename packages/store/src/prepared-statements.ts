@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import { sql, type RawBuilder } from 'kysely';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import { textPostgresCanHold } from './postgres-text';
 
 /** The suffix that makes a statement a named, prepared one on PostgreSQL (a comment elsewhere). */
 export const PREPARED_SUFFIX = ' /* prepared */';
@@ -97,7 +98,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
             }
             // The held statements go out with the commit or rollback, and nothing is held after it.
             if (text === 'commit' || text === 'rollback') inTransaction = false;
-            const config: pg.QueryConfig = { text, values: values as unknown[] };
+            const config: pg.QueryConfig = { text, values: textPostgresCanHold(values) };
             if (text.endsWith(PREPARED_SUFFIX)) config.name = nameOf(text);
             if (inTransaction && text.includes(SENT_WITH_NEXT_MARK)) {
               held.push(config);
