@@ -53,7 +53,9 @@ const HELD_ANSWER = { command: '', rowCount: 0, rows: [], fields: [], oid: 0 } a
  * A pool whose clients send PREPARED statements by name. Names come from one map per process;
  * the marked texts are a fixed set (one per call site), so the map and each connection's
  * prepared statements stay small. A replaced connection (terminated, server restarted) starts
- * with none, and node-postgres prepares each again on first use.
+ * with none, and node-postgres prepares each again on first use. Every statement of the store
+ * passes through here, so its bound strings are made text PostgreSQL can hold here too
+ * (textPostgresCanHold).
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {
   const statements = new Map<string, { base: string; name: string; calls: number }>();
