@@ -6,44 +6,39 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Store } from '@switchboard/store';
+import { expect, it } from 'vitest';
 import { openTestStore, testEngine } from '@switchboard/store/testing';
-
-let dir: string;
-let store: Store;
-beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-postgres-text-'));
-  store = await openTestStore(dir);
-});
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const NOW = '2026-05-01T12:00:00.000Z';
 
 it('an entity whose name holds U+0000 is stored, and found again by an id holding it', async () => {
-  const id = 'ticket:a\u0000b';
-  await store.transaction((tx) =>
-    store.entities.insert(tx, {
-      entity_id: id,
-      entity_type: 'ticket',
-      current_state: 'open',
-      flow_instance: 'f1',
-      revision: 1,
-      run_id: 'run_1',
-      name: 'before\u0000after',
-      slug: 'before-after',
-      fields: JSON.stringify({ subject: 'x\u0000y' }),
-      accumulated: '{}',
-      created_at: NOW,
-      updated_at: NOW,
-    }),
-  );
-  const row = await store.entities.get(id);
-  const nul = testEngine() === 'postgres' ? '\uFFFD' : '\u0000';
-  expect(row).toMatchObject({ entity_id: `ticket:a${nul}b`, name: `before${nul}after` });
-  // JSON text keeps it on both engines: JSON writes NUL as an escape.
-  expect(JSON.parse(row!.fields)).toEqual({ subject: 'x\u0000y' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-postgres-text-'));
+  const store = await openTestStore(dir);
+  try {
+    const id = 'ticket:a\u0000b';
+    await store.transaction((tx) =>
+      store.entities.insert(tx, {
+        entity_id: id,
+        entity_type: 'ticket',
+        current_state: 'open',
+        flow_instance: 'f1',
+        revision: 1,
+        run_id: 'run_1',
+        name: 'before\u0000after',
+        slug: 'before-after',
+        fields: JSON.stringify({ subject: 'x\u0000y' }),
+        accumulated: '{}',
+        created_at: NOW,
+        updated_at: NOW,
+      }),
+    );
+    const row = await store.entities.get(id);
+    const nul = testEngine() === 'postgres' ? '\uFFFD' : '\u0000';
+    expect(row).toMatchObject({ entity_id: `ticket:a${nul}b`, name: `before${nul}after` });
+    // JSON text keeps it on both engines: JSON writes NUL as an escape.
+    expect(JSON.parse(row!.fields)).toEqual({ subject: 'x\u0000y' });
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
