@@ -62,15 +62,35 @@ describe('a body over the limit on a keep-alive connection', () => {
     conn.socket.end();
   });
 
-  it('keeps a connection whose over-limit chunked body was read usable', async () => {
+  it('answers an over-limit chunked body 413 with Connection: close, and closes the socket', async () => {
     const conn = rawConnection();
     const chunk = 'x'.repeat(BODY_LIMIT + 10);
     conn.socket.write(
       `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
     );
     await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
-    conn.socket.end();
     await conn.closed;
+    expect(conn.received().split('\r\n\r\n')[0]!.toLowerCase()).toContain('connection: close');
+  });
+
+  it('does not leave a dead socket after a chunked body far over the limit: it says Connection: close or answers the next request', async () => {
+    const pingRequest = `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`;
+    let conn = rawConnection();
+    // 1.5 MiB in 64 KiB chunks: far more than one socket read, so the server stops reading mid-body.
+    const chunk = 'x'.repeat(64 * 1024);
+    const chunks = Array.from({ length: 24 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    conn.socket.write(
+      `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`,
+    );
+    await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
+    if (/\r\nconnection: close\r\n/i.test(conn.received())) {
+      await conn.closed;
+      conn = rawConnection();
+    }
+    const before = conn.received().length;
+    conn.socket.write(pingRequest);
+    await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
+    conn.socket.end();
   });
 });
 
