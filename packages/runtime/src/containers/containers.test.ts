@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store, systemClock } from '@switchboard/store';
 import { startFakeDockerEngine, type FakeDockerEngine } from '../../test/fake-docker-engine';
-import { DockerEngineManager } from './docker-engine-manager';
+import { DEFAULT_DOCKER_CONTAINER_COMMAND, DockerEngineManager } from './docker-engine-manager';
 import { LocalProcessManager } from './local-process-manager';
 
 let dir: string;
@@ -162,12 +162,15 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     expect(fake).toMatchObject({ Image: 'busybox:1.36', running: true });
     expect(fake.Labels['switchboard.entity_id']).toBe('ent_d');
     expect(fake.Env).toContain('SWITCHBOARD_ENTITY_ID=ent_d');
+    expect(fake.Cmd).toEqual(DEFAULT_DOCKER_CONTAINER_COMMAND);
+    expect(fake.HostConfig).toEqual({ NetworkMode: 'none' });
     expect(record).toMatchObject({ implementation: 'docker', status: 'running', pid: fake.pid });
     expect(await m.inspect(record.container_id)).toMatchObject({ running: true, status: 'running' });
 
     expect(await m.stop(record.container_id)).toEqual({ ok: true, containerId: record.container_id, entityId: 'ent_d', alreadyStopped: false });
     expect(fake).toMatchObject({ running: false, removed: true });
     expect(engine.calls.map((c) => `${c.method} ${c.path.replace(record.container_id, '<id>').replace(/\?name=.*/, '?name=…')}`)).toEqual([
+      'GET /version',
       'POST /v1.41/containers/create?name=…',
       'POST /v1.41/containers/<id>/start',
       'GET /v1.41/containers/<id>/json',
@@ -197,7 +200,7 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
 
   it('fails a start with the engine message (unknown image) and records nothing', async () => {
     const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'nope:1' });
-    await expect(m.start({ entityId: 'x', entityType: 't' })).rejects.toThrow(/docker create failed: HTTP 404: No such image: nope:1/);
+    await expect(m.start({ entityId: 'x', entityType: 't' })).rejects.toThrow(/docker create failed: HTTP 404: No such image: nope:1 \(images are never pulled/);
     expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 

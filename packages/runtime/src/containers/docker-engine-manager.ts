@@ -2,6 +2,13 @@
  * Container manager over the Docker Engine HTTP API on its Unix socket (no Docker CLI, no client
  * library): create, start, stop, inspect and remove. Containers outlive the runtime process, so
  * the records in `containers` are what a later reset reads to find them.
+ *
+ * What a real engine asks for (Debian's docker.io 20.10, tested in apps/server/test/docker-engine*):
+ * images are never pulled (create answers 404 for an image the engine does not hold, and a
+ * machine may reach no registry), so the image must be pulled or imported beforehand; a container
+ * has no network (`NetworkMode: none`, as `docker run --network none`); and every container runs
+ * a command of ours, since an imported image has none (create answers "No command specified") and
+ * a stock image's default shell exits at once without a terminal.
  */
 import http from 'node:http';
 import type { Clock, Store } from '@switchboard/store';
@@ -15,16 +22,30 @@ import {
 } from './container-manager';
 import { ContainerRecords } from './container-records';
 
+/**
+ * The command of each container when none is configured: idles until stopped, and exits at once
+ * on the SIGTERM of a stop (a shell as a container's PID 1 ignores SIGTERM unless it traps it,
+ * which would make every stop wait out its timeout before the engine kills it).
+ */
+export const DEFAULT_DOCKER_CONTAINER_COMMAND = ['/bin/sh', '-c', `trap 'exit 0' TERM INT; sleep 2147483647 & wait`];
+
+/**
+ * The Engine API version asked for when the engine's own cannot be read. Otherwise the engine's
+ * own version is used: an engine refuses versions below its minimum (raised by later releases)
+ * and Debian's 20.10 knows none above 1.41; the few calls made here mean the same in all of them.
+ */
+const FALLBACK_API_VERSION = 'v1.41';
+
 export interface DockerEngineManagerOptions {
   store: Store;
   clock: Clock;
   socketPath: string;
   image: string;
-  /** Command of each entity container; the image's default when omitted. */
+  /** Command of each entity container; DEFAULT_DOCKER_CONTAINER_COMMAND when omitted. */
   command?: string[];
   /** Seconds Docker waits after SIGTERM before it kills the container (the `t` of a stop). */
   stopTimeoutSeconds?: number;
-  /** Engine API version prefix, e.g. "v1.41" (Docker 20.10 and later). */
+  /** Engine API version prefix, e.g. "v1.41"; asked of the engine (GET /version) when omitted. */
   apiVersion?: string;
   /** Bound on one Engine API call apart from stop (which adds stopTimeoutSeconds). */
   requestTimeoutMs?: number;
@@ -48,13 +69,13 @@ export class DockerEngineError extends Error {
 export class DockerEngineManager implements ContainerManager {
   readonly implementation = 'docker' as const;
   private readonly records: ContainerRecords;
-  private readonly apiVersion: string;
+  private apiVersion: Promise<string> | undefined;
   private readonly stopTimeoutSeconds: number;
   private readonly requestTimeoutMs: number;
 
   constructor(private readonly options: DockerEngineManagerOptions) {
     this.records = new ContainerRecords(options.store, options.clock);
-    this.apiVersion = options.apiVersion ?? 'v1.41';
+    this.apiVersion = options.apiVersion === undefined ? undefined : Promise.resolve(options.apiVersion);
     this.stopTimeoutSeconds = options.stopTimeoutSeconds ?? 10;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   }
@@ -64,12 +85,19 @@ export class DockerEngineManager implements ContainerManager {
     try {
       created = await this.request('POST', `/containers/create?name=${encodeURIComponent(containerName(spec.entityId))}`, {
         Image: this.options.image,
-        ...(this.options.command ? { Cmd: this.options.command } : {}),
+        Cmd: this.options.command ?? DEFAULT_DOCKER_CONTAINER_COMMAND,
         Env: [`SWITCHBOARD_ENTITY_ID=${spec.entityId}`, `SWITCHBOARD_ENTITY_TYPE=${spec.entityType}`],
         Labels: { 'switchboard.entity_id': spec.entityId, 'switchboard.entity_type': spec.entityType, 'switchboard.managed': 'true' },
+        HostConfig: { NetworkMode: 'none' },
       });
     } catch (err) {
       throw new ContainerStartError(`docker create failed: ${(err as Error).message}`, spec.entityId);
+    }
+    if (created.status === 404) {
+      throw new ContainerStartError(
+        `docker create failed: ${engineMessage(created)} (images are never pulled: pull or import ${this.options.image} into the engine, or set SWITCHBOARD_DOCKER_IMAGE)`,
+        spec.entityId,
+      );
     }
     if (created.status !== 201 || typeof created.body?.Id !== 'string') {
       throw new ContainerStartError(`docker create failed: ${engineMessage(created)}`, spec.entityId);
@@ -155,14 +183,37 @@ export class DockerEngineManager implements ContainerManager {
   }
 
   /** One Engine API call over the Unix socket. Rejects only on transport failures. */
-  request(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
+  async request(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
+    return this.send(method, `/${await this.negotiatedVersion()}${path}`, body, timeoutMs);
+  }
+
+  /**
+   * The engine's API version (GET /version, which takes no version prefix), asked once; an
+   * engine that does not say gets FALLBACK_API_VERSION. Not kept after a transport failure, so
+   * an engine that was down at the first call is asked again.
+   */
+  private negotiatedVersion(): Promise<string> {
+    this.apiVersion ??= this.send('GET', '/version').then(
+      (res) => {
+        const version: unknown = res.body?.ApiVersion;
+        return res.status === 200 && typeof version === 'string' && /^\d+\.\d+$/.test(version) ? `v${version}` : FALLBACK_API_VERSION;
+      },
+      (err: unknown) => {
+        this.apiVersion = undefined;
+        throw err;
+      },
+    );
+    return this.apiVersion;
+  }
+
+  private send(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
           socketPath: this.options.socketPath,
           method,
-          path: `/${this.apiVersion}${path}`,
+          path,
           headers: {
             host: 'docker',
             ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
