@@ -82,7 +82,7 @@ describe.skipIf(!docker)('managed containers on a real Docker engine', () => {
     const started = Date.now();
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result).toMatchObject({ ok: true, status: 'completed', containers: { implementation: 'docker', failed: [], already_stopped: [] } });
-    expect([...result.containers.stopped].sort()).toEqual(before.map((c) => c.Id).sort());
+    expect([...(result.containers.stopped as string[])].sort()).toEqual(before.map((c) => c.Id).sort());
     // The containers exit on the stop's SIGTERM: no stop waits out its timeout (5 s) before a kill.
     expect(Date.now() - started).toBeLessThan(5_000);
     for (const c of before) expect(await engine.inspect(c.Id)).toBeUndefined();
@@ -110,7 +110,7 @@ describe.skipIf(!docker)('managed containers on a real Docker engine', () => {
 
     const retry = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(retry).toMatchObject({ ok: true, status: 'completed' });
-    expect([...retry.containers.stopped].sort()).toEqual(ids);
+    expect([...(retry.containers.stopped as string[])].sort()).toEqual(ids);
     expect(await engine.containers()).toEqual([]);
     expect(await records()).toEqual([]);
   });
