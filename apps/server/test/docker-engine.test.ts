@@ -4,13 +4,17 @@
  * and the managed labels, and a reset stops and removes every one of them. A stop that fails (the
  * engine unreachable at the time of the reset: the server talks to it through a socket of the
  * test's, which is cut) makes the reset a partial_failure naming each
- * container, which keeps running, and the next reset stops them. Skipped, with a line saying why,
+ * container, which keeps running, and the next reset stops them. A start cut short after the
+ * engine started the container leaves a record under the container's name, which the next boot
+ * adopts and a reset stops. Skipped, with a line saying why,
  * where no engine runs (never under CI=true). Runs on SQLite and, in the PostgreSQL pass, on PostgreSQL.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { databaseOf } from '@switchboard/store/testing';
+import { DockerEngineManager } from '@switchboard/runtime';
+import { systemClock, type Store } from '@switchboard/store';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_BUNDLE, ok, openOrderItem, pidAlive, waitFor, waitForQuiet } from './control-helpers';
 import { engineProxy, realDocker, type EngineProxy } from './docker-engine';
@@ -113,5 +117,60 @@ describe.skipIf(!docker)('managed containers on a real Docker engine', () => {
     expect([...(retry.containers.stopped as string[])].sort()).toEqual(ids);
     expect(await engine.containers()).toEqual([]);
     expect(await records()).toEqual([]);
+  });
+});
+
+describe.skipIf(!docker)('a start cut short on a real Docker engine', () => {
+  const engine = docker!;
+  let dir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-docker-start-'));
+    store = await openTestStore(dir);
+  });
+  afterAll(async () => {
+    await store?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const manager = () => new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socket, image: engine.image, stopTimeoutSeconds: 1 });
+  const rows = () => databaseOf(store).selectFrom('containers').select(['container_id', 'entity_id', 'status']).orderBy('entity_id').execute();
+
+  it('a container the engine started before the runtime died is recorded under its name, adopted by the next boot pass and stopped', async () => {
+    const dying = manager();
+    // The runtime dies right after the engine started the container: the record's last write never comes.
+    (dying as unknown as { records: { rename: () => Promise<void> } }).records.rename = () => new Promise<void>(() => undefined);
+    void dying.start({ entityId: `order-${engine.tag}-cut`, entityType: 'order' });
+    const [container] = await engine.waitForRunning([`order-${engine.tag}-cut`]);
+    const [record] = await rows();
+    // Recorded before the create, under the container's name: a reset (or the next boot) finds it.
+    expect(record).toMatchObject({ entity_id: `order-${engine.tag}-cut`, status: 'starting', container_id: expect.stringMatching(/^switchboard-order-/) });
+    expect(container!.Id).not.toBe(record!.container_id);
+
+    const next = manager();
+    await next.recover();
+    expect(await rows()).toEqual([{ container_id: container!.Id, entity_id: `order-${engine.tag}-cut`, status: 'running' }]);
+    expect(await next.stop(container!.Id)).toMatchObject({ ok: true, alreadyStopped: false });
+    expect(await engine.containers()).toEqual([]);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('a reset stops such a container by its name; a record whose container was never created is dropped', async () => {
+    const dying = manager();
+    (dying as unknown as { records: { rename: () => Promise<void> } }).records.rename = () => new Promise<void>(() => undefined);
+    void dying.start({ entityId: `order-${engine.tag}-byname`, entityType: 'order' });
+    await engine.waitForRunning([`order-${engine.tag}-byname`]);
+    const [record] = await rows();
+    const next = manager();
+    expect(await next.stop(record!.container_id)).toEqual({ ok: true, containerId: record!.container_id, entityId: `order-${engine.tag}-byname`, alreadyStopped: false });
+    expect(await engine.containers()).toEqual([]);
+    expect(await rows()).toEqual([]);
+
+    // Died before the create: the record names a container the engine never made.
+    await databaseOf(store)
+      .insertInto('containers')
+      .values({ container_id: 'switchboard-never-created', entity_id: 'order-never', implementation: 'docker', status: 'starting', pid: null, started_at: new Date().toISOString(), stopped_at: null, last_error: null })
+      .execute();
+    await next.recover();
+    expect(await rows()).toEqual([]);
   });
 });

@@ -34,6 +34,11 @@ export class ContainerRecords {
     await this.store.containers.update(containerId, { ...rest, ...(stopped ? { stopped_at: this.clock.now().toISOString() } : {}) });
   }
 
+  /** Gives a record its final id (one statement: the record is never missing in between). */
+  async rename(containerId: string, newId: string, patch: { status: ContainerStatus; pid: number | null }): Promise<void> {
+    await this.store.containers.update(containerId, { container_id: newId, ...patch });
+  }
+
   remove(containerId: string): Promise<void> {
     return this.store.containers.remove(containerId);
   }

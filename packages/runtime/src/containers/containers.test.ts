@@ -204,6 +204,21 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
+  it('records a start before the create, under the name, so a start cut short is adopted by the next boot pass', async () => {
+    const dying = manager();
+    // The runtime dies once the engine has started the container: the record's last write never comes.
+    (dying as unknown as { records: { rename: () => Promise<void> } }).records.rename = () => new Promise<void>(() => undefined);
+    void dying.start({ entityId: 'ent_cut', entityType: 'ticket' });
+    await waitUntil(() => [...engine.containers.values()].some((c) => c.running));
+    const [fake] = [...engine.containers.values()];
+    const row = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ container_id: fake!.Name, entity_id: 'ent_cut', status: 'starting' });
+    await manager().recover();
+    expect(await databaseOf(store).selectFrom('containers').select(['container_id', 'status', 'pid']).execute()).toEqual([
+      { container_id: fake!.Id, status: 'running', pid: fake!.pid },
+    ]);
+  });
+
   it('reports an unreachable engine as a stop failure, not an exception', async () => {
     const m = manager();
     const record = await m.start({ entityId: 'ent_u', entityType: 'ticket' });

@@ -80,10 +80,32 @@ export class DockerEngineManager implements ContainerManager {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   }
 
+  /**
+   * The record comes first, under the container's name (the engine takes a name wherever it
+   * takes an id), as `starting`; once the engine has started the container, the record is given
+   * the engine's id. A runtime killed in between leaves a record that names the container: the
+   * next boot pass (reconcile) adopts it, or drops the record when no container was created, and
+   * a reset stops it by name. Without it, such a container ran on unrecorded, no reset found it,
+   * and the entity got a second one.
+   */
   async start(spec: ContainerSpec): Promise<ContainerRecord> {
+    const name = containerName(spec.entityId);
+    await this.records.insert({ containerId: name, entityId: spec.entityId, implementation: 'docker', status: 'starting', pid: null });
+    try {
+      const id = await this.createAndStart(name, spec);
+      const inspection = await this.inspect(id).catch(() => undefined);
+      await this.records.rename(name, id, { status: 'running', pid: inspection?.pid ?? null });
+      return (await this.records.get(id))!;
+    } catch (err) {
+      await this.records.remove(name).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async createAndStart(name: string, spec: ContainerSpec): Promise<string> {
     let created: EngineResponse;
     try {
-      created = await this.request('POST', `/containers/create?name=${encodeURIComponent(containerName(spec.entityId))}`, {
+      created = await this.request('POST', `/containers/create?name=${encodeURIComponent(name)}`, {
         Image: this.options.image,
         Cmd: this.options.command ?? DEFAULT_DOCKER_CONTAINER_COMMAND,
         Env: [`SWITCHBOARD_ENTITY_ID=${spec.entityId}`, `SWITCHBOARD_ENTITY_TYPE=${spec.entityType}`],
@@ -113,8 +135,7 @@ export class DockerEngineManager implements ContainerManager {
       await this.request('DELETE', `/containers/${id}?force=true`).catch(() => undefined);
       throw new ContainerStartError(`docker start of ${id} failed: ${engineMessage(started)}`, spec.entityId);
     }
-    const inspection = await this.inspect(id).catch(() => undefined);
-    return this.records.insert({ containerId: id, entityId: spec.entityId, implementation: 'docker', status: 'running', pid: inspection?.pid ?? null });
+    return id;
   }
 
   async stop(containerId: string): Promise<StopOutcome> {
@@ -141,8 +162,14 @@ export class DockerEngineManager implements ContainerManager {
   }
 
   async inspect(containerId: string): Promise<ContainerInspection> {
-    const res = await this.request('GET', `/containers/${containerId}/json`);
-    if (res.status === 404) return { containerId, running: false, status: 'missing', pid: null };
+    const { engineId: _, ...inspection } = await this.inspectEngine(containerId);
+    return inspection;
+  }
+
+  /** Inspect, with the engine's id of the container (`containerId` may be its name). */
+  private async inspectEngine(containerId: string): Promise<ContainerInspection & { engineId: string | null }> {
+    const res = await this.request('GET', `/containers/${encodeURIComponent(containerId)}/json`);
+    if (res.status === 404) return { containerId, running: false, status: 'missing', pid: null, engineId: null };
     if (res.status !== 200) throw new DockerEngineError(`docker inspect of ${containerId} failed: ${engineMessage(res)}`, res.status);
     const state = res.body?.State ?? {};
     return {
@@ -150,6 +177,7 @@ export class DockerEngineManager implements ContainerManager {
       running: state.Running === true,
       status: typeof state.Status === 'string' ? state.Status : 'unknown',
       pid: typeof state.Pid === 'number' && state.Pid > 0 ? state.Pid : null,
+      engineId: typeof res.body?.Id === 'string' ? res.body.Id : null,
     };
   }
 
@@ -165,8 +193,11 @@ export class DockerEngineManager implements ContainerManager {
   async reconcile(): Promise<void> {
     for (const record of await this.listStoppable()) {
       try {
-        const state = await this.inspect(record.container_id);
+        const state = await this.inspectEngine(record.container_id);
         if (state.status === 'missing') await this.records.remove(record.container_id);
+        else if (record.status === 'starting' && state.engineId && state.engineId !== record.container_id)
+          // Created under this name by a runtime that died before it recorded the engine's id.
+          await this.records.rename(record.container_id, state.engineId, { status: state.running ? 'running' : 'exited', pid: state.pid });
         else if (record.status !== 'stop_failed')
           await this.records.update(record.container_id, { status: state.running ? 'running' : 'exited', pid: state.pid });
       } catch {
