@@ -219,6 +219,13 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     ]);
   });
 
+  it('refuses to start beyond its container limit, as the local manager does', async () => {
+    const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'busybox:1.36', maxContainers: 1 });
+    await m.start({ entityId: 'a', entityType: 't' });
+    await expect(m.start({ entityId: 'b', entityType: 't' })).rejects.toThrow(/container limit reached \(1 live containers\)/);
+    expect(engine.containers.size).toBe(1);
+  });
+
   it('reports an unreachable engine as a stop failure, not an exception', async () => {
     const m = manager();
     const record = await m.start({ entityId: 'ent_u', entityType: 'ticket' });

@@ -47,6 +47,8 @@ export interface DockerEngineManagerOptions {
   stopTimeoutSeconds?: number;
   /** Engine API version prefix, e.g. "v1.41"; asked of the engine (GET /version) when omitted. */
   apiVersion?: string;
+  /** Upper bound on live containers (recorded and not exited or failed), as for local processes. */
+  maxContainers?: number;
   /** Bound on one Engine API call apart from stop (which adds stopTimeoutSeconds). */
   requestTimeoutMs?: number;
 }
@@ -89,6 +91,9 @@ export class DockerEngineManager implements ContainerManager {
    * and the entity got a second one.
    */
   async start(spec: ContainerSpec): Promise<ContainerRecord> {
+    const max = this.options.maxContainers ?? 128;
+    const live = (await this.listStoppable()).filter((r) => r.status !== 'exited' && r.status !== 'failed').length;
+    if (live >= max) throw new ContainerStartError(`container limit reached (${max} live containers)`, spec.entityId);
     const name = containerName(spec.entityId);
     await this.records.insert({ containerId: name, entityId: spec.entityId, implementation: 'docker', status: 'starting', pid: null });
     try {
