@@ -219,6 +219,20 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     ]);
   });
 
+  it('removes a container whose record a reset took while it started, so none runs unrecorded', async () => {
+    const m = manager();
+    const records = (m as unknown as { records: { rename: (...args: unknown[]) => Promise<void>; remove: (id: string) => Promise<void> } }).records;
+    const rename = records.rename.bind(records);
+    // A reset on another node stops the `starting` container by name and removes its record first.
+    records.rename = async (name, ...rest) => {
+      await records.remove(name as string);
+      return rename(name, ...rest);
+    };
+    await expect(m.start({ entityId: 'ent_raced', entityType: 'ticket' })).rejects.toThrow(/removed as it started: a reset took its record/);
+    expect([...engine.containers.values()].map((c) => c.removed)).toEqual([true]);
+    expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
+  });
+
   it('refuses to start beyond its container limit, as the local manager does', async () => {
     const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'busybox:1.36', maxContainers: 1 });
     await m.start({ entityId: 'a', entityType: 't' });

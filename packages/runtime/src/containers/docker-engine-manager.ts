@@ -100,7 +100,14 @@ export class DockerEngineManager implements ContainerManager {
       const id = await this.createAndStart(name, spec);
       const inspection = await this.inspect(id).catch(() => undefined);
       await this.records.rename(name, id, { status: 'running', pid: inspection?.pid ?? null });
-      return (await this.records.get(id))!;
+      const record = await this.records.get(id);
+      if (!record) {
+        // A reset (on another node) stopped it by name and removed its record meanwhile: a
+        // container left running now would be one that no record names.
+        await this.request('DELETE', `/containers/${id}?force=true`).catch(() => undefined);
+        throw new ContainerStartError(`container ${id} was removed as it started: a reset took its record`, spec.entityId);
+      }
+      return record;
     } catch (err) {
       await this.records.remove(name).catch(() => undefined);
       throw err;
