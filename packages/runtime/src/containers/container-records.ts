@@ -14,6 +14,7 @@ export class ContainerRecords {
     implementation: ContainerImplementation;
     status: ContainerStatus;
     pid: number | null;
+    lastError?: string;
   }): Promise<ContainerRecord> {
     const row: ContainerRecord = {
       container_id: record.containerId,
@@ -23,7 +24,7 @@ export class ContainerRecords {
       pid: record.pid,
       started_at: this.clock.now().toISOString(),
       stopped_at: null,
-      last_error: null,
+      last_error: record.lastError ?? null,
     };
     await this.store.containers.insert(row);
     return row;
