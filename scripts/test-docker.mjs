@@ -79,10 +79,18 @@ async function startDockerd(socketPath) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if ((await engineAnswers(socketPath)).ok) return undefined;
-    if (child.exitCode !== null) return `dockerd exited with code ${child.exitCode} (see ${DOCKERD_LOG})`;
+    if (child.exitCode !== null) return `dockerd exited with code ${child.exitCode}; the end of ${DOCKERD_LOG}:\n${logTail()}`;
     await sleep(250);
   }
-  return `dockerd did not answer on ${socketPath} within 60 s (see ${DOCKERD_LOG})`;
+  return `dockerd did not answer on ${socketPath} within 60 s; the end of ${DOCKERD_LOG}:\n${logTail()}`;
+}
+
+function logTail() {
+  try {
+    return fs.readFileSync(DOCKERD_LOG, 'utf8').trimEnd().split('\n').slice(-5).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
 
 /** Whether an ELF executable needs no loader (no PT_INTERP program header): it runs in an empty image. */
