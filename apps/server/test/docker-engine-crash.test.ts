@@ -47,4 +47,4 @@ it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next ser
   expect(await engine.containers()).toEqual([]);
   second.child.kill('SIGTERM');
   await second.exited;
-}, 90_000);
+}, 180_000);

@@ -61,4 +61,4 @@ it.skipIf(!docker)('one node manages the containers: one per entity, taken over 
   expect(result).toMatchObject({ ok: true, status: 'completed', containers: { implementation: 'docker', failed: [] } });
   expect([...(result.containers.stopped as string[])].sort()).toEqual(ids);
   expect(await engine.containers()).toEqual([]);
-}, 120_000);
+}, 240_000);
