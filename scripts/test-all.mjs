@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findTestDocker } from './test-docker.mjs';
 import { dropTestDatabases, findTestPostgres } from './test-postgres.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -34,6 +35,22 @@ function vitest(label, args, env = {}) {
     const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
     failed += r.numFailedTests + brokenFiles.length;
   } else if (status !== 0) failed += 1;
+}
+
+// The managed-container tests (apps/server/test/docker-engine*.test.ts and multi-node/docker-containers)
+// run against a real Docker engine, started here when installed but down (as PostgreSQL is below).
+// Without one they skip with a line saying why; under CI=true they fail.
+console.log('\n== Docker engine for the managed-container tests');
+const docker = await findTestDocker({ start: true });
+if (docker.socket) {
+  process.env.SWITCHBOARD_TEST_DOCKER_SOCKET = docker.socket;
+  process.env.SWITCHBOARD_TEST_DOCKER_IMAGE = docker.image;
+  console.log(`engine on ${docker.socket}, image ${docker.image}`);
+} else {
+  console.log(
+    `${process.env.CI === 'true' ? 'no Docker engine: the container tests will fail' : 'Docker engine tests will be skipped'}: ${docker.reason}. ` +
+      'To run them: apt-get install -y docker.io busybox-static (as root: this script then starts dockerd and imports the image).',
+  );
 }
 
 console.log('\n== unit, store and API tests (vitest)');

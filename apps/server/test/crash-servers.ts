@@ -11,8 +11,8 @@ import { startServerProcess, type ServerProcess } from './server-process';
 
 export interface CrashServers {
   dataDir: string;
-  /** Starts a server process on the data folder (the control bundle). */
-  start(): Promise<ServerProcess>;
+  /** Starts a server process on the data folder (the control bundle); `env` adds to or overrides its environment. */
+  start(env?: Record<string, string>): Promise<ServerProcess>;
   /** One JSON-RPC body (a request or a batch); resolves with the parsed answer. */
   call(url: string, body: unknown): Promise<any>;
   /** One request; throws on an error answer. */
@@ -37,8 +37,8 @@ export function crashServers(prefix: string, token: string): CrashServers {
   };
   return {
     dataDir,
-    async start() {
-      const server = await startServerProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: token, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE });
+    async start(env = {}) {
+      const server = await startServerProcess({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: token, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, ...env });
       children.push(server);
       return server;
     },

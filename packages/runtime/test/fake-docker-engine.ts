@@ -1,6 +1,7 @@
 /**
- * A stand-in for the Docker Engine API on a Unix socket (no Docker engine runs in CI): the subset
- * the Docker container manager calls, with the engine's status codes and error bodies. Containers
+ * A stand-in for the Docker Engine API on a Unix socket: the subset the Docker container manager
+ * calls, with the engine's status codes and error bodies, for what a real engine cannot be made to
+ * answer on demand (the real engine's tests are apps/server/test/docker-engine*). Containers
  * labelled with an entity id in `refuseStopFor` answer a stop with HTTP 500, as the engine does
  * when it cannot stop a container.
  */
@@ -14,6 +15,8 @@ export interface FakeContainer {
   Image: string;
   Labels: Record<string, string>;
   Env: string[];
+  Cmd: string[] | undefined;
+  HostConfig: Record<string, unknown>;
   running: boolean;
   pid: number;
   removed: boolean;
@@ -49,7 +52,8 @@ export async function startFakeDockerEngine(socketPath: string, options: { image
         }
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
-      const match = /^\/v1\.\d+\/containers\/(?:(create)|([0-9a-f]+)\/(start|stop|json)|([0-9a-f]+))$/.exec(url.pathname);
+      if (url.pathname === '/version' && req.method === 'GET') return send(200, { ApiVersion: '1.41', MinAPIVersion: '1.12', Version: 'fake' });
+      const match = /^\/v1\.\d+\/containers\/(?:(create)|([\w.-]+)\/(start|stop|json)|([\w.-]+))$/.exec(url.pathname);
       if (!match) return send(404, { message: `page not found: ${url.pathname}` });
       const [, create, actionId, action, deleteId] = match;
       if (create && req.method === 'POST') {
@@ -59,7 +63,11 @@ export async function startFakeDockerEngine(socketPath: string, options: { image
         } catch {
           return send(400, { message: 'invalid JSON body' });
         }
+        const name = url.searchParams.get('name');
+        if (name && [...containers.values()].some((c) => c.Name === name && !c.removed)) return send(409, { message: `Conflict. The container name "/${name}" is already in use` });
         if (!knownImages.has(body.Image)) return send(404, { message: `No such image: ${body.Image}` });
+        // An imported image has no command of its own, as the real engine then says.
+        if (!Array.isArray(body.Cmd) || body.Cmd.length === 0) return send(400, { message: 'No command specified' });
         const Id = randomBytes(32).toString('hex');
         containers.set(Id, {
           Id,
@@ -67,6 +75,8 @@ export async function startFakeDockerEngine(socketPath: string, options: { image
           Image: body.Image,
           Labels: body.Labels ?? {},
           Env: body.Env ?? [],
+          Cmd: body.Cmd,
+          HostConfig: body.HostConfig ?? {},
           running: false,
           pid: 0,
           removed: false,
@@ -74,7 +84,8 @@ export async function startFakeDockerEngine(socketPath: string, options: { image
         return send(201, { Id, Warnings: [] });
       }
       const id = actionId ?? deleteId!;
-      const container = containers.get(id);
+      // As the engine does, a container is named by its id or its name.
+      const container = containers.get(id) ?? [...containers.values()].find((c) => c.Name === id && !c.removed);
       if (!container || container.removed) return send(404, { message: `No such container: ${id}` });
       if (deleteId && req.method === 'DELETE') {
         if (container.running && url.searchParams.get('force') !== 'true') {

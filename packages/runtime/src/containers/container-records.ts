@@ -14,6 +14,7 @@ export class ContainerRecords {
     implementation: ContainerImplementation;
     status: ContainerStatus;
     pid: number | null;
+    lastError?: string;
   }): Promise<ContainerRecord> {
     const row: ContainerRecord = {
       container_id: record.containerId,
@@ -23,7 +24,7 @@ export class ContainerRecords {
       pid: record.pid,
       started_at: this.clock.now().toISOString(),
       stopped_at: null,
-      last_error: null,
+      last_error: record.lastError ?? null,
     };
     await this.store.containers.insert(row);
     return row;
@@ -32,6 +33,11 @@ export class ContainerRecords {
   async update(containerId: string, patch: { status?: ContainerStatus; pid?: number | null; last_error?: string | null; stopped?: boolean }): Promise<void> {
     const { stopped, ...rest } = patch;
     await this.store.containers.update(containerId, { ...rest, ...(stopped ? { stopped_at: this.clock.now().toISOString() } : {}) });
+  }
+
+  /** Gives a record its final id (one statement: the record is never missing in between). */
+  async rename(containerId: string, newId: string, patch: { status: ContainerStatus; pid: number | null }): Promise<void> {
+    await this.store.containers.update(containerId, { container_id: newId, ...patch });
   }
 
   remove(containerId: string): Promise<void> {

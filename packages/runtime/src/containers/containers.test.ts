@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store, systemClock } from '@switchboard/store';
 import { startFakeDockerEngine, type FakeDockerEngine } from '../../test/fake-docker-engine';
-import { DockerEngineManager } from './docker-engine-manager';
+import { DEFAULT_DOCKER_CONTAINER_COMMAND, DockerEngineManager } from './docker-engine-manager';
 import { LocalProcessManager } from './local-process-manager';
 
 let dir: string;
@@ -162,12 +162,15 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     expect(fake).toMatchObject({ Image: 'busybox:1.36', running: true });
     expect(fake.Labels['switchboard.entity_id']).toBe('ent_d');
     expect(fake.Env).toContain('SWITCHBOARD_ENTITY_ID=ent_d');
+    expect(fake.Cmd).toEqual(DEFAULT_DOCKER_CONTAINER_COMMAND);
+    expect(fake.HostConfig).toEqual({ NetworkMode: 'none' });
     expect(record).toMatchObject({ implementation: 'docker', status: 'running', pid: fake.pid });
     expect(await m.inspect(record.container_id)).toMatchObject({ running: true, status: 'running' });
 
     expect(await m.stop(record.container_id)).toEqual({ ok: true, containerId: record.container_id, entityId: 'ent_d', alreadyStopped: false });
     expect(fake).toMatchObject({ running: false, removed: true });
     expect(engine.calls.map((c) => `${c.method} ${c.path.replace(record.container_id, '<id>').replace(/\?name=.*/, '?name=…')}`)).toEqual([
+      'GET /version',
       'POST /v1.41/containers/create?name=…',
       'POST /v1.41/containers/<id>/start',
       'GET /v1.41/containers/<id>/json',
@@ -197,8 +200,44 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
 
   it('fails a start with the engine message (unknown image) and records nothing', async () => {
     const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'nope:1' });
-    await expect(m.start({ entityId: 'x', entityType: 't' })).rejects.toThrow(/docker create failed: HTTP 404: No such image: nope:1/);
+    await expect(m.start({ entityId: 'x', entityType: 't' })).rejects.toThrow(/docker create failed: HTTP 404: No such image: nope:1 \(images are never pulled/);
     expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
+  });
+
+  it('records a start before the create, under the name, so a start cut short is adopted by the next boot pass', async () => {
+    const dying = manager();
+    // The runtime dies once the engine has started the container: the record's last write never comes.
+    (dying as unknown as { records: { rename: () => Promise<void> } }).records.rename = () => new Promise<void>(() => undefined);
+    void dying.start({ entityId: 'ent_cut', entityType: 'ticket' });
+    await waitUntil(() => [...engine.containers.values()].some((c) => c.running));
+    const [fake] = [...engine.containers.values()];
+    const row = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ container_id: fake!.Name, entity_id: 'ent_cut', status: 'starting' });
+    await manager().recover();
+    expect(await databaseOf(store).selectFrom('containers').select(['container_id', 'status', 'pid']).execute()).toEqual([
+      { container_id: fake!.Id, status: 'running', pid: fake!.pid },
+    ]);
+  });
+
+  it('removes a container whose record a reset took while it started, so none runs unrecorded', async () => {
+    const m = manager();
+    const records = (m as unknown as { records: { rename: (...args: unknown[]) => Promise<void>; remove: (id: string) => Promise<void> } }).records;
+    const rename = records.rename.bind(records);
+    // A reset on another node stops the `starting` container by name and removes its record first.
+    records.rename = async (name, ...rest) => {
+      await records.remove(name as string);
+      return rename(name, ...rest);
+    };
+    await expect(m.start({ entityId: 'ent_raced', entityType: 'ticket' })).rejects.toThrow(/removed as it started: a reset took its record/);
+    expect([...engine.containers.values()].map((c) => c.removed)).toEqual([true]);
+    expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
+  });
+
+  it('refuses to start beyond its container limit, as the local manager does', async () => {
+    const m = new DockerEngineManager({ store, clock: systemClock, socketPath: engine.socketPath, image: 'busybox:1.36', maxContainers: 1 });
+    await m.start({ entityId: 'a', entityType: 't' });
+    await expect(m.start({ entityId: 'b', entityType: 't' })).rejects.toThrow(/container limit reached \(1 live containers\)/);
+    expect(engine.containers.size).toBe(1);
   });
 
   it('reports an unreachable engine as a stop failure, not an exception', async () => {

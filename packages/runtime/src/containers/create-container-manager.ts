@@ -26,6 +26,7 @@ export function createContainerManager(
       image: config.dockerImage,
       command: config.command ? ['/bin/sh', '-c', config.command] : undefined,
       stopTimeoutSeconds: Math.max(1, Math.ceil(config.stopTimeoutMs / 1000)),
+      maxContainers: config.maxContainers,
     });
   }
   return new LocalProcessManager({

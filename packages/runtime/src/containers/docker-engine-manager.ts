@@ -2,6 +2,13 @@
  * Container manager over the Docker Engine HTTP API on its Unix socket (no Docker CLI, no client
  * library): create, start, stop, inspect and remove. Containers outlive the runtime process, so
  * the records in `containers` are what a later reset reads to find them.
+ *
+ * What a real engine asks for (Debian's docker.io 20.10, tested in apps/server/test/docker-engine*):
+ * images are never pulled (create answers 404 for an image the engine does not hold, and a
+ * machine may reach no registry), so the image must be pulled or imported beforehand; a container
+ * has no network (`NetworkMode: none`, as `docker run --network none`); and every container runs
+ * a command of ours, since an imported image has none (create answers "No command specified") and
+ * a stock image's default shell exits at once without a terminal.
  */
 import http from 'node:http';
 import type { Clock, Store } from '@switchboard/store';
@@ -15,17 +22,33 @@ import {
 } from './container-manager';
 import { ContainerRecords } from './container-records';
 
+/**
+ * The command of each container when none is configured: idles until stopped, and exits at once
+ * on the SIGTERM of a stop (a shell as a container's PID 1 ignores SIGTERM unless it traps it,
+ * which would make every stop wait out its timeout before the engine kills it).
+ */
+export const DEFAULT_DOCKER_CONTAINER_COMMAND = ['/bin/sh', '-c', `trap 'exit 0' TERM INT; sleep 2147483647 & wait`];
+
+/**
+ * The Engine API version asked for when the engine's own cannot be read. Otherwise the engine's
+ * own version is used: an engine refuses versions below its minimum (raised by later releases)
+ * and Debian's 20.10 knows none above 1.41; the few calls made here mean the same in all of them.
+ */
+const FALLBACK_API_VERSION = 'v1.41';
+
 export interface DockerEngineManagerOptions {
   store: Store;
   clock: Clock;
   socketPath: string;
   image: string;
-  /** Command of each entity container; the image's default when omitted. */
+  /** Command of each entity container; DEFAULT_DOCKER_CONTAINER_COMMAND when omitted. */
   command?: string[];
   /** Seconds Docker waits after SIGTERM before it kills the container (the `t` of a stop). */
   stopTimeoutSeconds?: number;
-  /** Engine API version prefix, e.g. "v1.41" (Docker 20.10 and later). */
+  /** Engine API version prefix, e.g. "v1.41"; asked of the engine (GET /version) when omitted. */
   apiVersion?: string;
+  /** Upper bound on live containers (recorded and not exited or failed), as for local processes. */
+  maxContainers?: number;
   /** Bound on one Engine API call apart from stop (which adds stopTimeoutSeconds). */
   requestTimeoutMs?: number;
 }
@@ -48,28 +71,67 @@ export class DockerEngineError extends Error {
 export class DockerEngineManager implements ContainerManager {
   readonly implementation = 'docker' as const;
   private readonly records: ContainerRecords;
-  private readonly apiVersion: string;
+  private apiVersion: Promise<string> | undefined;
   private readonly stopTimeoutSeconds: number;
   private readonly requestTimeoutMs: number;
 
   constructor(private readonly options: DockerEngineManagerOptions) {
     this.records = new ContainerRecords(options.store, options.clock);
-    this.apiVersion = options.apiVersion ?? 'v1.41';
+    this.apiVersion = options.apiVersion === undefined ? undefined : Promise.resolve(options.apiVersion);
     this.stopTimeoutSeconds = options.stopTimeoutSeconds ?? 10;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
   }
 
+  /**
+   * The record comes first, under the container's name (the engine takes a name wherever it
+   * takes an id), as `starting`; once the engine has started the container, the record is given
+   * the engine's id. A runtime killed in between leaves a record that names the container: the
+   * next boot pass (reconcile) adopts it, or drops the record when no container was created, and
+   * a reset stops it by name. Without it, such a container ran on unrecorded, no reset found it,
+   * and the entity got a second one.
+   */
   async start(spec: ContainerSpec): Promise<ContainerRecord> {
+    const max = this.options.maxContainers ?? 128;
+    const live = (await this.listStoppable()).filter((r) => r.status !== 'exited' && r.status !== 'failed').length;
+    if (live >= max) throw new ContainerStartError(`container limit reached (${max} live containers)`, spec.entityId);
+    const name = containerName(spec.entityId);
+    await this.records.insert({ containerId: name, entityId: spec.entityId, implementation: 'docker', status: 'starting', pid: null });
+    try {
+      const id = await this.createAndStart(name, spec);
+      const inspection = await this.inspect(id).catch(() => undefined);
+      await this.records.rename(name, id, { status: 'running', pid: inspection?.pid ?? null });
+      const record = await this.records.get(id);
+      if (!record) {
+        // A reset (on another node) stopped it by name and removed its record meanwhile: a
+        // container left running now would be one that no record names.
+        await this.request('DELETE', `/containers/${id}?force=true`).catch(() => undefined);
+        throw new ContainerStartError(`container ${id} was removed as it started: a reset took its record`, spec.entityId);
+      }
+      return record;
+    } catch (err) {
+      await this.records.remove(name).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async createAndStart(name: string, spec: ContainerSpec): Promise<string> {
     let created: EngineResponse;
     try {
-      created = await this.request('POST', `/containers/create?name=${encodeURIComponent(containerName(spec.entityId))}`, {
+      created = await this.request('POST', `/containers/create?name=${encodeURIComponent(name)}`, {
         Image: this.options.image,
-        ...(this.options.command ? { Cmd: this.options.command } : {}),
+        Cmd: this.options.command ?? DEFAULT_DOCKER_CONTAINER_COMMAND,
         Env: [`SWITCHBOARD_ENTITY_ID=${spec.entityId}`, `SWITCHBOARD_ENTITY_TYPE=${spec.entityType}`],
         Labels: { 'switchboard.entity_id': spec.entityId, 'switchboard.entity_type': spec.entityType, 'switchboard.managed': 'true' },
+        HostConfig: { NetworkMode: 'none' },
       });
     } catch (err) {
       throw new ContainerStartError(`docker create failed: ${(err as Error).message}`, spec.entityId);
+    }
+    if (created.status === 404) {
+      throw new ContainerStartError(
+        `docker create failed: ${engineMessage(created)} (images are never pulled: pull or import ${this.options.image} into the engine, or set SWITCHBOARD_DOCKER_IMAGE)`,
+        spec.entityId,
+      );
     }
     if (created.status !== 201 || typeof created.body?.Id !== 'string') {
       throw new ContainerStartError(`docker create failed: ${engineMessage(created)}`, spec.entityId);
@@ -85,8 +147,7 @@ export class DockerEngineManager implements ContainerManager {
       await this.request('DELETE', `/containers/${id}?force=true`).catch(() => undefined);
       throw new ContainerStartError(`docker start of ${id} failed: ${engineMessage(started)}`, spec.entityId);
     }
-    const inspection = await this.inspect(id).catch(() => undefined);
-    return this.records.insert({ containerId: id, entityId: spec.entityId, implementation: 'docker', status: 'running', pid: inspection?.pid ?? null });
+    return id;
   }
 
   async stop(containerId: string): Promise<StopOutcome> {
@@ -113,8 +174,14 @@ export class DockerEngineManager implements ContainerManager {
   }
 
   async inspect(containerId: string): Promise<ContainerInspection> {
-    const res = await this.request('GET', `/containers/${containerId}/json`);
-    if (res.status === 404) return { containerId, running: false, status: 'missing', pid: null };
+    const { engineId: _, ...inspection } = await this.inspectEngine(containerId);
+    return inspection;
+  }
+
+  /** Inspect, with the engine's id of the container (`containerId` may be its name). */
+  private async inspectEngine(containerId: string): Promise<ContainerInspection & { engineId: string | null }> {
+    const res = await this.request('GET', `/containers/${encodeURIComponent(containerId)}/json`);
+    if (res.status === 404) return { containerId, running: false, status: 'missing', pid: null, engineId: null };
     if (res.status !== 200) throw new DockerEngineError(`docker inspect of ${containerId} failed: ${engineMessage(res)}`, res.status);
     const state = res.body?.State ?? {};
     return {
@@ -122,6 +189,7 @@ export class DockerEngineManager implements ContainerManager {
       running: state.Running === true,
       status: typeof state.Status === 'string' ? state.Status : 'unknown',
       pid: typeof state.Pid === 'number' && state.Pid > 0 ? state.Pid : null,
+      engineId: typeof res.body?.Id === 'string' ? res.body.Id : null,
     };
   }
 
@@ -137,8 +205,11 @@ export class DockerEngineManager implements ContainerManager {
   async reconcile(): Promise<void> {
     for (const record of await this.listStoppable()) {
       try {
-        const state = await this.inspect(record.container_id);
+        const state = await this.inspectEngine(record.container_id);
         if (state.status === 'missing') await this.records.remove(record.container_id);
+        else if (record.status === 'starting' && state.engineId && state.engineId !== record.container_id)
+          // Created under this name by a runtime that died before it recorded the engine's id.
+          await this.records.rename(record.container_id, state.engineId, { status: state.running ? 'running' : 'exited', pid: state.pid });
         else if (record.status !== 'stop_failed')
           await this.records.update(record.container_id, { status: state.running ? 'running' : 'exited', pid: state.pid });
       } catch {
@@ -155,14 +226,37 @@ export class DockerEngineManager implements ContainerManager {
   }
 
   /** One Engine API call over the Unix socket. Rejects only on transport failures. */
-  request(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
+  async request(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
+    return this.send(method, `/${await this.negotiatedVersion()}${path}`, body, timeoutMs);
+  }
+
+  /**
+   * The engine's API version (GET /version, which takes no version prefix), asked once; an
+   * engine that does not say gets FALLBACK_API_VERSION. Not kept after a transport failure, so
+   * an engine that was down at the first call is asked again.
+   */
+  private negotiatedVersion(): Promise<string> {
+    this.apiVersion ??= this.send('GET', '/version').then(
+      (res) => {
+        const version: unknown = res.body?.ApiVersion;
+        return res.status === 200 && typeof version === 'string' && /^\d+\.\d+$/.test(version) ? `v${version}` : FALLBACK_API_VERSION;
+      },
+      (err: unknown) => {
+        this.apiVersion = undefined;
+        throw err;
+      },
+    );
+    return this.apiVersion;
+  }
+
+  private send(method: string, path: string, body?: unknown, timeoutMs = this.requestTimeoutMs): Promise<EngineResponse> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
           socketPath: this.options.socketPath,
           method,
-          path: `/${this.apiVersion}${path}`,
+          path,
           headers: {
             host: 'docker',
             ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),

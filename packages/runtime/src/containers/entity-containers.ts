@@ -136,9 +136,9 @@ export class EntityContainers {
         await this.manager.start({ entityId, entityType: entity.entity_type });
       } catch (err) {
         const message = `no container for ${entity.entity_type} ${entityId}: ${(err as Error).message}`;
+        // One write: a reader never sees the failed record without its reason.
         await this.records
-          .insert({ containerId: newId('ctr', this.store.clock.now()), entityId, implementation: this.manager.implementation, status: 'failed', pid: null })
-          .then((r) => this.records.update(r.container_id, { last_error: message }))
+          .insert({ containerId: newId('ctr', this.store.clock.now()), entityId, implementation: this.manager.implementation, status: 'failed', pid: null, lastError: message })
           .catch(() => undefined);
         await this.log.write({ level: 'warn', component: 'containers', error_code: 'CONTAINER_START_FAILED', message, entity_id: entityId }).catch(() => undefined);
       }
