@@ -20,6 +20,8 @@ export interface LogEntry {
   dead_letter_id?: string | null;
   entity_id?: string | null;
   session_id?: string | null;
+  /** What the incident groups by besides component and code (a dead letter's subscriber and reason). */
+  cause_key?: string;
 }
 
 export function isMcpComponent(component: string): boolean {
@@ -52,6 +54,7 @@ export class RuntimeLog {
         dead_letter_id: entry.dead_letter_id ?? null,
         entity_id: entry.entity_id ?? null,
         session_id: entry.session_id ?? null,
+        cause_key: entry.cause_key ?? '',
       },
       tx,
     );
