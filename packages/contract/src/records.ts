@@ -39,7 +39,7 @@ export const incident = z.object({
   trend: z.number().optional().describe("additive: occurrences in the window's last hour against its mean hourly rate (above 1 rising)"),
   subscriber_id: z.string().optional().describe('additive: the subscriber of a dead-letter incident (part of its group key: one incident per subscriber and reason)'),
   reason_code: z.string().optional().describe('additive: the reason code of a dead-letter incident (part of its group key)'),
-  tool_server: z.string().optional().describe('additive: for an MCP tool server\'s component (mcp.<name>), the tool server\'s name'),
+  tool_server: z.string().optional().describe('additive: for an MCP tool server\'s component (mcp.<name>), that tool server\'s name (runtime.tool_servers)'),
 });
 
 export const incidentActivity = z.object({

@@ -3,7 +3,7 @@ import { parseCauseKey, type IncidentKey, type IncidentRow, type LogRow } from '
 import { omitAbsent } from './omit-absent';
 
 const INCIDENT_ID_PREFIX = 'inc_';
-/** Components of MCP tool servers are named mcp.<server> (runtime-log.ts). */
+/** A tool server's component is its name, mcp.<server> (runtime-log.ts). */
 const MCP_PREFIX = 'mcp.';
 
 /**
@@ -53,7 +53,7 @@ export function toIncident(row: IncidentRow): Incident {
     ignore_remaining: row.state.ignore_remaining,
     trend: row.trend,
     ...parseCauseKey(row.cause_key),
-    tool_server: row.component.startsWith(MCP_PREFIX) ? row.component.slice(MCP_PREFIX.length) : undefined,
+    tool_server: row.component.startsWith(MCP_PREFIX) ? row.component : undefined,
   });
 }
 
