@@ -116,7 +116,7 @@ export function IncidentTable({
                   {cause && <span className="incident-line small muted">{cause}</span>}
                 </td>
                 <td className="num">{i.count.toLocaleString()}</td>
-                <td>
+                <td className="incident-last">
                   <RelativeTime iso={i.last_seen} />
                 </td>
                 <td className="hide-narrow hide-with-detail">
