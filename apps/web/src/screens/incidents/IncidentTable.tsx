@@ -11,7 +11,7 @@ import { causeLabel, stateLabel, stateTone, trendLabel, type SortChoice as Sort 
 /**
  * The incident list. Each row is told apart by component, error code and cause: on a wide screen
  * in columns of their own, on a narrow one stacked in the component's cell (with the level over the
- * state), so no row reads as another.
+ * state, and the last seen time under the count), so no row reads as another.
  */
 export function IncidentTable({
   incidents,
@@ -48,7 +48,7 @@ export function IncidentTable({
           <col className="c-component" />
           <col className="c-code hide-narrow" />
           <col className="c-count" />
-          <col className="c-last" />
+          <col className="c-last hide-narrow" />
           <col className="c-first hide-narrow hide-with-detail" />
           <col className="c-spark hide-narrow hide-with-detail" />
           <col className="c-sample hide-narrow hide-with-detail" />
@@ -64,7 +64,7 @@ export function IncidentTable({
               Error code
             </th>
             {sortHeader('count', 'Count', 'num')}
-            {sortHeader('last_seen', 'Last seen')}
+            {sortHeader('last_seen', 'Last seen', 'hide-narrow')}
             <th scope="col" className="hide-narrow hide-with-detail">
               First seen
             </th>
@@ -115,8 +115,13 @@ export function IncidentTable({
                   <span className="incident-line mono">{i.error_code ?? <span className="muted">—</span>}</span>
                   {cause && <span className="incident-line small muted">{cause}</span>}
                 </td>
-                <td className="num">{i.count.toLocaleString()}</td>
-                <td className="incident-last">
+                <td className="num incident-stack">
+                  <span className="incident-line">{i.count.toLocaleString()}</span>
+                  <span className="incident-line small muted show-narrow">
+                    <RelativeTime iso={i.last_seen} />
+                  </span>
+                </td>
+                <td className="hide-narrow">
                   <RelativeTime iso={i.last_seen} />
                 </td>
                 <td className="hide-narrow hide-with-detail">
