@@ -90,11 +90,11 @@ export function IncidentTable({
                 <td className="hide-narrow">
                   <StatusBadge value={i.level} />
                 </td>
-                <td data-testid="incident-state" className="incident-stack">
+                <td className="incident-stack">
                   <span className="incident-line show-narrow">
                     <StatusBadge value={i.level} />
                   </span>
-                  <span className="incident-line">
+                  <span className="incident-line" data-testid="incident-state">
                     <StatusBadge value={stateLabel(i)} tone={stateTone(i)} />
                   </span>
                 </td>
