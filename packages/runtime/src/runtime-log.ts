@@ -1,6 +1,7 @@
 /**
  * Structured runtime log records, written to the store's `logs` table where runtime.incidents
- * groups them by (error_code, component). Components of MCP tool servers are named "mcp.<server>"
+ * groups them by (component, error_code, cause_key); a dead letter's record has its subscriber and
+ * reason as its cause (deadLetterCauseKey). Components of MCP tool servers are named "mcp.<server>"
  * and flagged is_mcp so the mcp_only filter can select them.
  */
 import type { Clock, LogRepository, StoreTx } from '@switchboard/store';

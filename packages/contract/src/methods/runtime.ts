@@ -7,7 +7,7 @@ export const runtimeIncidents = defineMethod({
   name: 'runtime.incidents',
   summary: 'Aggregated runtime incidents (log records grouped by error code and component) for triage.',
   description:
-    'Groups log records at level warn and above inside the look-back window. The window is fixed by the first page and carried in next_cursor, so paging sees stable counts. incident_id encodes the group and is accepted by runtime.incident_logs.',
+    'Groups log records at level warn and above inside the look-back window. The window is fixed by the first page and carried in next_cursor, so paging sees stable counts. incident_id encodes the group and is accepted by runtime.incident_logs. Additive: a dead letter\'s records also group by subscriber and reason (subscriber_id, reason_code), so an incident has one cause.',
   params: z.strictObject({
     since_hours: z.number().int().min(1).max(24 * 90).optional().describe('look-back window in hours, default 24'),
     component: z.string().min(1).optional(),
