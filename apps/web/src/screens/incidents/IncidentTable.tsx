@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import type { Incident } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { RelativeTime } from '../../ui/RelativeTime';
@@ -43,7 +44,7 @@ export function IncidentTable({
     <div className="table-scroll">
       <table className="data incident-table" aria-label="Incidents" aria-describedby="incident-keys">
         <colgroup>
-          <col className="c-level hide-narrow" />
+          <col className="c-level hide-narrow hide-with-detail" />
           <col className="c-state" />
           <col className="c-component" />
           <col className="c-code hide-narrow" />
@@ -55,7 +56,7 @@ export function IncidentTable({
         </colgroup>
         <thead>
           <tr>
-            <th scope="col" className="hide-narrow">
+            <th scope="col" className="hide-narrow hide-with-detail">
               Level
             </th>
             <th scope="col">State</th>
@@ -87,11 +88,11 @@ export function IncidentTable({
                 data-testid="incident-row"
                 data-incident-id={i.incident_id}
               >
-                <td className="hide-narrow">
+                <td className="hide-narrow hide-with-detail">
                   <StatusBadge value={i.level} />
                 </td>
                 <td className="incident-stack">
-                  <span className="incident-line show-narrow">
+                  <span className="incident-line show-narrow show-with-detail">
                     <StatusBadge value={i.level} />
                   </span>
                   <span className="incident-line" data-testid="incident-state">
@@ -100,20 +101,24 @@ export function IncidentTable({
                 </td>
                 <td className="incident-stack" title={[i.component, i.error_code, cause].filter(Boolean).join(' · ')}>
                   <Link className="row-link incident-line" to={withParams(params, { selected: i.incident_id })} onClick={(e) => e.stopPropagation()}>
-                    {i.component}
+                    <Breakable text={i.component} />
                   </Link>
                   <span className="incident-line mono small show-narrow" data-testid="incident-code">
-                    {i.error_code ?? '—'}
+                    {i.error_code ? <Breakable text={i.error_code} /> : '—'}
                   </span>
                   {cause && (
                     <span className="incident-line small muted show-narrow" data-testid="incident-cause">
-                      {cause}
+                      <Breakable text={cause} />
                     </span>
                   )}
                 </td>
                 <td className="hide-narrow incident-stack" title={[i.error_code, cause].filter(Boolean).join(' · ')}>
-                  <span className="incident-line mono">{i.error_code ?? <span className="muted">—</span>}</span>
-                  {cause && <span className="incident-line small muted">{cause}</span>}
+                  <span className="incident-line mono">{i.error_code ? <Breakable text={i.error_code} /> : <span className="muted">—</span>}</span>
+                  {cause && (
+                    <span className="incident-line small muted">
+                      <Breakable text={cause} />
+                    </span>
+                  )}
                 </td>
                 <td className="num incident-stack">
                   <span className="incident-line">{i.count.toLocaleString()}</span>
@@ -143,5 +148,20 @@ export function IncidentTable({
         Keys: j and k move between incidents, Enter opens one, a acknowledges and e resolves the open incident, Escape closes it.
       </p>
     </div>
+  );
+}
+
+/** Text that may wrap after its separators (MODEL_OUTPUT_ / INVALID, mcp. / payments), not mid-word. */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[._-])/);
+  return (
+    <>
+      {parts.map((p, n) => (
+        <Fragment key={n}>
+          {p}
+          {n < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
   );
 }
