@@ -1,7 +1,8 @@
 /**
- * Triage that shrinks: an operator acknowledges and resolves an incident, sees it leave the
- * default view (open incidents), finds it under Resolved, and sees it come back as regressed
- * when it occurs again, with the whole story in its activity.
+ * Triage that shrinks: an operator acknowledges an incident (it stays in the default view, open
+ * and acknowledged: acknowledged is not done), resolves it, sees it leave the default view, finds
+ * it under Resolved, and sees it come back as regressed when it occurs again, with the whole
+ * story in its activity.
  */
 import { IncidentsPage } from '../pages/incidents-page';
 import { ServerProcess } from '../server-process';
@@ -26,27 +27,29 @@ test.describe('incident lifecycle', () => {
     await page.goto(`${own.url}/incidents?component=mcp.payments`);
     const row = view.rows.filter({ hasText: target.error_code! });
     await expect(row).toHaveCount(1);
-    await expect(row.getByTestId('incident-state')).toHaveText('open');
+    await expect(view.stateOf(row)).toHaveText('open');
     await view.open(target.incident_id);
-    const panel = page.getByTestId('incident-state-panel');
-    await panel.getByTestId('incident-note').fill('payments provider degraded; vendor ticket 4411');
-    await panel.getByTestId('incident-acknowledge').click();
-    // The default view shows open (and regressed) incidents: an acknowledged one leaves it, and
-    // its detail stays open with the new state and the note in its activity.
-    await expect(row).toHaveCount(0);
-    await expect(panel.locator('.incident-state-now')).toContainText('acknowledged');
-    await expect(panel.getByTestId('incident-activity')).toContainText('vendor ticket 4411');
-    await page.getByTestId('incident-state-filter').selectOption('acknowledged');
-    await expect(view.rows.filter({ hasText: target.error_code! }).getByTestId('incident-state')).toHaveText('acknowledged');
+    await view.note.fill('payments provider degraded; vendor ticket 4411');
+    await view.acknowledge.click();
+    // The default view shows open and acknowledged incidents: an acknowledged one stays in it,
+    // and its detail stays open with the new state and the note in its activity.
+    await expect(view.stateOf(row)).toHaveText('acknowledged');
+    await expect(view.stateNow).toContainText('acknowledged');
+    await expect(view.activity).toContainText('vendor ticket 4411');
+    await view.stateFilter.selectOption('acknowledged');
+    await expect(view.stateOf(view.rows.filter({ hasText: target.error_code! }))).toHaveText('acknowledged');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '80-incident-acknowledged');
 
+    await view.stateFilter.selectOption('active');
     await view.open(target.incident_id);
-    await panel.getByTestId('incident-resolve').click();
+    await view.resolve.click();
     await expect(view.rows.filter({ hasText: target.error_code! })).toHaveCount(0);
-    await page.getByTestId('incident-state-filter').selectOption('resolved');
+    // The panel keeps the incident's summary though the list no longer has it.
+    await expect(view.summary).toContainText(target.component);
+    await view.stateFilter.selectOption('resolved');
     await expect(page).toHaveURL(/state=resolved/);
-    await expect(view.rows.filter({ hasText: target.error_code! }).getByTestId('incident-state')).toHaveText('resolved');
+    await expect(view.stateOf(view.rows.filter({ hasText: target.error_code! }))).toHaveText('resolved');
     await shotAtBothWidths(page, '81-incident-resolved');
 
     // It occurs again: new refunds fail at the payments tool the same way.
@@ -57,8 +60,8 @@ test.describe('incident lifecycle', () => {
     }, 90_000);
     await page.goto(`${own.url}/incidents?component=mcp.payments&selected=${encodeURIComponent(target.incident_id)}`);
     const back = view.rows.filter({ hasText: target.error_code! });
-    await expect(back.getByTestId('incident-state')).toHaveText('regressed');
-    const activity = page.getByTestId('incident-activity');
+    await expect(view.stateOf(back)).toHaveText('regressed');
+    const activity = view.activity;
     await expect(activity.locator('li')).toHaveCount(3);
     await expect(activity.locator('li').first()).toContainText('regressed');
     await expect(activity).toContainText('resolved');

@@ -62,7 +62,7 @@ test('the window, state and sort live in the URL, and choosing a default removes
   await expect(page).toHaveURL(/sort=count/);
   await expect(page.getByText(/incidents? in the last 168 h/)).toBeVisible();
   await page.getByLabel('Look-back window').selectOption({ label: 'Last 24 hours' });
-  await page.getByLabel('State').selectOption('open');
+  await page.getByLabel('State').selectOption('active');
   await page.getByLabel('Sort').selectOption('severity');
   await expect(page).toHaveURL(/\/incidents$/);
 });

@@ -35,9 +35,9 @@ it('shows dead letters with failure type, retry count and handler node', async (
   expect(byReason.events.map((x: any) => x.event_id)).toContain(e.event_id);
 });
 
-it('groups incidents by error code and component, and mcp_only selects only MCP components', async () => {
+it('groups incidents by error code and component (and a dead letter\'s subscriber and reason), and mcp_only selects only MCP components', async () => {
   const { incidents } = await ok(server, 'runtime.incidents', { limit: 500 });
-  const keys = incidents.map((i: any) => `${i.component}|${i.error_code ?? ''}`);
+  const keys = incidents.map((i: any) => `${i.component}|${i.error_code ?? ''}|${i.subscriber_id ?? ''}|${i.reason_code ?? ''}`);
   expect(new Set(keys).size).toBe(keys.length);
   expect(incidents.some((i: any) => i.component.startsWith('mcp.'))).toBe(true);
   expect(incidents.some((i: any) => !i.component.startsWith('mcp.'))).toBe(true);

@@ -16,6 +16,8 @@ export const paths = {
   mailbox: (mailboxId: string) => `/mailbox/${encodeURIComponent(mailboxId)}`,
   turn: (sessionId: string, turnId: string) => `/conversations/${encodeURIComponent(sessionId)}?${q({ turn: turnId })}`,
   incident: (incidentId: string) => `/incidents?${q({ state: 'all', selected: incidentId })}`,
+  /** A tool server's row, with its fault switch, on the Runtime page. */
+  toolServer: (name: string) => `/runtime?${q({ tool_server: name })}#tool-servers`,
   /** The live server nodes, on the Runtime page. */
   nodes: () => '/runtime#nodes',
   operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,

@@ -37,6 +37,9 @@ export const incident = z.object({
   ignore_until: timestamp.optional().describe('ignored until this time'),
   ignore_remaining: z.number().int().optional().describe('ignored until this many more occurrences'),
   trend: z.number().optional().describe("additive: occurrences in the window's last hour against its mean hourly rate (above 1 rising)"),
+  subscriber_id: z.string().optional().describe('additive: the subscriber of a dead-letter incident (part of its group key: one incident per subscriber and reason)'),
+  reason_code: z.string().optional().describe('additive: the reason code of a dead-letter incident (part of its group key)'),
+  tool_server: z.string().optional().describe('additive: for an MCP tool server\'s component (mcp.<name>), that tool server\'s name (runtime.tool_servers)'),
 });
 
 export const incidentActivity = z.object({

@@ -10,6 +10,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryLease, EventsTable, RunPosition, Selectable, StoreTx } from '@switchboard/store';
+import { deadLetterCauseKey } from '@switchboard/store';
 import { insertEmittedEvent, prepareEvent, settleRunIfDone, settleRunsIfDone, type EmittedEvent, type NewEvent, type PreparedEvent } from './event-store';
 import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
@@ -668,6 +669,8 @@ export class Dispatcher {
             error_code: 'DEAD_LETTER',
             message: `dead-lettered ${d.subscriber_id} on ${event.event_name} after ${d.attempts} attempt(s): ${failure.failureType}/${failure.reasonCode}: ${failure.message}`,
             dead_letter_id,
+            // One incident per (subscriber, reason): see docs/api-notes.md, "Incident grouping key".
+            cause_key: deadLetterCauseKey(d.subscriber_id, failure.reasonCode),
             ...ids,
           },
           trx,

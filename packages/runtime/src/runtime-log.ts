@@ -1,6 +1,7 @@
 /**
  * Structured runtime log records, written to the store's `logs` table where runtime.incidents
- * groups them by (error_code, component). Components of MCP tool servers are named "mcp.<server>"
+ * groups them by (component, error_code, cause_key); a dead letter's record has its subscriber and
+ * reason as its cause (deadLetterCauseKey). Components of MCP tool servers are named "mcp.<server>"
  * and flagged is_mcp so the mcp_only filter can select them.
  */
 import type { Clock, LogRepository, StoreTx } from '@switchboard/store';
@@ -20,6 +21,8 @@ export interface LogEntry {
   dead_letter_id?: string | null;
   entity_id?: string | null;
   session_id?: string | null;
+  /** What the incident groups by besides component and code (a dead letter's subscriber and reason). */
+  cause_key?: string;
 }
 
 export function isMcpComponent(component: string): boolean {
@@ -52,6 +55,7 @@ export class RuntimeLog {
         dead_letter_id: entry.dead_letter_id ?? null,
         entity_id: entry.entity_id ?? null,
         session_id: entry.session_id ?? null,
+        cause_key: entry.cause_key ?? '',
       },
       tx,
     );

@@ -164,15 +164,18 @@ export interface LogsTable {
   dead_letter_id: string | null;
   entity_id: string | null;
   session_id: string | null;
+  /** What an incident groups by besides component and code: '' or, for a dead letter, `["subscriber","reason"]` (migration 015). */
+  cause_key: Generated<string>;
 }
 
-/** Warn-or-worse log records per hour and (component, error code): see migration 005. */
+/** Warn-or-worse log records per hour and (component, error code, cause): see migrations 005 and 015. */
 export interface IncidentHoursTable {
   /** The hour's ISO prefix, "YYYY-MM-DDTHH" (UTC). */
   hour: string;
   component: string;
   /** The error code, or '' for none. */
   error_key: string;
+  cause_key: string;
   is_mcp: number;
   count: number;
   first_seen: string;
@@ -303,6 +306,7 @@ export interface IncidentStatesTable {
   component: string;
   /** The error code, or '' for none. */
   error_key: string;
+  cause_key: string;
   /** open | acknowledged | resolved | ignored */
   state: string;
   changed_at: string;
@@ -316,6 +320,7 @@ export interface IncidentActivityTable {
   seq: Generated<number>;
   component: string;
   error_key: string;
+  cause_key: Generated<string>;
   ts: string;
   actor_token_id: string;
   state: string;

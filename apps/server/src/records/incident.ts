@@ -1,25 +1,29 @@
 import { logLevel, type Incident, type LogRecord } from '@switchboard/contract';
-import type { IncidentKey, IncidentRow, LogRow } from '@switchboard/store';
+import { parseCauseKey, type IncidentKey, type IncidentRow, type LogRow } from '@switchboard/store';
 import { omitAbsent } from './omit-absent';
 
 const INCIDENT_ID_PREFIX = 'inc_';
+/** A tool server's component is its name, mcp.<server> (runtime-log.ts). */
+const MCP_PREFIX = 'mcp.';
 
 /**
- * An incident is a group, not a stored row: its id encodes the group key (component, error code),
- * so runtime.incident_logs can address the same group without a lookup table.
+ * An incident is a group, not a stored row: its id encodes the group key (component, error code,
+ * and the cause when it has one), so runtime.incident_logs can address the same group without a
+ * lookup table. A group without a cause keeps the id it had before causes (two elements).
  */
 export function incidentId(key: IncidentKey): string {
-  return INCIDENT_ID_PREFIX + Buffer.from(JSON.stringify([key.component, key.error_code])).toString('base64url');
+  const parts = key.cause_key ? [key.component, key.error_code, key.cause_key] : [key.component, key.error_code];
+  return INCIDENT_ID_PREFIX + Buffer.from(JSON.stringify(parts)).toString('base64url');
 }
 
 export function parseIncidentId(id: string): IncidentKey | undefined {
   if (!id.startsWith(INCIDENT_ID_PREFIX)) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(id.slice(INCIDENT_ID_PREFIX.length), 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [component, errorCode] = value as unknown[];
-    if (typeof component !== 'string' || (errorCode !== null && typeof errorCode !== 'string')) return undefined;
-    return { component, error_code: errorCode };
+    if (!Array.isArray(value) || value.length < 2 || value.length > 3) return undefined;
+    const [component, errorCode, causeKey = ''] = value as unknown[];
+    if (typeof component !== 'string' || (errorCode !== null && typeof errorCode !== 'string') || typeof causeKey !== 'string') return undefined;
+    return { component, error_code: errorCode, cause_key: causeKey };
   } catch {
     return undefined;
   }
@@ -48,6 +52,8 @@ export function toIncident(row: IncidentRow): Incident {
     ignore_until: row.state.ignore_until,
     ignore_remaining: row.state.ignore_remaining,
     trend: row.trend,
+    ...parseCauseKey(row.cause_key),
+    tool_server: row.component.startsWith(MCP_PREFIX) ? row.component : undefined,
   });
 }
 

@@ -152,16 +152,30 @@ describe('event.redrive', () => {
         const run = await ok(server, 'run.get', { run_id: events[0]!.run_id! });
         expect(run.run.status).toBe('completed');
       }
-      // The dead-letter incident says how many of its dead letters were redriven and delivered.
+      // Each dead-letter incident (one per subscriber and reason) says how many of its dead
+      // letters were redriven and delivered, and which are left to redrive.
       const { incidents } = await ok(server, 'runtime.incidents', { component: 'dispatcher' });
-      const deadLetterIncident = incidents.find((i) => i.error_code === 'DEAD_LETTER')!;
-      const { dead_letters } = await ok(server, 'runtime.incident_logs', { incident_id: deadLetterIncident.incident_id });
+      const deadLetterIncidents = incidents.filter((i) => i.error_code === 'DEAD_LETTER');
+      expect(deadLetterIncidents.length).toBeGreaterThan(0);
       const listed = (await ok(server, 'event.list', { filter: { has_dead_letter: true }, limit: 500 })).events;
       const all = listed.flatMap((e) => e.dead_letters.map((l) => ({ l, deliveries: e.deliveries })));
-      const redriven = all.filter(({ l }) => l.redrive);
-      const delivered = redriven.filter(({ l, deliveries }) => deliveries.find((d) => d.delivery_id === l.redrive!.delivery_id)?.status === 'delivered');
-      expect(dead_letters).toEqual({ total: all.length, redriven: redriven.length, delivered: delivered.length });
-      expect(delivered.length).toBeGreaterThanOrEqual(3);
+      let deliveredInAll = 0;
+      for (const incident of deadLetterIncidents) {
+        const { dead_letters } = await ok(server, 'runtime.incident_logs', { incident_id: incident.incident_id });
+        const mine = all.filter(({ l }) => l.subscriber_id === incident.subscriber_id && l.reason_code === incident.reason_code);
+        const redriven = mine.filter(({ l }) => l.redrive);
+        const delivered = redriven.filter(({ l, deliveries }) => deliveries.find((d) => d.delivery_id === l.redrive!.delivery_id)?.status === 'delivered');
+        const left = mine.filter(({ l }) => !l.redrive).map(({ l }) => l.dead_letter_id);
+        expect({ ...dead_letters, redrivable_ids: [...dead_letters!.redrivable_ids!].sort() }).toEqual({
+          total: mine.length,
+          redriven: redriven.length,
+          delivered: delivered.length,
+          redrivable_ids: left.sort(),
+        });
+        deliveredInAll += delivered.length;
+      }
+      expect(deadLetterIncidents.reduce((n, i) => n + i.count, 0)).toBe(all.length);
+      expect(deliveredInAll).toBeGreaterThanOrEqual(3);
     } finally {
       await ok(server, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'on' });
     }

@@ -68,6 +68,8 @@ describe('invalidateChanged', () => {
     expect([...affectedMethods(['mailbox'])].sort()).toEqual(['mailbox.get', 'mailbox.list', 'mailbox.reject_reasons']);
     expect(affectedMethods(['events'])).toContain('run.get');
     expect(affectedMethods(['deliveries'])).toContain('runtime.incidents');
+    // An incident's dead-letter recovery follows a redrive's deliveries.
+    expect(affectedMethods(['deliveries'])).toContain('runtime.incident_logs');
     expect(affectedMethods(['something-newer']).size).toBe(0);
   });
 });

@@ -18,7 +18,8 @@ import { rpcKeys } from './query-client';
 /** The reads each kind of change may make out of date. */
 const AFFECTED: Record<ChangeKind, readonly MethodName[]> = {
   events: ['event.list', 'run.get', 'run.tree', 'runtime.status'],
-  deliveries: ['event.list', 'run.get', 'run.tree', 'runtime.status', 'runtime.incidents', 'operation.list', 'operation.get'],
+  // runtime.incident_logs: an incident's dead-letter recovery (redriven, delivered) follows a redrive.
+  deliveries: ['event.list', 'run.get', 'run.tree', 'runtime.status', 'runtime.incidents', 'runtime.incident_logs', 'operation.list', 'operation.get'],
   runs: ['run.get', 'run.tree', 'runtime.status'],
   mailbox: ['mailbox.list', 'mailbox.get', 'mailbox.reject_reasons'],
   ingress: ['runtime.status', 'runtime.queue'],

@@ -7,7 +7,7 @@ export const runtimeIncidents = defineMethod({
   name: 'runtime.incidents',
   summary: 'Aggregated runtime incidents (log records grouped by error code and component) for triage.',
   description:
-    'Groups log records at level warn and above inside the look-back window. The window is fixed by the first page and carried in next_cursor, so paging sees stable counts. incident_id encodes the group and is accepted by runtime.incident_logs.',
+    'Groups log records at level warn and above inside the look-back window. The window is fixed by the first page and carried in next_cursor, so paging sees stable counts. incident_id encodes the group and is accepted by runtime.incident_logs. Additive: a dead letter\'s records also group by subscriber and reason (subscriber_id, reason_code), so an incident has one cause.',
   params: z.strictObject({
     since_hours: z.number().int().min(1).max(24 * 90).optional().describe('look-back window in hours, default 24'),
     component: z.string().min(1).optional(),
@@ -30,6 +30,8 @@ export const runtimeIncidents = defineMethod({
   mutating: false,
 });
 
+const breakdownEntry = z.object({ value: z.string(), count: z.number().int() });
+
 export const runtimeIncidentLogs = defineMethod({
   name: 'runtime.incident_logs',
   summary: 'Additive: the log records of one incident group (sample ids first), for the triage detail panel.',
@@ -41,9 +43,25 @@ export const runtimeIncidentLogs = defineMethod({
   result: z.object({
     logs: z.array(logRecord),
     dead_letters: z
-      .object({ total: z.number().int(), redriven: z.number().int(), delivered: z.number().int() })
+      .object({
+        total: z.number().int(),
+        redriven: z.number().int(),
+        delivered: z.number().int(),
+        redrivable_ids: z
+          .array(z.string())
+          .optional()
+          .describe('additive: ids of those not redriven yet, oldest first, at most 1000 (what event.redrive dead_letter_ids takes)'),
+      })
       .optional()
       .describe('additive: the dead letters the incident\'s records name, how many were redriven, and how many redrives were delivered'),
+    breakdown: z
+      .object({ subscribers: z.array(breakdownEntry), reasons: z.array(breakdownEntry), event_names: z.array(breakdownEntry) })
+      .optional()
+      .describe('additive: the incident\'s records in the window counted by subscriber, reason code and event name (through the dead letter, delivery and event a record names), most first'),
+    sample_payload: z
+      .object({ event_id: z.string(), event_name: z.string(), payload: z.record(z.string(), z.unknown()) })
+      .optional()
+      .describe('additive: the payload of the event named by the latest record that names one'),
   }),
   errors: ['NOT_FOUND'],
   mutating: false,

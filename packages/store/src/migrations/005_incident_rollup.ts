@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import { rebuildIncidentRollup } from '../repositories/logs';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * An hourly rollup of warn-or-worse log records per (component, error code), kept with every log
@@ -20,7 +19,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('incident_hours_pk', ['hour', 'component', 'error_key'])
     .execute();
   await db.schema.createIndex('incident_hours_component').on('incident_hours').columns(['component', 'hour']).execute();
-  await rebuildIncidentRollup(db);
+  // The rollup as it was keyed here (015 adds the cause and builds it again).
+  await sql`
+    insert into incident_hours (hour, component, error_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select substr(ts, 1, 13), component, coalesce(error_code, ''), max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    from logs
+    where level_rank >= 2
+    group by substr(ts, 1, 13), component, coalesce(error_code, '')
+  `.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

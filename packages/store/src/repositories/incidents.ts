@@ -6,9 +6,44 @@ import { markChange, type ChangeFeedRepository } from '../change-feed';
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
 
+/**
+ * An incident group: component, error code and cause. The cause is '' for records without one; a
+ * dead letter's record has `["<subscriber_id>","<reason_code>"]` (migration 015), so one incident
+ * has one cause. Absent means ''.
+ */
 export interface IncidentKey {
   component: string;
   error_code: string | null;
+  cause_key?: string;
+}
+
+/** A dead letter's cause key, as the runtime writes it on its DEAD_LETTER record. */
+export function deadLetterCauseKey(subscriberId: string, reasonCode: string): string {
+  return JSON.stringify([subscriberId, reasonCode]);
+}
+
+/** The subscriber and reason a cause key names, when it names them. */
+export function parseCauseKey(causeKey: string | undefined): { subscriber_id: string; reason_code: string } | undefined {
+  if (!causeKey) return undefined;
+  try {
+    const v: unknown = JSON.parse(causeKey);
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { subscriber_id: v[0], reason_code: v[1] };
+  } catch {
+    // not a cause this version writes
+  }
+  return undefined;
+}
+
+/** Occurrences of an incident counted by one property, most first. */
+export interface IncidentBreakdownEntry {
+  value: string;
+  count: number;
+}
+
+export interface IncidentBreakdown {
+  subscribers: IncidentBreakdownEntry[];
+  reasons: IncidentBreakdownEntry[];
+  event_names: IncidentBreakdownEntry[];
 }
 
 export type IncidentStateName = 'open' | 'acknowledged' | 'resolved' | 'ignored';
@@ -73,12 +108,14 @@ export interface IncidentPosition {
   last_seen: string;
   component: string;
   error_code: string | null;
+  cause_key?: string;
   first_seen?: string;
   level_rank?: number;
   trend?: number;
 }
 
 export interface IncidentRow extends IncidentKey {
+  cause_key: string;
   count: number;
   first_seen: string;
   last_seen: string;
@@ -147,7 +184,11 @@ export class IncidentRepository {
       }
     };
     const order = (a: GroupAggregate | IncidentPosition, b: GroupAggregate | IncidentPosition) =>
-      primary(a, b) || compareText(b.last_seen, a.last_seen) || compareText(a.component, b.component) || compareText(a.error_code ?? '', b.error_code ?? '');
+      primary(a, b) ||
+      compareText(b.last_seen, a.last_seen) ||
+      compareText(a.component, b.component) ||
+      compareText(a.error_code ?? '', b.error_code ?? '') ||
+      compareText(a.cause_key ?? '', b.cause_key ?? '');
     const after = q.after;
     const wanted = q.states;
     const sorted = [...groups.values()]
@@ -161,6 +202,7 @@ export class IncidentRepository {
       const row: IncidentRow = {
         component: g.component,
         error_code: g.error_code,
+        cause_key: g.cause_key ?? '',
         count: g.count,
         first_seen: g.first_seen,
         last_seen: g.last_seen,
@@ -177,7 +219,7 @@ export class IncidentRepository {
     if (sorted.length > q.limit && last) {
       return {
         incidents,
-        next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code, first_seen: last.first_seen, level_rank: last.level_rank, trend: last.trend },
+        next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code, cause_key: last.cause_key ?? '', first_seen: last.first_seen, level_rank: last.level_rank, trend: last.trend },
       };
     }
     return { incidents };
@@ -192,7 +234,7 @@ export class IncidentRepository {
     const rows = await this.db.selectFrom('incident_states').selectAll().execute();
     const out = new Map<string, IncidentStateView>();
     for (const r of rows) {
-      const key: IncidentKey = { component: r.component, error_code: r.error_key === '' ? null : r.error_key };
+      const key: IncidentKey = { component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key };
       const base = { changed_at: r.changed_at, actor_token_id: r.actor_token_id, note: r.note };
       let view: IncidentStateView = { ...base, state: r.state as IncidentStateName, regressed: false };
       if (r.state === 'resolved') {
@@ -221,9 +263,9 @@ export class IncidentRepository {
     const hourStart = iso(Math.max(start, end - HOUR_MS));
     const rows = await this.db
       .selectFrom('logs')
-      .select(['component', 'error_code', (eb) => eb.fn.countAll<number>().as('n')])
+      .select(['component', 'error_code', 'cause_key', (eb) => eb.fn.countAll<number>().as('n')])
       .where((eb) => eb.and(this.windowConditions(eb, { ...q, windowStart: hourStart })))
-      .groupBy(['component', 'error_code'])
+      .groupBy(['component', 'error_code', 'cause_key'])
       .execute();
     const windowHours = Math.max(1, (end - start) / HOUR_MS);
     for (const r of rows) {
@@ -256,6 +298,7 @@ export class IncidentRepository {
   /** Sets a group's state and records the change in its activity, in one transaction. */
   async setState(key: IncidentKey, change: IncidentStateChange, onCommit?: (tx: StoreTx) => Promise<void>): Promise<void> {
     const error_key = key.error_code ?? '';
+    const cause_key = key.cause_key ?? '';
     const values = {
       state: change.state,
       changed_at: change.now,
@@ -268,12 +311,12 @@ export class IncidentRepository {
       markChange(storeTxOf(trx), 'incidents');
       await trx
         .insertInto('incident_states')
-        .values({ component: key.component, error_key, ...values })
-        .onConflict((oc) => oc.columns(['component', 'error_key']).doUpdateSet(values))
+        .values({ component: key.component, error_key, cause_key, ...values })
+        .onConflict((oc) => oc.columns(['component', 'error_key', 'cause_key']).doUpdateSet(values))
         .execute();
       await trx
         .insertInto('incident_activity')
-        .values({ component: key.component, error_key, ts: change.now, actor_token_id: change.actor_token_id, state: change.state, note: change.note, ignore_until: change.ignore_until, ignore_occurrences: change.ignore_occurrences })
+        .values({ component: key.component, error_key, cause_key, ts: change.now, actor_token_id: change.actor_token_id, state: change.state, note: change.note, ignore_until: change.ignore_until, ignore_occurrences: change.ignore_occurrences })
         .execute();
       await onCommit?.(storeTxOf(trx));
     });
@@ -288,6 +331,7 @@ export class IncidentRepository {
       .select('t.name as actor_token_name')
       .where('a.component', '=', key.component)
       .where('a.error_key', '=', key.error_code ?? '')
+      .where('a.cause_key', '=', key.cause_key ?? '')
       .orderBy('a.seq')
       .execute();
     const out: IncidentActivityRow[] = [];
@@ -341,20 +385,93 @@ export class IncidentRepository {
     return { total: Number(row.total), redriven: Number(row.redriven), delivered: Number(row.delivered ?? 0) };
   }
 
-  private windowConditions(eb: ExpressionBuilder<Database, 'logs'>, q: Pick<IncidentQuery, 'windowStart' | 'windowEnd' | 'component' | 'mcpOnly'>) {
+  /**
+   * An incident's occurrences in the window counted by subscriber, reason and event name: through
+   * the dead letter a record names, else its delivery, and its event. Records that name none of
+   * them are not counted in that list.
+   */
+  async breakdown(key: IncidentKey, window: { windowStart: string; windowEnd: string }): Promise<IncidentBreakdown> {
+    const rows = await this.db
+      .selectFrom('logs as l')
+      .leftJoin('dead_letters as x', 'x.dead_letter_id', 'l.dead_letter_id')
+      .leftJoin('deliveries as d', 'd.delivery_id', 'l.delivery_id')
+      .leftJoin('events as e', 'e.event_id', 'l.event_id')
+      .select((eb) => [
+        eb.fn.coalesce('x.subscriber_id', 'd.subscriber_id').as('subscriber_id'),
+        eb.fn.coalesce('x.reason_code', 'd.reason_code').as('reason_code'),
+        'e.event_name',
+        eb.fn.countAll<number>().as('n'),
+      ])
+      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...this.groupConditions(eb, key, 'l')]))
+      .groupBy([sql`1`, sql`2`, sql`3`])
+      .execute();
+    const tally = (pick: (r: (typeof rows)[number]) => string | null | undefined): IncidentBreakdownEntry[] => {
+      const counts = new Map<string, number>();
+      for (const r of rows) {
+        const v = pick(r);
+        if (v) counts.set(v, (counts.get(v) ?? 0) + Number(r.n));
+      }
+      return [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count || compareText(a.value, b.value));
+    };
+    return { subscribers: tally((r) => r.subscriber_id), reasons: tally((r) => r.reason_code), event_names: tally((r) => r.event_name) };
+  }
+
+  /** The payload of the event the incident's latest record (in the window) names, if any names one. */
+  async samplePayload(key: IncidentKey, window: { windowStart: string; windowEnd: string }): Promise<{ event_id: string; event_name: string; payload: string } | undefined> {
+    return this.db
+      .selectFrom('logs as l')
+      .innerJoin('events as e', 'e.event_id', 'l.event_id')
+      .select(['e.event_id', 'e.event_name', 'e.payload'])
+      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...this.groupConditions(eb, key, 'l')]))
+      .orderBy('l.ts', 'desc')
+      .orderBy('l.seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /**
+   * The dead letters an incident's records in the window name that were not redriven yet, oldest
+   * first, at most `limit`: exactly what "redrive this incident" selects.
+   */
+  async unredrivenDeadLetterIds(key: IncidentKey, window: { windowStart: string; windowEnd: string }, limit: number): Promise<string[]> {
+    const inGroup = (column: 'dead_letter_id' | 'delivery_id') =>
+      this.db
+        .selectFrom('logs')
+        .select(column)
+        .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key), eb(column, 'is not', null)]));
+    const rows = await this.db
+      .selectFrom('dead_letters as l')
+      .select('l.dead_letter_id')
+      .where('l.redriven_at', 'is', null)
+      .where((eb) => eb.or([eb('l.dead_letter_id', 'in', inGroup('dead_letter_id') as never), eb('l.delivery_id', 'in', inGroup('delivery_id') as never)]))
+      .orderBy('l.created_at')
+      .orderBy('l.dead_letter_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.dead_letter_id);
+  }
+
+  /** Conditions on `logs` (or on `logs` as `alias`): warn or worse, in the window, the filters. */
+  private windowConditions(eb: ExpressionBuilder<any, any>, q: Pick<IncidentQuery, 'windowStart' | 'windowEnd' | 'component' | 'mcpOnly'>, alias?: string) {
+    const col = (c: string) => (alias ? `${alias}.${c}` : c);
     // Literals, so SQLite can match the partial indexes (level_rank >= 2, is_mcp = 1).
     const c: Expression<SqlBool>[] = [
-      sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`,
-      eb('ts', '>=', q.windowStart),
-      eb('ts', '<', q.windowEnd),
+      sql<SqlBool>`${sql.ref(col('level_rank'))} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`,
+      eb(col('ts'), '>=', q.windowStart),
+      eb(col('ts'), '<', q.windowEnd),
     ];
-    if (q.component !== undefined) c.push(eb('component', '=', q.component));
-    if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref('is_mcp')} = 1`);
+    if (q.component !== undefined) c.push(eb(col('component'), '=', q.component));
+    if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref(col('is_mcp'))} = 1`);
     return c;
   }
 
-  private groupConditions(eb: ExpressionBuilder<Database, 'logs'>, key: IncidentKey): Expression<SqlBool>[] {
-    return [eb('component', '=', key.component), key.error_code === null ? eb('error_code', 'is', null) : eb('error_code', '=', key.error_code)];
+  private groupConditions(eb: ExpressionBuilder<any, any>, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
+    const col = (c: string) => (alias ? `${alias}.${c}` : c);
+    return [
+      eb(col('component'), '=', key.component),
+      key.error_code === null ? eb(col('error_code'), 'is', null) : eb(col('error_code'), '=', key.error_code),
+      eb(col('cause_key'), '=', key.cause_key ?? ''),
+    ];
   }
 
   /**
@@ -370,11 +487,11 @@ export class IncidentRepository {
     const width = (end - start) / buckets;
     const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
     const out = new Map<string, GroupAggregate>();
-    const add = (r: { component: string; error_code: string | null; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
+    const add = (r: { component: string; error_code: string | null; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
       const key = groupKey(r);
       let g = out.get(key);
       if (!g) {
-        g = { component: r.component, error_code: r.error_code, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0), trend: 0 };
+        g = { component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0), trend: 0 };
         out.set(key, g);
       }
       g.count += r.n;
@@ -397,7 +514,7 @@ export class IncidentRepository {
     // Both sources yield rows of one shape (group, bucket, count, first/last seen, level): a cut
     // range one row per group and bucket, the rollup one row per whole hour. One UNION ALL,
     // summed once.
-    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours', { component: string; error_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
+    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours', { component: string; error_key: string; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
     const pieces: Piece[] = [];
     for (const [from, to] of ranges) {
       const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
@@ -408,6 +525,7 @@ export class IncidentRepository {
           .select([
             'component',
             sql<string>`coalesce(${sql.ref('error_code')}, '')`.as('error_key'),
+            'cause_key',
             // Only the boundaries inside this range need comparing; those before it are a constant.
             bucketExpression(
               boundsMs.filter((b) => b > from && b < to).map(iso),
@@ -419,7 +537,7 @@ export class IncidentRepository {
             sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
           ])
           .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range })))
-          .groupBy(['component', 'error_code', sql`bucket`]) as Piece,
+          .groupBy(['component', 'error_code', 'cause_key', sql`bucket`]) as Piece,
       );
     }
     // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket.
@@ -432,7 +550,7 @@ export class IncidentRepository {
       const cut = [...cutHours].map((h) => hourOf(iso(h)));
       let hours = this.db
         .selectFrom('incident_hours')
-        .select(['component', 'error_key', bucketExpression(boundsMs.map((b) => hourOf(iso(b))), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
+        .select(['component', 'error_key', 'cause_key', bucketExpression(boundsMs.map((b) => hourOf(iso(b))), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
         .where('hour', '>=', hourOf(iso(firstWhole)))
         .where('hour', '<', hourOf(iso(wholeEnd)));
       if (cut.length > 0) hours = hours.where('hour', 'not in', cut);
@@ -447,16 +565,17 @@ export class IncidentRepository {
       .select([
         'p.component',
         'p.error_key',
+        'p.cause_key',
         'p.bucket',
         sql<number>`sum(${sql.ref('p.n')})`.as('n'),
         sql<string>`min(${sql.ref('p.first_seen')})`.as('first_seen'),
         sql<string>`max(${sql.ref('p.last_seen')})`.as('last_seen'),
         sql<number>`max(${sql.ref('p.level_rank')})`.as('level_rank'),
       ])
-      .groupBy(['p.component', 'p.error_key', 'p.bucket'])
+      .groupBy(['p.component', 'p.error_key', 'p.cause_key', 'p.bucket'])
       .execute();
     for (const r of rows) {
-      add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
+      add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
     }
     return out;
   }
@@ -470,7 +589,7 @@ export class IncidentRepository {
         .selectFrom(
           this.db
             .selectFrom('logs')
-            .select(['component', 'error_code', 'log_id', 'message', 'ts', 'seq'])
+            .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
             .where((eb) => eb.and([...this.windowConditions(eb, q), ...this.groupConditions(eb, g)]))
             .orderBy('ts', 'desc')
             .orderBy('seq', 'desc')
@@ -479,7 +598,7 @@ export class IncidentRepository {
         )
         .selectAll();
     // SQLite caps a compound SELECT at 500 terms; a 500-group page takes a few statements.
-    const rows: { component: string; error_code: string | null; log_id: string; message: string; ts: string; seq: number }[] = [];
+    const rows: { component: string; error_code: string | null; cause_key: string; log_id: string; message: string; ts: string; seq: number }[] = [];
     for (let i = 0; i < groups.length; i += 100) {
       const [first, ...rest] = groups.slice(i, i + 100).map(latest);
       rows.push(...(await rest.reduce((acc, next) => acc.unionAll(next), first!).execute()));
@@ -513,5 +632,5 @@ function compareText(a: string, b: string): number {
 }
 
 function groupKey(g: IncidentKey): string {
-  return JSON.stringify([g.component, g.error_code]);
+  return JSON.stringify([g.component, g.error_code, g.cause_key ?? '']);
 }

@@ -34,6 +34,7 @@ export class LogRepository {
           hour: hourOf(record.ts),
           component: record.component,
           error_key: record.error_code ?? '',
+          cause_key: record.cause_key ?? '',
           is_mcp: record.is_mcp ?? 0,
           count: 1,
           first_seen: record.ts,
@@ -41,7 +42,7 @@ export class LogRepository {
           level_rank: record.level_rank,
         })
         .onConflict((oc) =>
-          oc.columns(['hour', 'component', 'error_key']).doUpdateSet({
+          oc.columns(['hour', 'component', 'error_key', 'cause_key']).doUpdateSet({
             count: sql`incident_hours.count + 1`,
             // CASE rather than two-argument MIN/MAX, which PostgreSQL spells LEAST/GREATEST.
             first_seen: sql`case when excluded.first_seen < incident_hours.first_seen then excluded.first_seen else incident_hours.first_seen end`,
@@ -63,10 +64,10 @@ export class LogRepository {
 export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('incident_hours').execute();
   await sql`
-    insert into incident_hours (hour, component, error_key, is_mcp, count, first_seen, last_seen, level_rank)
-    select substr(ts, 1, 13), component, coalesce(error_code, ''), max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    insert into incident_hours (hour, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select substr(ts, 1, 13), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
     from logs
     where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
-    group by substr(ts, 1, 13), component, coalesce(error_code, '')
+    group by substr(ts, 1, 13), component, coalesce(error_code, ''), cause_key
   `.execute(db);
 }

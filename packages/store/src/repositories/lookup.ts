@@ -12,6 +12,7 @@ export interface FoundRecord {
   /** Log records: the incident group and level rank, so a warning opens its incident. */
   component?: string;
   error_code?: string | null;
+  cause_key?: string;
   level_rank?: number;
 }
 
@@ -46,8 +47,8 @@ export class LookupRepository {
         return d ? { kind: 'delivery', id, event_id: d.event_id, session_id: d.session_id } : undefined;
       },
       async () => {
-        const r = await db.selectFrom('logs').select(['log_id', 'event_id', 'session_id', 'component', 'error_code', 'level_rank']).where('log_id', '=', id).executeTakeFirst();
-        return r ? { kind: 'log', id, event_id: r.event_id, session_id: r.session_id, component: r.component, error_code: r.error_code, level_rank: Number(r.level_rank) } : undefined;
+        const r = await db.selectFrom('logs').select(['log_id', 'event_id', 'session_id', 'component', 'error_code', 'cause_key', 'level_rank']).where('log_id', '=', id).executeTakeFirst();
+        return r ? { kind: 'log', id, event_id: r.event_id, session_id: r.session_id, component: r.component, error_code: r.error_code, cause_key: r.cause_key, level_rank: Number(r.level_rank) } : undefined;
       },
       async () => ((await db.selectFrom('operations').select('operation_id').where('operation_id', '=', id).executeTakeFirst()) ? { kind: 'operation', id } : undefined),
     ];

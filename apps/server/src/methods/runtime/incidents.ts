@@ -19,6 +19,7 @@ const position = z.strictObject({
   last_seen: z.string(),
   component: z.string(),
   error_code: z.string().nullable(),
+  cause_key: z.string().optional(),
   first_seen: z.string().optional(),
   level_rank: z.number().int().optional(),
   trend: z.number().optional(),

@@ -10,7 +10,7 @@ export const runtimeLookup: Handler<'runtime.lookup'> = async (params, ctx) => {
   if (!found) throw new RpcError('NOT_FOUND', `No record has the id ${params.id}`, { id: params.id });
   const incident =
     found.kind === 'log' && found.component !== undefined && (found.level_rank ?? 0) >= INCIDENT_MIN_LEVEL_RANK
-      ? incidentId({ component: found.component, error_code: found.error_code ?? null })
+      ? incidentId({ component: found.component, error_code: found.error_code ?? null, cause_key: found.cause_key ?? '' })
       : undefined;
   return omitAbsent({ kind: found.kind, id: found.id, event_id: found.event_id, session_id: found.session_id, incident_id: incident });
 };

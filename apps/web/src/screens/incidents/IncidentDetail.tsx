@@ -1,8 +1,18 @@
-/** One incident: its summary and sample log records, each linking to the event, run and dead letter it names. */
-import type { Incident, LogRecord } from '@switchboard/contract';
+/**
+ * One incident, where the work on it starts: its summary and cause, its occurrences by subscriber,
+ * reason and event, one sample payload, the tool server it names, redriving its dead letters
+ * (estimated first, pre-scoped to exactly those), its state, and sample log records, each linking
+ * to the event, run and dead letter it names.
+ */
+import { useState } from 'react';
+import type { Incident, LogRecord, Result } from '@switchboard/contract';
+import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useEvent } from '../../api/events';
 import { useIncidentLogs } from '../../api/incidents';
+import { rpcKeys } from '../../api/query-client';
+import { RecoveryDialog } from '../operations/RecoveryDialog';
+import { JsonTree } from '../../ui/JsonTree';
 import { paths } from '../../paths';
 import { DetailPanel } from '../../ui/DetailPanel';
 import { EmptyState } from '../../ui/EmptyState';
@@ -13,20 +23,30 @@ import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
 import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
+import { causeLabel } from './incident-state';
+import './IncidentDetail.css';
+
+type IncidentLogs = Result<'runtime.incident_logs'>;
 
 export function IncidentDetail({
   incidentId,
-  incident,
+  incident: current,
+  summary,
   windowHours,
   onClose,
 }: {
   incidentId: string;
+  /** As the loaded list has it now (absent when a filter or a state change took it out). */
   incident: Incident | undefined;
+  /** The incident as last seen in the list, for the summary. */
+  summary?: Incident | undefined;
   windowHours: number;
   onClose: () => void;
 }) {
   const logs = useIncidentLogs(incidentId, windowHours);
-  const title = incident ? `${incident.component}${incident.error_code ? ` · ${incident.error_code}` : ''}` : 'Incident';
+  const incident = current ?? summary;
+  const cause = incident ? causeLabel(incident) : undefined;
+  const title = incident ? `${incident.component}${incident.error_code ? ` · ${incident.error_code}` : ''}${cause ? ` · ${cause}` : ''}` : 'Incident';
   return (
     <DetailPanel title={title} label="Incident details" onClose={onClose}>
       <StaleNotice />
@@ -41,6 +61,32 @@ export function IncidentDetail({
             <dd className="mono">{incident.component}</dd>
             <dt>Error code</dt>
             <dd className="mono">{incident.error_code ?? '—'}</dd>
+            {incident.subscriber_id && (
+              <>
+                <dt>Subscriber</dt>
+                <dd>
+                  <Link to={paths.subscriber(incident.subscriber_id)} className="mono">
+                    {incident.subscriber_id}
+                  </Link>
+                </dd>
+              </>
+            )}
+            {incident.reason_code && (
+              <>
+                <dt>Reason</dt>
+                <dd className="mono">{incident.reason_code}</dd>
+              </>
+            )}
+            {incident.tool_server && (
+              <>
+                <dt>Tool server</dt>
+                <dd>
+                  <Link to={paths.toolServer(incident.tool_server)} data-testid="incident-tool-server">
+                    {incident.tool_server} on the Runtime page (fault switches)
+                  </Link>
+                </dd>
+              </>
+            )}
             <dt>Count</dt>
             <dd>{incident.count.toLocaleString()}</dd>
             <dt>First seen</dt>
@@ -68,8 +114,9 @@ export function IncidentDetail({
           Incident <code>{incidentId}</code> is not in the loaded list (other filters or an older page); its log records follow.
         </p>
       )}
-      <IncidentStatePanel incidentId={incidentId} incident={incident} />
-      {logs.data?.dead_letters && <DeadLetterRecovery {...logs.data.dead_letters} />}
+      {logs.data?.dead_letters && <DeadLetterRecovery incidentId={incidentId} {...logs.data.dead_letters} />}
+      <IncidentStatePanel incidentId={incidentId} incident={current} />
+      {logs.isSuccess && <Occurrences data={logs.data} />}
       <h3>Sample log records</h3>
       {logs.isPending ? (
         <LoadingState label="Loading log records" />
@@ -181,14 +228,108 @@ function DeadLetterLink({ log }: { log: LogRecord }) {
   );
 }
 
-/** Whether the incident's dead letters were sent again, and got through. */
-function DeadLetterRecovery({ total, redriven, delivered }: { total: number; redriven: number; delivered: number }) {
+/**
+ * Whether the incident's dead letters were sent again and got through, and redriving the rest:
+ * the estimate dialog, scoped to exactly the ids the incident names (a snapshot taken on opening,
+ * so the plan does not move while the operator reads it). The callout follows the redrive live
+ * (delivery changes re-read runtime.incident_logs) and once more when the dialog closes.
+ */
+function DeadLetterRecovery({
+  incidentId,
+  total,
+  redriven,
+  delivered,
+  redrivable_ids: redrivable = [],
+}: NonNullable<IncidentLogs['dead_letters']> & { incidentId: string }) {
+  const queryClient = useQueryClient();
+  const [scope, setScope] = useState<string[] | null>(null);
   const all = delivered === total;
+  const n = redrivable.length;
   return (
-    <p className={`callout ${all ? 'callout-ok' : redriven > 0 ? 'callout-info' : ''}`} data-testid="incident-recovery">
-      {all
-        ? `All ${total.toLocaleString()} dead letter${total === 1 ? '' : 's'} of this incident were redriven and delivered.`
-        : `${total.toLocaleString()} dead letter${total === 1 ? '' : 's'}: ${redriven.toLocaleString()} redriven, ${delivered.toLocaleString()} of those delivered.`}
-    </p>
+    <div className={`callout incident-recovery ${all ? 'callout-ok' : redriven > 0 ? 'callout-info' : ''}`}>
+      <p data-testid="incident-recovery" aria-live="polite">
+        {all
+          ? `All ${total.toLocaleString()} dead letter${total === 1 ? '' : 's'} of this incident were redriven and delivered.`
+          : `${total.toLocaleString()} dead letter${total === 1 ? '' : 's'}: ${redriven.toLocaleString()} redriven, ${delivered.toLocaleString()} of those delivered.`}
+      </p>
+      {n > 0 && (
+        <button type="button" className="btn btn-small" onClick={() => setScope(redrivable)} data-testid="incident-redrive">
+          Redrive {n === 1 ? 'this dead letter' : `these ${n.toLocaleString()} dead letters`}…
+        </button>
+      )}
+      {scope && (
+        <RecoveryDialog
+          kind="redrive"
+          selection={{ dead_letter_ids: scope }}
+          scope={`the ${scope.length.toLocaleString()} dead letter${scope.length === 1 ? '' : 's'} of this incident not yet redriven${scope.length >= 1000 ? ' (the oldest 1,000)' : ''}`}
+          open
+          onOpenChange={(open) => {
+            if (open) return;
+            setScope(null);
+            void queryClient.invalidateQueries({ queryKey: rpcKeys.method('runtime.incident_logs'), predicate: (q) => (q.queryKey[3] as { incident_id?: string } | undefined)?.incident_id === incidentId });
+            void queryClient.invalidateQueries({ queryKey: rpcKeys.method('runtime.incidents') });
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The incident's occurrences by subscriber, reason and event name, and one sample payload. */
+function Occurrences({ data }: { data: IncidentLogs }) {
+  const b = data.breakdown;
+  const lists = b
+    ? ([
+        ['By subscriber', b.subscribers],
+        ['By reason', b.reasons],
+        ['By event', b.event_names],
+      ] as const).filter(([, rows]) => rows.length > 0)
+    : [];
+  if (lists.length === 0 && !data.sample_payload) return null;
+  return (
+    <section className="incident-occurrences" aria-label="Occurrences" data-testid="incident-breakdown">
+      <h3>Occurrences</h3>
+      {lists.length > 0 && (
+        <div className="incident-breakdowns">
+          {lists.map(([title, rows]) => (
+            <table key={title} className="incident-breakdown">
+              <caption>{title}</caption>
+              <tbody>
+                {rows.slice(0, 8).map((r) => (
+                  <tr key={r.value}>
+                    <th scope="row" className="mono" title={r.value}>
+                      {r.value}
+                    </th>
+                    <td className="num">{r.count.toLocaleString()}</td>
+                  </tr>
+                ))}
+                {rows.length > 8 && (
+                  <tr>
+                    <th scope="row" className="muted">
+                      {rows.length - 8} more
+                    </th>
+                    <td className="num">{rows.slice(8).reduce((n, r) => n + r.count, 0).toLocaleString()}</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          ))}
+        </div>
+      )}
+      {data.sample_payload && (
+        <details className="incident-payload" data-testid="incident-sample-payload">
+          <summary>
+            Sample payload: <span className="mono">{data.sample_payload.event_name}</span>
+          </summary>
+          <p className="small">
+            Event{' '}
+            <Link to={paths.event(data.sample_payload.event_id)} className="mono">
+              {data.sample_payload.event_id}
+            </Link>
+          </p>
+          <JsonTree value={data.sample_payload.payload} fileName={`${data.sample_payload.event_id}.json`} />
+        </details>
+      )}
+    </section>
   );
 }

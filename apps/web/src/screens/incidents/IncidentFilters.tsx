@@ -50,7 +50,7 @@ export function IncidentFilters({
         choices={WINDOW_CHOICES.map((c) => ({ value: String(c.hours), label: c.label }))}
         update={update}
       />
-      <UrlSelect label="State" param="state" value={state} defaultValue="open" choices={STATE_CHOICES} update={update} extraPatch={{ selected: null }} testId="incident-state-filter" />
+      <UrlSelect label="State" param="state" value={state} defaultValue={STATE_CHOICES[0]!.value} choices={STATE_CHOICES} update={update} extraPatch={{ selected: null }} testId="incident-state-filter" />
       <UrlSelect label="Sort" param="sort" value={sort} defaultValue="severity" choices={SORT_CHOICES} update={update} testId="incident-sort" />
       <div className="field">
         <label htmlFor={ids.component}>Component</label>

@@ -1,8 +1,10 @@
 /**
  * An incident's lifecycle in its detail panel: its state, the actions that change it (each with
  * an optional note), ignoring until a time or a number of new occurrences, and its activity.
+ * Keys `a` (acknowledge) and `e` (resolve) act on it; after any change focus rests on the state
+ * line here, since the button pressed may be gone.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Incident, IncidentActivity } from '@switchboard/contract';
 import { useIncidentActivity, useUpdateIncident } from '../../api/incidents';
 import { ErrorState } from '../../ui/ErrorState';
@@ -37,6 +39,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
   const [hours, setHours] = useState('24');
   const [occurrences, setOccurrences] = useState('10');
   const ids = { note: useId(), by: useId(), hours: useId(), count: useId() };
+  const stateLine = useRef<HTMLParagraphElement>(null);
   const current = incident?.state ? incident : stateFromActivity(activity.data?.activity);
   const state = current.state ?? 'open';
 
@@ -47,9 +50,28 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
         onSuccess: () => {
           setNote('');
           setIgnoring(false);
+          stateLine.current?.focus({ preventScroll: true });
         },
       },
     );
+
+  const sendRef = useRef(send);
+  sendRef.current = send;
+  const canAcknowledge = state === 'open';
+  const canResolve = state !== 'resolved';
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || update.isPending || document.querySelector('[role="dialog"]')) return;
+      const el = e.target as HTMLElement | null;
+      if (el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))) return;
+      if (e.key === 'a' && canAcknowledge) sendRef.current('acknowledged');
+      else if (e.key === 'e' && canResolve) sendRef.current('resolved');
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [canAcknowledge, canResolve, update.isPending]);
 
   const submitIgnore = (e: FormEvent) => {
     e.preventDefault();
@@ -61,7 +83,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
   return (
     <section className="incident-state" aria-labelledby={`${ids.note}-title`} data-testid="incident-state-panel">
       <h3 id={`${ids.note}-title`}>State</h3>
-      <p className="incident-state-now">
+      <p className="incident-state-now" ref={stateLine} tabIndex={-1} aria-live="polite" data-testid="incident-state-now">
         <StatusBadge value={stateLabel(current)} tone={stateTone(current)} />
         {incident?.state_changed_at && (
           <span className="muted small">
@@ -86,12 +108,12 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
       </div>
       <div className="incident-actions">
         {state === 'open' && (
-          <button type="button" className="btn btn-small" disabled={update.isPending} onClick={() => send('acknowledged')} data-testid="incident-acknowledge">
+          <button type="button" className="btn btn-small" disabled={update.isPending} onClick={() => send('acknowledged')} data-testid="incident-acknowledge" aria-keyshortcuts="a">
             Acknowledge
           </button>
         )}
         {state !== 'resolved' && (
-          <button type="button" className="btn btn-small btn-primary" disabled={update.isPending} onClick={() => send('resolved')} data-testid="incident-resolve">
+          <button type="button" className="btn btn-small btn-primary" disabled={update.isPending} onClick={() => send('resolved')} data-testid="incident-resolve" aria-keyshortcuts="e">
             Resolve
           </button>
         )}

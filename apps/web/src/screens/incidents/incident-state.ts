@@ -4,7 +4,9 @@ import type { Incident, ParamsInput } from '@switchboard/contract';
 export type StateFilter = NonNullable<ParamsInput<'runtime.incidents'>['states']>[number];
 export type SortChoice = NonNullable<ParamsInput<'runtime.incidents'>['sort']>;
 
+/** The first is the default: what still needs someone (acknowledged is being worked on, not done). */
 export const STATE_CHOICES: { value: string; label: string; states?: StateFilter[] }[] = [
+  { value: 'active', label: 'Open and acknowledged', states: ['open', 'acknowledged'] },
   { value: 'open', label: 'Open (and regressed)', states: ['open'] },
   { value: 'regressed', label: 'Regressed', states: ['regressed'] },
   { value: 'acknowledged', label: 'Acknowledged', states: ['acknowledged'] },
@@ -54,4 +56,10 @@ export function trendLabel(trend: number | undefined): string {
   if (trend >= 1.5) return `rising ×${trend.toFixed(1)}`;
   if (trend <= 0.5) return trend === 0 ? 'quiet this hour' : `falling ×${trend.toFixed(1)}`;
   return `steady ×${trend.toFixed(1)}`;
+}
+
+/** What tells two incidents of one component and code apart: a dead letter's subscriber and reason. */
+export function causeLabel(i: Pick<Incident, 'subscriber_id' | 'reason_code'>): string | undefined {
+  if (!i.subscriber_id && !i.reason_code) return undefined;
+  return [i.subscriber_id, i.reason_code].filter(Boolean).join(' · ');
 }

@@ -2,7 +2,8 @@
  * The bundle's simulated tool servers, with the switch an operator flips to "fix" a failing
  * provider (faults off) before redriving its dead letters, or to break it again.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useSetToolServerFaults, useToolServers } from '../../api/operations';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -16,8 +17,16 @@ export function ToolServersSection() {
   const servers = useToolServers();
   const setFaults = useSetToolServerFaults();
   const [notice, setNotice] = useState<string | null>(null);
+  // An incident links here with ?tool_server=<name>: that row is marked and brought into view.
+  const [params] = useSearchParams();
+  const wanted = params.get('tool_server');
+  const wantedRow = useRef<HTMLTableRowElement>(null);
+  const loaded = servers.isSuccess;
+  useEffect(() => {
+    if (loaded && wanted) wantedRow.current?.scrollIntoView({ block: 'center' });
+  }, [loaded, wanted]);
   return (
-    <section className="panel panel-full" aria-labelledby="tools-title" data-testid="tool-servers">
+    <section className="panel panel-full" id="tool-servers" aria-labelledby="tools-title" data-testid="tool-servers">
       <h2 id="tools-title">Tool servers</h2>
       <p className="muted small">Simulated MCP providers of the bundle. Turning a server&apos;s faults off makes its calls succeed, as a fixed provider would.</p>
       {servers.isPending ? (
@@ -46,7 +55,13 @@ export function ToolServersSection() {
                 const faulty = t.failure_rate + t.timeout_rate > 0;
                 const next = t.faults === 'on' ? 'off' : 'on';
                 return (
-                  <tr key={t.name} data-testid="tool-server" data-name={t.name}>
+                  <tr
+                    key={t.name}
+                    data-testid="tool-server"
+                    data-name={t.name}
+                    aria-current={t.name === wanted ? 'true' : undefined}
+                    ref={t.name === wanted ? wantedRow : undefined}
+                  >
                     <th scope="row">
                       <span className="mono">{t.name}</span>
                       {t.description && <div className="muted small">{t.description}</div>}
