@@ -1,0 +1,47 @@
+import { expect, test } from '../fixtures';
+import { seriousViolations, shotAtBothWidths } from '../console-checks';
+import { MailboxReview } from '../pages/mailbox-page';
+import { freshRefundItem } from '../mailbox-items';
+
+/**
+ * The decision guards of issue 36: approving past a failing gate says which gates fail, first,
+ * and needs an override note, which the history then shows.
+ */
+test.describe('decision guards', () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  test('approve a gate-failing item with an override note; the history shows the note and the gate', async ({ signedIn: page, server }) => {
+    const { mailboxId } = await freshRefundItem(server, 'gate', 607.54);
+    const approveCalls: Record<string, unknown>[] = [];
+    page.on('request', (r) => {
+      const body = r.postData();
+      if (r.url().includes('/v1/rpc') && body?.includes('"mailbox.approve"')) approveCalls.push(JSON.parse(body).params);
+    });
+    const review = await MailboxReview.open(page, mailboxId);
+    const { dialog } = review;
+    await review.approveButton.click();
+    await expect(dialog.failingGates).toContainText('1 of 3 gates fail: within_refund_limit, 607.54 > 500');
+    await expect(dialog.overrideNote).toBeFocused();
+    await expect(dialog.confirm).toHaveText('Approve anyway and emit refund.approved');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '25-mailbox-approve-failing-gate');
+
+    // Without a note the console refuses and sends nothing.
+    await dialog.confirm.click();
+    await expect(dialog.alert).toContainText('Write an override note');
+    expect(approveCalls).toHaveLength(0);
+
+    const note = 'Goodwill: long-standing customer, approved by the team lead';
+    await dialog.approveAnywayWith(note);
+    await expect(dialog.root).toBeHidden();
+    expect(approveCalls).toHaveLength(1);
+    expect(approveCalls[0]).toMatchObject({ mailbox_id: mailboxId, override_note: note });
+    await review.expectStatus('approved');
+    await expect(review.overrideNotes).toContainText('Approved past failing gates: within_refund_limit, 607.54 > 500');
+    await expect(review.overrideNotes).toContainText(note);
+    await shotAtBothWidths(page, '26-mailbox-approved-past-gate', { scrollTo: review.overrideNotes });
+
+    const entry = (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).history.find((h) => h.action === 'approved');
+    expect(entry).toMatchObject({ override_note: note, overridden_gates: [{ gate: 'within_refund_limit', summary: '607.54 > 500' }] });
+  });
+});
