@@ -123,7 +123,19 @@ export const runtimeCatalog = defineMethod({
   summary: "Additive: the boot bundle's event catalog: every event name with its description and subscribers.",
   params: emptyParams,
   result: z.object({
-    events: z.array(z.object({ name: z.string(), description: z.string().optional(), subscribers: z.array(z.object({ type: z.enum(['node', 'agent']), id: z.string() })) })),
+    events: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string().optional(),
+        subscribers: z.array(
+          z.object({
+            type: z.enum(['node', 'agent']),
+            id: z.string(),
+            side_effects: z.boolean().optional().describe('additive: true when the bundle marks the subscriber as acting outside the runtime'),
+          }),
+        ),
+      }),
+    ),
   }),
   errors: [],
   mutating: false,
