@@ -1,6 +1,8 @@
 import { expect, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
+import { EventsPage } from '../pages/events-page';
 import { MailboxReview } from '../pages/mailbox-page';
+import { RecoveryDialog } from '../pages/recovery-page';
 import { freshRefundItem } from '../mailbox-items';
 
 /**
@@ -39,9 +41,56 @@ test.describe('decision guards', () => {
     await review.expectStatus('approved');
     await expect(review.overrideNotes).toContainText('Approved past failing gates: within_refund_limit, 607.54 > 500');
     await expect(review.overrideNotes).toContainText(note);
-    await shotAtBothWidths(page, '26-mailbox-approved-past-gate', { scrollTo: review.overrideNotes });
+    await shotAtBothWidths(page, '26-mailbox-approved-past-gate', { scrollTo: review.historyEntries('approved') });
 
     const entry = (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).history.find((h) => h.action === 'approved');
     expect(entry).toMatchObject({ override_note: note, overridden_gates: [{ gate: 'within_refund_limit', summary: '607.54 > 500' }] });
+  });
+});
+
+test.describe('replay guards', () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  test('replay leaves the side-effect subscriber unticked, with a warning; the new event links both ways', async ({ signedIn: page, server }) => {
+    // A refund.approved of its own: approving the item emits it to pay-refund (side effects) and mark-refund-approved.
+    const { mailboxId } = await freshRefundItem(server, 'replay');
+    const approved = await server.rpc('mailbox.approve', { mailbox_id: mailboxId });
+    const original = approved.downstream_event_id!;
+    const replayCalls: Record<string, unknown>[] = [];
+    page.on('request', (r) => {
+      const body = r.postData();
+      if (r.url().includes('/v1/rpc') && body?.includes('"event.replay"')) replayCalls.push(JSON.parse(body).params);
+    });
+
+    const events = new EventsPage(page);
+    await events.gotoEvent(original);
+    await events.replayButton().click();
+    const dialog = new RecoveryDialog(page);
+    await expect(dialog.subscriber('pay-refund')).not.toBeChecked();
+    await expect(dialog.subscriber('mark-refund-approved')).toBeChecked();
+    await expect(dialog.sideEffectWarning).toContainText('pay-refund acts outside the runtime');
+    await expect(dialog.sideEffectWarning).toContainText('Left unticked');
+    await expect(dialog.toSend).toHaveText('1');
+    await expect(dialog.plan).toContainText('mark-refund-approved');
+    await expect(dialog.plan).not.toContainText('pay-refund');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '27-replay-side-effects-unticked');
+
+    await dialog.apply.click();
+    await expect(dialog.published).toHaveCount(1);
+    const applied = replayCalls.find((p) => p.dry_run === false)!;
+    expect(applied).toMatchObject({ event_ids: [original], subscriber_ids: ['mark-refund-approved'] });
+    const replayId = (await dialog.published.first().textContent())!.trim();
+    await shotAtBothWidths(page, '28-replay-applied-links');
+
+    // The new event says what it replays and went to mark-refund-approved only.
+    await dialog.published.first().click();
+    await expect(events.replayOf()).toHaveText(original);
+    const { events: [replayed] } = await server.rpc('event.list', { filter: { event_id: replayId } });
+    expect(replayed!.deliveries.map((d) => d.subscriber_id)).toEqual(['mark-refund-approved']);
+
+    // The original lists it under "Replayed as".
+    await events.gotoEvent(original);
+    await expect(events.replayedAs()).toHaveText([replayId]);
   });
 });

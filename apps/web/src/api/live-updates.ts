@@ -17,7 +17,7 @@ import { rpcKeys } from './query-client';
 
 /** The reads each kind of change may make out of date. */
 const AFFECTED: Record<ChangeKind, readonly MethodName[]> = {
-  events: ['event.list', 'run.get', 'run.tree', 'runtime.status'],
+  events: ['event.list', 'event.replays', 'run.get', 'run.tree', 'runtime.status'],
   deliveries: ['event.list', 'run.get', 'run.tree', 'runtime.status', 'runtime.incidents', 'operation.list', 'operation.get'],
   runs: ['run.get', 'run.tree', 'runtime.status'],
   mailbox: ['mailbox.list', 'mailbox.get', 'mailbox.reject_reasons'],
