@@ -1,8 +1,10 @@
-import { expect, test } from '../fixtures';
+import { eventually, expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { EventsPage } from '../pages/events-page';
 import { MailboxReview } from '../pages/mailbox-page';
 import { RecoveryDialog } from '../pages/recovery-page';
+import { RuntimePage } from '../pages/runtime-page';
+import { ServerProcess } from '../server-process';
 import { freshRefundItem } from '../mailbox-items';
 
 /**
@@ -92,5 +94,62 @@ test.describe('replay guards', () => {
     // The original lists it under "Replayed as".
     await events.gotoEvent(original);
     await expect(events.replayedAs()).toHaveText([replayId]);
+  });
+});
+
+test.describe('reset under steady demo traffic', () => {
+  test.describe.configure({ timeout: 150_000 });
+  let own: ServerProcess;
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    // Steady demo traffic, fast: a publish every half second or so.
+    own = await ServerProcess.start({ env: { SWITCHBOARD_DEMO: 'steady', SWITCHBOARD_DEMO_RATE_PER_MIN: '120' } });
+    await eventually('demo traffic', async () => (await own.rpc('event.list', { limit: 50 })).events.length >= 10, 90_000);
+  });
+  test.afterAll(async () => {
+    await own?.dispose();
+  });
+
+  test("'Pause ingress, then preview' gives a plan that survives the traffic; the audit names the actor and the whole reason", async ({ page }) => {
+    const nukeCalls: Record<string, unknown>[] = [];
+    page.on('request', (r) => {
+      const body = r.postData();
+      if (r.url().includes('/v1/rpc') && body?.includes('"runtime.nuke"')) nukeCalls.push(JSON.parse(body).params);
+    });
+    await signInContext(page, own);
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
+    const status = await own.rpc('runtime.status');
+    const dialog = await runtime.openNuke();
+    await dialog.pauseThenPreview.click();
+    await expect(dialog.pausedBasis).toContainText('Ingress is paused');
+    await expect(dialog.pauseThenPreview).toHaveCount(0);
+    const hash = await dialog.planHash.innerText();
+    expect((await own.rpc('runtime.status')).ingress).toBe('paused');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shotAtBothWidths(page, '47-nuke-paused-preview');
+
+    // The demo keeps publishing (queued now) while the operator confirms.
+    const queued = (await own.rpc('runtime.status')).queue_depth;
+    await eventually('more queued publishes', async () => (await own.rpc('runtime.status')).queue_depth > queued, 30_000);
+    const reason = 'e2e: reset under steady traffic, paused first so the plan holds while the demo keeps publishing';
+    await dialog.confirmAndApply(status.name, reason);
+    await expect(dialog.outcome).toBeVisible({ timeout: 30_000 });
+    await expect(dialog.stale).toHaveCount(0);
+    const applied = nukeCalls.find((p) => p.dry_run === false)!;
+    expect(applied).toMatchObject({ expected_plan_hash: hash, reason });
+    expect(nukeCalls.filter((p) => p.dry_run === false)).toHaveLength(1);
+
+    const { resets } = await own.rpc('runtime.resets', {});
+    expect(resets[0]).toMatchObject({ status: 'completed', reason, plan_hash: hash, actor_token_name: expect.any(String) });
+    expect((await own.rpc('event.list', { limit: 5 })).events).toHaveLength(0);
+    await shotAtBothWidths(page, '48-nuke-under-traffic-done');
+
+    // The past resets list shows the count removed, the actor's name and the whole reason.
+    await page.keyboard.press('Escape');
+    const past = runtime.pastResets.first();
+    await expect(past).toContainText(reason);
+    await expect(past).toContainText(resets[0]!.actor_token_name!);
+    await expect(past).toContainText('events');
   });
 });
