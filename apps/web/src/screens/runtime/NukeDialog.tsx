@@ -137,8 +137,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
               {pausedBasis ? (
                 <p className="callout callout-info small" data-testid="nuke-paused-basis">
                   <strong>Ingress is paused.</strong> New publishes wait in the queue, so this plan only drifts by records the reset also removes
-                  (handlers finishing, publishes queued); it stays valid until you apply. After a complete reset ingress stays paused: resume it
-                  on the Runtime page.
+                  (handlers finishing, publishes queued); it stays valid until you apply. A complete reset opens ingress again.
                 </p>
               ) : ingress === 'open' ? (
                 <p className="callout small" data-testid="nuke-open-ingress">
