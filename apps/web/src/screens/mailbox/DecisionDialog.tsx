@@ -52,6 +52,8 @@ export function DecisionDialog({
   const [reason, setReason] = useState('');
   const [reasonCode, setReasonCode] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  /** What the problem is about: the reason code choice or the text. */
+  const [problemOn, setProblemOn] = useState<'code' | 'text'>('text');
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const firstCodeRef = useRef<HTMLButtonElement>(null);
@@ -85,6 +87,7 @@ export function DecisionDialog({
     if (mode === 'reject') {
       if (typed && !reasonCode) {
         setProblem(`Choose a reason code (keys 1–${codes.length}), or Other and say why.`);
+        setProblemOn('code');
         firstCodeRef.current?.focus();
         return;
       }
@@ -93,6 +96,7 @@ export function DecisionDialog({
       const label = typed && reasonCode !== OTHER.code ? review.reject_reasons.find((r) => r.code === reasonCode)?.label : undefined;
       const p = label && reason.trim().length === 0 ? null : reasonProblem(reason);
       setProblem(p);
+      setProblemOn('text');
       if (p) {
         reasonRef.current?.focus();
         return;
@@ -105,10 +109,12 @@ export function DecisionDialog({
       const trimmed = reason.trim();
       if (trimmed.length > REASON_MAX) {
         setProblem(`The note is too long: at most ${REASON_MAX} characters.`);
+        setProblemOn('text');
         return;
       }
       if (overriding && !trimmed) {
         setProblem('Write an override note: some gates fail, so approving needs a reason, kept with the decision.');
+        setProblemOn('text');
         reasonRef.current?.focus();
         return;
       }
@@ -249,7 +255,12 @@ export function DecisionDialog({
               <span className="field-label" id={`${ids.reason}-codes`}>
                 Reason code (required) <span className="muted small">· keys 1–{codes.length}</span>
               </span>
-              <div className="quick-reasons reason-codes" role="group" aria-labelledby={`${ids.reason}-codes`}>
+              <div
+                className="quick-reasons reason-codes"
+                role="group"
+                aria-labelledby={`${ids.reason}-codes`}
+                aria-describedby={problem && problemOn === 'code' ? ids.problem : undefined}
+              >
                 {codes.map((r, i) => (
                   <button
                     key={r.code}
@@ -306,10 +317,10 @@ export function DecisionDialog({
             disabled={busy}
             onChange={(e) => {
               setReason(e.target.value);
-              if (problem) setProblem(mode === 'reject' ? reasonProblem(e.target.value) : null);
+              if (problem && problemOn === 'text') setProblem(mode === 'reject' ? reasonProblem(e.target.value) : null);
             }}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={`${overriding ? `${ids.gates} ` : ''}${ids.count}${problem ? ` ${ids.problem}` : ''}`}
+            aria-invalid={problem && problemOn === 'text' ? true : undefined}
+            aria-describedby={`${overriding ? `${ids.gates} ` : ''}${ids.count}${problem && problemOn === 'text' ? ` ${ids.problem}` : ''}`}
           />
           <div className="field-foot">
             <span id={ids.problem} className="field-error" role={problem ? 'alert' : undefined}>
