@@ -60,5 +60,8 @@ describe('replay guards', () => {
     const item = (await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id })).items[0]!;
     expect(replayed[0]).toMatchObject({ event_id: item.result_id, run_id: expect.stringMatching(/^run_/) });
     expect(replayed[0]!.run_id).not.toBe(published.run_id);
+    // The original run's tree shows the replay, in its own run.
+    const tree = await ok(server, 'run.tree', { run_id: published.run_id });
+    expect(tree.replays).toEqual([{ event_id: item.result_id, run_id: replayed[0]!.run_id, replay_of_event_id: published.event_id }]);
   });
 });
