@@ -36,6 +36,21 @@ export class EventsPage {
     return this.rows.locator('td:nth-child(3)').allInnerTexts();
   }
 
+  /** The detail's "Replay this event…" button. */
+  replayButton(): Locator {
+    return this.detail.getByTestId('replay-event');
+  }
+
+  /** The detail's "Replayed as" links (events replays published of the shown event). */
+  replayedAs(): Locator {
+    return this.detail.getByTestId('replayed-as-link');
+  }
+
+  /** The detail's "Replay of" link (on an event a replay published). */
+  replayOf(): Locator {
+    return this.detail.getByTestId('replay-of');
+  }
+
   /** The first value of the detail's summary (the selected event's title). */
   detailTitle(): Locator {
     return this.detail.locator('.kv dd').first();

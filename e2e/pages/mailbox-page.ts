@@ -36,6 +36,7 @@ export class MailboxQueue {
 
 export class MailboxReview {
   readonly root: Locator;
+  readonly overrideNotes: Locator;
   readonly rejectButton: Locator;
   readonly approveButton: Locator;
   readonly decided: Locator;
@@ -52,6 +53,7 @@ export class MailboxReview {
     this.approveButton = this.root.getByTestId('approve-button');
     this.decided = this.root.getByTestId('decided');
     this.history = this.root.getByTestId('history-entry');
+    this.overrideNotes = this.root.getByTestId('override-note');
     this.entityRevision = this.root.getByTestId('entity-revision');
     this.entityContext = this.root.getByTestId('entity-context');
     this.downstreamPreview = this.root.getByTestId('downstream-preview');
@@ -86,10 +88,13 @@ export class DecisionDialog {
   readonly rejectConsequence: Locator;
   readonly notPending: Locator;
   readonly staleSheet: Locator;
+  readonly failingGates: Locator;
+  readonly overrideNote: Locator;
+  readonly reasonCodes: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('decision-dialog');
-    this.reason = this.root.getByLabel('Reason (required)');
+    this.reason = this.root.getByRole('textbox', { name: /^Reason/ });
     this.confirm = this.root.getByTestId('confirm-decision');
     this.alert = this.root.getByRole('alert');
     this.approveConsequence = this.root.getByTestId('approve-consequence');
@@ -97,6 +102,14 @@ export class DecisionDialog {
     this.rejectConsequence = this.root.getByTestId('reject-consequence');
     this.notPending = this.root.getByTestId('not-pending');
     this.staleSheet = this.root.getByTestId('stale-sheet');
+    this.failingGates = this.root.getByTestId('failing-gates');
+    this.overrideNote = this.root.getByRole('textbox', { name: 'Override note (required)' });
+    this.reasonCodes = this.root.getByTestId('reason-code');
+  }
+
+  /** The reason code button for `code` ("other" included). */
+  reasonCode(code: string): Locator {
+    return this.root.locator(`[data-testid="reason-code"][data-code="${code}"]`);
   }
 
   quickPick(name: string): Locator {
@@ -107,8 +120,16 @@ export class DecisionDialog {
     return this.root.getByRole('button', { name });
   }
 
-  async rejectWith(reason: string): Promise<void> {
+  /** Rejects with a reason code (picked by clicking) and the reason text. */
+  async rejectWith(reason: string, code = 'other'): Promise<void> {
+    if ((await this.reasonCodes.count()) > 0 && (await this.reasonCode(code).getAttribute('aria-pressed')) !== 'true') await this.reasonCode(code).click();
     await this.reason.fill(reason);
+    await this.confirm.click();
+  }
+
+  /** Approves past failing gates with an override note. */
+  async approveAnywayWith(note: string): Promise<void> {
+    await this.overrideNote.fill(note);
     await this.confirm.click();
   }
 }

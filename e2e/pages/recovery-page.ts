@@ -24,6 +24,19 @@ export class RecoveryDialog {
     this.sent = this.root.getByTestId('op-done');
     this.outcomes = this.root.getByTestId('op-outcomes');
     this.close = this.root.getByTestId('close-recovery');
+    this.sideEffectWarning = this.root.getByTestId('side-effect-warning');
+    this.entityMovedOn = this.root.getByTestId('entity-moved-on');
+    this.published = this.root.getByTestId('replayed-event-link');
+  }
+
+  readonly sideEffectWarning: Locator;
+  readonly entityMovedOn: Locator;
+  /** After a replay: links to the events it published. */
+  readonly published: Locator;
+
+  /** The tick box of one subscriber. */
+  subscriber(id: string): Locator {
+    return this.root.locator(`[data-testid="recovery-subscriber"][data-subscriber="${id}"]`);
   }
 }
 

@@ -10,6 +10,8 @@ export class RuntimePage {
   readonly refreshButton: Locator;
   readonly ingressDialog: IngressDialog;
   readonly nukeDialog: NukeDialog;
+  /** The rows of the past resets table (the reset audit). */
+  readonly pastResets: Locator;
 
   constructor(readonly page: Page) {
     this.ingressState = page.getByTestId('ingress-state');
@@ -20,6 +22,7 @@ export class RuntimePage {
     this.refreshButton = page.getByRole('button', { name: 'Refresh' });
     this.ingressDialog = new IngressDialog(page);
     this.nukeDialog = new NukeDialog(page);
+    this.pastResets = page.getByTestId('past-reset');
   }
 
   /** `origin` is the server's URL when the test runs against its own server rather than the shared one. */
@@ -62,6 +65,10 @@ export class NukeDialog {
   readonly outcome: Locator;
   readonly errors: Locator;
   readonly stale: Locator;
+  readonly pauseThenPreview: Locator;
+  readonly pausedBasis: Locator;
+  readonly useFreshPlan: Locator;
+  readonly planReplaced: Locator;
 
   constructor(page: Page) {
     this.root = page.getByTestId('nuke-dialog');
@@ -76,6 +83,10 @@ export class NukeDialog {
     this.outcome = this.root.getByTestId('nuke-outcome');
     this.errors = this.outcome.getByTestId('nuke-errors');
     this.stale = this.root.getByTestId('plan-stale');
+    this.pauseThenPreview = this.root.getByTestId('nuke-pause-preview');
+    this.pausedBasis = this.root.getByTestId('nuke-paused-basis');
+    this.useFreshPlan = this.root.getByTestId('nuke-use-fresh');
+    this.planReplaced = this.root.getByTestId('plan-replaced');
   }
 
   /** One reset owner's section of the preview: plan, quiescence, cleanup or containers. */

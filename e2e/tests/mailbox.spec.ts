@@ -1,31 +1,8 @@
 import type { Request } from '@playwright/test';
-import { eventually, expect, test, type SharedServer } from '../fixtures';
+import { eventually, expect, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { MailboxQueue, MailboxReview } from '../pages/mailbox-page';
-
-/**
- * A fresh refund approval of its own (published through the real runtime), so tests never race
- * each other or the demo for the same item.
- */
-async function freshRefundItem(server: SharedServer, tag: string) {
-  const ticketId = `E2E-${tag}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const entityId = `ticket-${ticketId}`;
-  await server.rpc('event.publish', {
-    event_name: 'refund.requested',
-    entity_id: entityId,
-    payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 42.5, currency: 'EUR', reason: `e2e ${tag}` },
-  });
-  const item = await eventually(`the refund approval for ${ticketId}`, async () => {
-    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
-    return items.find((i) => i.payload.ticket_id === ticketId);
-  });
-  // Let the rest of the run (entity updates, risk scoring) settle, so the sheet's revision is final.
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0;
-  });
-  return { mailboxId: item.mailbox_id, ticketId, entityId };
-}
+import { freshRefundItem } from '../mailbox-items';
 
 test.describe('mailbox', () => {
   test.describe.configure({ timeout: 90_000 });
@@ -45,21 +22,29 @@ test.describe('mailbox', () => {
     await expect(dialog.root).toBeVisible();
     await expect(dialog.rejectConsequence).toContainText('No downstream event will be emitted');
 
-    // Empty and whitespace-only reasons are refused in the console and never sent.
+    // The type declares reason codes: none chosen, or Other with an empty or whitespace-only
+    // reason, is refused in the console and never sent.
+    await expect(dialog.reasonCodes.first()).toBeFocused();
     await dialog.confirm.click();
-    await expect(dialog.alert).toContainText('cannot be empty');
-    await dialog.rejectWith('    ');
+    await expect(dialog.alert).toContainText('Choose a reason code');
+    await dialog.rejectWith('    ', 'other');
     await expect(dialog.alert).toContainText('cannot be empty');
     await expect(dialog.reason).toHaveAttribute('aria-invalid', 'true');
     expect(rejectCalls).toHaveLength(0);
     expect((await server.rpc('mailbox.get', { mailbox_id: mailboxId })).item.status).toBe('pending');
 
-    // A quick pick fills the field, which stays editable; the character count follows.
-    await dialog.quickPick('Duplicate of an earlier request').click();
-    const reason = 'Duplicate of an earlier request (e2e reject test)';
+    // Number keys pick a code; its label is not pasted into the text, which stays the reviewer's.
+    await dialog.reason.fill('');
+    await dialog.reasonCode('other').focus();
+    await page.keyboard.press('1');
+    await expect(dialog.reasonCode('duplicate_request')).toHaveAttribute('aria-pressed', 'true');
+    await expect(dialog.reasonCode('other')).toHaveAttribute('aria-pressed', 'false');
+    await expect(dialog.reason).toHaveValue('');
+    const reason = 'Same ticket as last week (e2e reject test)';
     await dialog.reason.fill(reason);
     await expect(dialog.root).toContainText(`${reason.length} / 2000 characters`);
-    await dialog.confirm.click();
+    // Ctrl+Enter submits from the text field.
+    await page.keyboard.press('Control+Enter');
     await expect(dialog.root).toBeHidden();
 
     await expect(review.outcome).toContainText('Rejected. No downstream event was emitted.');
@@ -77,7 +62,7 @@ test.describe('mailbox', () => {
     expect(after.item.status).toBe('rejected');
     const rejected = after.history.filter((h) => h.action === 'rejected');
     expect(rejected).toHaveLength(1);
-    expect(rejected[0]!.reason).toBe(reason);
+    expect(rejected[0]).toMatchObject({ reason, reason_code: 'duplicate_request' });
     await expect(entry).toContainText(rejected[0]!.actor_token_id);
     // A rejection commits with its history entry and emits nothing, so the events are final now.
     const eventsAfter = (await server.rpc('event.list', { filter: { entity_id: entityId }, limit: 500 })).events;
@@ -155,6 +140,8 @@ test.describe('mailbox', () => {
     });
     const review = await MailboxReview.open(page, mailboxId);
     await page.keyboard.press('r');
+    await expect(review.dialog.reasonCodes.first()).toBeFocused();
+    await page.keyboard.press('2');
     await review.dialog.reason.fill('Double click test');
     await review.dialog.confirm.dblclick();
     await expect(review.outcome).toContainText('Rejected');
@@ -171,8 +158,9 @@ test.describe('mailbox', () => {
     const review = await MailboxReview.open(page, mailboxId);
     const { dialog } = review;
     await review.rejectButton.click();
+    await dialog.reasonCode('other').click();
     await dialog.reason.fill('Too late');
-    await server.rpc('mailbox.reject', { mailbox_id: mailboxId, reason: 'decided by another reviewer' });
+    await server.rpc('mailbox.reject', { mailbox_id: mailboxId, reason: 'decided by another reviewer', reason_code: 'other' });
     await dialog.confirm.click();
     await expect(dialog.notPending).toContainText('This item was already decided (it is rejected)');
     await expect(dialog.confirm).toHaveCount(0);

@@ -130,7 +130,7 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     await expect(page.getByLabel('Access token')).toHaveCount(0);
   });
 
-  test('a plan that went stale is refused with what changed, and a fresh preview is offered', async ({ page }) => {
+  test('a plan that went stale is refused with what changed, and the fresh plan is offered in place', async ({ page }) => {
     await signInContext(page, own);
     const runtime = new RuntimePage(page);
     await runtime.goto(own.url);
@@ -148,9 +148,17 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '46-nuke-plan-stale');
     expect((await storeCounts(own)).events).toBeGreaterThan(0);
-    await stale.getByRole('button', { name: 'Review the fresh preview' }).click();
-    await expect(dialog.preview).toBeVisible();
-    await expect(dialog.planHash).not.toHaveText(firstHash);
+    // The refusal is in the reset audit, with what changed.
+    const refused = (await own.rpc('runtime.resets', {})).resets[0]!;
+    expect(refused).toMatchObject({ status: 'refused', reason: 'e2e: stale plan' });
+    expect((refused.result as { diff?: Record<string, number> }).diff?.events).toBeGreaterThan(0);
+    // Asked again in place: still armed, the reason kept, the apply now carries the new plan.
+    await dialog.useFreshPlan.click();
+    await expect(dialog.planReplaced).toContainText('The plan was updated');
+    await expect(dialog.reason).toHaveValue('e2e: stale plan');
+    await expect(dialog.apply).toBeVisible();
+    await expect(dialog.stale).toHaveCount(0);
+    expect(firstHash).toMatch(/^sha256:/);
   });
 });
 

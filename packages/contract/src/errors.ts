@@ -17,6 +17,12 @@ export const errorRegistry = {
   UNKNOWN_EVENT: { rpcCode: -32021, retryable: false, httpStatus: 200, message: 'Event name is not in the bundle event catalog' },
   MAILBOX_NOT_PENDING: { rpcCode: -32030, retryable: false, httpStatus: 200, message: 'Mailbox item is no longer pending' },
   STALE_DECISION_SHEET: { rpcCode: -32031, retryable: false, httpStatus: 200, message: 'The entity changed since the decision sheet was read' },
+  GATE_OVERRIDE_REQUIRED: {
+    rpcCode: -32032,
+    retryable: false,
+    httpStatus: 200,
+    message: "Some of the entity's gates fail; approving anyway needs an override note",
+  },
   RESET_IN_PROGRESS: { rpcCode: -32040, retryable: true, httpStatus: 200, message: 'A runtime reset is in progress' },
   PLAN_STALE: { rpcCode: -32041, retryable: false, httpStatus: 200, message: 'Runtime state changed since the reset plan was previewed' },
   RATE_LIMITED: { rpcCode: -32029, retryable: true, httpStatus: 429, message: 'Rate limited' },

@@ -93,6 +93,11 @@ export const mailboxHistoryEntry = z.object({
   decision_payload: json.optional(),
   reason: z.string().optional(),
   reason_code: z.string().optional().describe('additive'),
+  override_note: z.string().optional().describe("additive: an approval past failing gates: the operator's override note"),
+  overridden_gates: z
+    .array(z.object({ gate: z.string(), summary: z.string().optional(), detail: z.string().optional() }))
+    .optional()
+    .describe('additive: the gates that failed when that approval overrode them'),
 });
 
 export const subscriberSource = z.enum(['event_catalog']);
@@ -124,7 +129,14 @@ export const entityContext = z.object({
     .object({
       accumulated: json,
       fields: json,
-      gates: z.record(z.string(), z.object({ passed: z.boolean(), detail: z.string().optional() })),
+      gates: z.record(
+        z.string(),
+        z.object({
+          passed: z.boolean(),
+          detail: z.string().optional(),
+          summary: z.string().optional().describe('additive: a failing gate in short, the value against its limit ("607.54 > 500")'),
+        }),
+      ),
       entity: entityRecord,
     })
     .optional(),

@@ -29,13 +29,17 @@ export function parseCondition(text: string): ParsedCondition | { error: string 
 export interface ConditionOutcome {
   passed: boolean;
   detail: string;
+  /** A failing condition in short: the value against the limit it misses ("607.54 > 500"). */
+  summary?: string;
 }
+
+const NEGATED: Record<ParsedCondition['op'], string> = { '==': '!=', '!=': '==', '<': '>=', '<=': '>', '>': '<=', '>=': '<', contains: 'does not contain' };
 
 export function evaluateCondition(text: string, subject: Record<string, unknown>): ConditionOutcome {
   const parsed = parseCondition(text);
   if ('error' in parsed) return { passed: false, detail: parsed.error };
   const actual = readPath(subject, parsed.field);
-  if (actual === undefined) return { passed: false, detail: `${parsed.field} is not set` };
+  if (actual === undefined) return { passed: false, detail: `${parsed.field} is not set`, summary: `${parsed.field} is not set` };
   const shown = `${parsed.field} = ${JSON.stringify(actual)}`;
   let passed: boolean;
   switch (parsed.op) {
@@ -49,11 +53,12 @@ export function evaluateCondition(text: string, subject: Record<string, unknown>
       passed = typeof actual === 'string' && typeof parsed.value === 'string' && actual.toLowerCase().includes(parsed.value.toLowerCase());
       break;
     default: {
-      if (typeof actual !== 'number' || typeof parsed.value !== 'number') return { passed: false, detail: `${shown} is not a number` };
+      if (typeof actual !== 'number' || typeof parsed.value !== 'number') return { passed: false, detail: `${shown} is not a number`, summary: `${JSON.stringify(actual)} is not a number` };
       const a = actual;
       const b = parsed.value;
       passed = parsed.op === '<' ? a < b : parsed.op === '<=' ? a <= b : parsed.op === '>' ? a > b : a >= b;
     }
   }
-  return { passed, detail: `${shown}; requires ${text.trim()}` };
+  const detail = `${shown}; requires ${text.trim()}`;
+  return passed ? { passed, detail } : { passed, detail, summary: `${JSON.stringify(actual)} ${NEGATED[parsed.op]} ${JSON.stringify(parsed.value)}` };
 }

@@ -115,8 +115,8 @@ export function toEntityRecord(row: EntityRow): EntityRecord {
 }
 
 /** Gates of the entity type evaluated against the entity's fields (then accumulated values). */
-export function evaluateGates(type: EntityTypeDefinition | undefined, row: EntityRow): Record<string, { passed: boolean; detail?: string }> {
-  const gates: Record<string, { passed: boolean; detail?: string }> = {};
+export function evaluateGates(type: EntityTypeDefinition | undefined, row: EntityRow): Record<string, { passed: boolean; detail?: string; summary?: string }> {
+  const gates: Record<string, { passed: boolean; detail?: string; summary?: string }> = {};
   if (!type) return gates;
   const subject = { ...(JSON.parse(row.accumulated) as Record<string, unknown>), ...(JSON.parse(row.fields) as Record<string, unknown>), current_state: row.current_state };
   for (const [name, condition] of Object.entries(type.gates)) gates[name] = evaluateCondition(condition, subject);

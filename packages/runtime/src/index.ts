@@ -4,7 +4,7 @@ export { DEFAULT_BUNDLE_PATH, Runtime, type AppliedReset, type IngressState, typ
 export { Dispatcher, backoffFor, type DispatcherOptions } from './dispatcher';
 export type { PublishInput, PublishResult } from './ingress';
 export type { ApproveInput, DecisionOutcome, RejectInput } from './mailbox';
-export { RUNTIME_ACTOR } from './mailbox';
+export { OTHER_REASON_CODE, RUNTIME_ACTOR } from './mailbox';
 export { evaluateGates, toEntityRecord } from './entities';
 export { evaluateCondition } from './conditions';
 export { validatePayload, type PayloadIssue } from './payload-schema';

@@ -49,7 +49,7 @@ describe('approval gate and mailbox decisions', () => {
   it('approve emits the route event in the same run with the source entity; the run reopens and settles', async () => {
     fx = await bootFixture(approvalBundle);
     const { res, item } = await openItem(fx);
-    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, reason: 'fine', decision_payload: { amount: 35 }, expected_entity_revision: 1, actorTokenId: 'tok_1' });
+    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, reason: 'fine', override_note: 'customer on file elsewhere', decision_payload: { amount: 35 }, expected_entity_revision: 1, actorTokenId: 'tok_1' });
     expect(out).toMatchObject({ ok: true, status: 'approved', downstream_event_name: 'refund.approved', downstream_subscriber_source: 'event_catalog', downstream_subscribers: ['track-order'] });
     const ev = await databaseOf(fx.store).selectFrom('events').selectAll().where('event_id', '=', out.downstream_event_id!).executeTakeFirstOrThrow();
     expect(ev).toMatchObject({ run_id: res.run_id, entity_id: 'order-o-1', chain_depth: 1, parent_event_id: res.event_id, source: `mailbox:${item.mailbox_id}` });
@@ -60,7 +60,8 @@ describe('approval gate and mailbox decisions', () => {
     const entity = await databaseOf(fx.store).selectFrom('entities').selectAll().executeTakeFirstOrThrow();
     expect(entity).toMatchObject({ current_state: 'approved', revision: 2 });
     const history = await databaseOf(fx.store).selectFrom('mailbox_history').selectAll().where('action', '=', 'approved').executeTakeFirstOrThrow();
-    expect(history).toMatchObject({ actor_token_id: 'tok_1', reason: 'fine', decision_id: out.mailbox_decision_id });
+    expect(history).toMatchObject({ actor_token_id: 'tok_1', reason: 'fine', decision_id: out.mailbox_decision_id, override_note: 'customer on file elsewhere' });
+    expect(JSON.parse(history.overridden_gates!)).toEqual([{ gate: 'named', summary: 'customer is not set', detail: 'customer is not set' }]);
     expect(JSON.parse(history.decision_payload!)).toEqual({ amount: 35 });
   });
 
@@ -89,7 +90,7 @@ describe('approval gate and mailbox decisions', () => {
     fx = await bootFixture(approvalBundle);
     const { item } = await openItem(fx);
     const results = await Promise.allSettled([
-      fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, actorTokenId: 'a' }),
+      fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, override_note: 'no customer yet', actorTokenId: 'a' }),
       fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'x', actorTokenId: 'b' }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -124,7 +125,7 @@ describe('approval gate and mailbox decisions', () => {
     expect(sheet.entity_context.available).toBe(true);
     expect(sheet.entity_context.entity!.entity).toMatchObject({ entity_id: 'order-o-1', entity_type: 'order', current_state: 'requested', revision: 1 });
     expect(sheet.entity_context.entity!.fields).toEqual({ amount: 250 });
-    expect(sheet.entity_context.entity!.gates.small).toMatchObject({ passed: false });
+    expect(sheet.entity_context.entity!.gates.small).toEqual({ passed: false, summary: '250 > 100', detail: 'amount = 250; requires amount <= 100' });
     expect(sheet.entity_context.entity!.gates.named).toMatchObject({ passed: false, detail: 'customer is not set' });
   });
 

@@ -61,9 +61,29 @@ export interface RejectInput {
 export interface ApproveInput {
   mailbox_id: string;
   reason?: string;
+  /** Why approve although some of the entity's gates fail; required then. */
+  override_note?: string;
   decision_payload?: Record<string, unknown>;
   expected_entity_revision?: number;
   actorTokenId: string;
+}
+
+/** The reason code any type that declares codes also accepts, with the reason text saying why. */
+export const OTHER_REASON_CODE = 'other';
+
+export interface FailingGate {
+  gate: string;
+  summary?: string;
+  detail?: string;
+}
+
+/** The entity's gates that fail on a decision sheet, in the bundle's order. */
+export function failingGates(sheet: DecisionSheet): { failing: FailingGate[]; total: number } {
+  const gates = sheet.entity_context.entity?.gates ?? {};
+  const failing = Object.entries(gates)
+    .filter(([, g]) => !g.passed)
+    .map(([gate, g]) => ({ gate, ...(g.summary ? { summary: g.summary } : {}), ...(g.detail ? { detail: g.detail } : {}) }));
+  return { failing, total: Object.keys(gates).length };
 }
 
 export interface DecisionOutcome {
@@ -102,8 +122,9 @@ export class MailboxService {
     decision: 'approved' | 'rejected',
     now: Date,
     extra: { emitted_payload?: string | null; reason_code?: string | null } = {},
+    seen?: DecisionSheet,
   ): Promise<void> {
-    const sheet = await this.sheetOf(item, trx);
+    const sheet = seen ?? (await this.sheetOf(item, trx));
     const decided = await this.store.mailboxDecisions.decide(trx, item.mailbox_id, { status: decision, decision, decided_at: now.toISOString(), decided_sheet: JSON.stringify(sheet), ...extra });
     if (!decided) {
       const current = await this.store.mailboxDecisions.item(item.mailbox_id, trx);
@@ -122,9 +143,15 @@ export class MailboxService {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
       const code = input.reason_code;
-      if (code !== undefined && !this.rejectReasons(item.type).some((r) => r.code === code)) {
-        const allowed = this.rejectReasons(item.type).map((r) => r.code);
-        throw new RpcError('INVALID_PARAMS', allowed.length ? `reason_code must be one of ${allowed.join(', ')} for ${item.type}` : `${item.type} declares no reject reason codes`, {
+      const declared = this.rejectReasons(item.type).map((r) => r.code);
+      // A type that declares codes needs one ("other" when none fits, with the reason saying why),
+      // so its rejects can be counted and filtered by code. "other" is accepted for any type.
+      const allowed = declared.length ? [...declared, OTHER_REASON_CODE] : [];
+      if (code === undefined && declared.length) {
+        throw new RpcError('INVALID_PARAMS', `reason_code is required for ${item.type}: one of ${allowed.join(', ')}`, { field: 'reason_code', allowed });
+      }
+      if (code !== undefined && code !== OTHER_REASON_CODE && !declared.includes(code)) {
+        throw new RpcError('INVALID_PARAMS', declared.length ? `reason_code must be one of ${allowed.join(', ')} for ${item.type}` : `${item.type} declares no reject reason codes`, {
           field: 'reason_code',
           allowed,
         });
@@ -166,6 +193,19 @@ export class MailboxService {
           });
         }
       }
+      // The gates as they stand in this transaction: an approval past a failing gate needs the
+      // operator to say why, and that note is kept with the decision.
+      const sheet = await this.sheetOf(item, trx);
+      const gates = failingGates(sheet);
+      const overrideNote = input.override_note?.trim() || undefined;
+      if (gates.failing.length > 0 && !overrideNote) {
+        const shown = gates.failing.map((g) => (g.summary ? `${g.gate}, ${g.summary}` : g.gate)).join('; ');
+        throw new RpcError('GATE_OVERRIDE_REQUIRED', `${gates.failing.length} of ${gates.total} gates fail: ${shown}; send override_note to approve anyway`, {
+          failing_gates: gates.failing,
+          gates_total: gates.total,
+          entity_id: item.source_entity_id,
+        });
+      }
       const route = this.bundle.definition.approval_routes[item.type];
       let payload: Record<string, unknown> | undefined;
       if (route) {
@@ -177,7 +217,7 @@ export class MailboxService {
           });
         }
       }
-      await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null });
+      await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null }, sheet);
       const mailbox_decision_id = newId('dec', now);
       await this.store.mailboxDecisions.addHistory(trx, {
         mailbox_id: item.mailbox_id,
@@ -187,6 +227,8 @@ export class MailboxService {
         decision_payload: input.decision_payload ? JSON.stringify(input.decision_payload) : null,
         reason: input.reason?.trim() || null,
         decision_id: mailbox_decision_id,
+        override_note: overrideNote ?? null,
+        overridden_gates: overrideNote && gates.failing.length ? JSON.stringify(gates.failing) : null,
       });
       const result: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'approved' };
       if (route && payload) {
@@ -217,7 +259,7 @@ export class MailboxService {
         {
           level: 'info',
           component: 'mailbox',
-          message: `${item.type} ${item.mailbox_id} approved by ${input.actorTokenId}${result.downstream_event_name ? `; emitted ${result.downstream_event_name}` : ''}`,
+          message: `${item.type} ${item.mailbox_id} approved by ${input.actorTokenId}${gates.failing.length ? ` past failing gates ${gates.failing.map((g) => g.gate).join(', ')}` : ''}${result.downstream_event_name ? `; emitted ${result.downstream_event_name}` : ''}`,
           run_id: item.run_id,
           entity_id: item.source_entity_id,
           event_id: result.downstream_event_id ?? item.source_event_id,

@@ -25,7 +25,7 @@ import { ToolRegistry } from './tool-servers/registry';
 import type { ContainerManager } from './containers/container-manager';
 import { EntityContainers } from './containers/entity-containers';
 import { LocalProcessManager } from './containers/local-process-manager';
-import { ResetCoordinator, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
+import { ResetCoordinator, type ResetPreviews, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
 import { RESET_LOCK_KEY, ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
@@ -412,6 +412,9 @@ export class Runtime {
     return result;
   }
 
+  /** Reset previews this process served, by plan hash: a refused apply records what changed since. */
+  private readonly resetPreviews: ResetPreviews = new Map();
+
   private runReset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const coordinator = new ResetCoordinator(
       {
@@ -426,7 +429,7 @@ export class Runtime {
         operations: { cancelAllForReset: () => this.operationRunner.cancelAllForReset('reset') },
       },
       this.resetLock,
-      { drainTimeoutMs: this.resetDrainTimeoutMs },
+      { drainTimeoutMs: this.resetDrainTimeoutMs, previews: this.resetPreviews },
     );
     return coordinator.run(request, onCommit);
   }

@@ -230,6 +230,10 @@ export interface MailboxHistoryTable {
   reason: string | null;
   decision_id: string | null;
   reason_code: Generated<string | null>;
+  /** An approval past failing gates: the operator's note (migration 016). */
+  override_note: Generated<string | null>;
+  /** JSON array of {gate, summary, detail} that failed when the approval overrode them. */
+  overridden_gates: Generated<string | null>;
 }
 
 export interface AgentsTable {

@@ -32,6 +32,7 @@ import { runtimeCatalog } from './runtime/catalog';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
 import { eventRedrive, eventReplay } from './event/redrive';
+import { eventReplays } from './event/replays';
 
 import { operationGet } from './operation/get';
 import { operationList } from './operation/list';
@@ -72,6 +73,7 @@ export const handlers = {
   'mailbox.reject_reasons': mailboxRejectReasons,
   'event.redrive': eventRedrive,
   'event.replay': eventReplay,
+  'event.replays': eventReplays,
   'operation.get': operationGet,
   'operation.list': operationList,
   'operation.cancel': operationCancel,

@@ -28,5 +28,7 @@ export function toMailboxHistoryEntry(row: MailboxHistoryRow & { actor_token_nam
     decision_payload: parseJsonObject(row.decision_payload),
     reason: row.reason,
     reason_code: row.reason_code,
+    override_note: row.override_note,
+    overridden_gates: row.overridden_gates ? (JSON.parse(row.overridden_gates) as MailboxHistoryEntry['overridden_gates']) : undefined,
   });
 }

@@ -62,7 +62,7 @@ describe('mailbox.approve', () => {
 
   it('MAILBOX_NOT_PENDING after a decision, NOT_FOUND for an unknown item', async () => {
     const item = await openOrderItem(server, 'A3');
-    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no' });
+    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no', reason_code: 'other' });
     const error = await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id }, 'MAILBOX_NOT_PENDING');
     expect(error.data.details.status).toBe('rejected');
     await fails(server, 'mailbox.approve', { mailbox_id: 'mbx_nope' }, 'NOT_FOUND');
@@ -81,6 +81,53 @@ describe('mailbox.approve', () => {
   });
 });
 
+describe('approving past failing gates', () => {
+  it('GATE_OVERRIDE_REQUIRED without an override note: stable, not retryable, naming the failing gates; nothing decided or emitted', async () => {
+    const item = await openOrderItem(server, 'G1', 607.54);
+    await waitForQuiet(server);
+    const eventsBefore = await count(server, 'events');
+    for (const params of [{}, { reason: 'looks fine' }, { override_note: '   ' }]) {
+      const error = await fails(server, 'mailbox.approve', { mailbox_id: item.mailbox_id, ...params }, params.override_note ? 'INVALID_PARAMS' : 'GATE_OVERRIDE_REQUIRED');
+      if (params.override_note) continue;
+      expect(error.code).toBe(-32032);
+      expect(error.data.retryable).toBe(false);
+      expect(error.message).toBe('1 of 2 gates fail: within_limit, 607.54 > 500; send override_note to approve anyway');
+      expect(error.data.details).toEqual({
+        failing_gates: [{ gate: 'within_limit', summary: '607.54 > 500', detail: 'amount = 607.54; requires amount <= 500' }],
+        gates_total: 2,
+        entity_id: item.entity_id,
+      });
+    }
+    const got = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
+    expect(got.item.status).toBe('pending');
+    expect(got.decision_sheet.entity_context.entity!.gates.within_limit).toEqual({ passed: false, summary: '607.54 > 500', detail: 'amount = 607.54; requires amount <= 500' });
+    expect(await count(server, 'events')).toBe(eventsBefore);
+  });
+
+  it('an override note approves anyway; the note and the gates it overrode are kept in the history', async () => {
+    const item = await openOrderItem(server, 'G2', 607.54);
+    await waitForQuiet(server);
+    const result = await ok(server, 'mailbox.approve', { mailbox_id: item.mailbox_id, override_note: '  Goodwill: customer of ten years  ', reason: 'ok' });
+    expect(result).toMatchObject({ status: 'approved', downstream_event_name: 'order.approved' });
+    const entry = (await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id })).history.find((h) => h.action === 'approved');
+    expect(entry).toMatchObject({
+      actor_token_id: tokenId,
+      reason: 'ok',
+      override_note: 'Goodwill: customer of ten years',
+      overridden_gates: [{ gate: 'within_limit', summary: '607.54 > 500', detail: 'amount = 607.54; requires amount <= 500' }],
+    });
+  });
+
+  it('items whose gates all pass need no note and keep no override', async () => {
+    const item = await openOrderItem(server, 'G3', 500);
+    await waitForQuiet(server);
+    await ok(server, 'mailbox.approve', { mailbox_id: item.mailbox_id });
+    const entry = (await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id })).history.find((h) => h.action === 'approved');
+    expect(entry).not.toHaveProperty('override_note');
+    expect(entry).not.toHaveProperty('overridden_gates');
+  });
+});
+
 describe('concurrent decisions on one item', () => {
   it('exactly one of two concurrent decisions wins; the other gets MAILBOX_NOT_PENDING', async () => {
     const items = [];
@@ -88,8 +135,8 @@ describe('concurrent decisions on one item', () => {
     for (const [i, item] of items.entries()) {
       const calls =
         i % 2 === 0
-          ? [server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'a' }), server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'b' })]
-          : [server.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }), server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'b' })];
+          ? [server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'a', reason_code: 'other' }), server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'b', reason_code: 'other' })]
+          : [server.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }), server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'b', reason_code: 'other' })];
       const answers = await Promise.all(calls);
       const wins = answers.filter((a) => a.result?.ok === true);
       const losses = answers.filter((a) => a.error?.data.code === 'MAILBOX_NOT_PENDING');

@@ -40,7 +40,7 @@ describe('decisions as they were seen', () => {
     const item = await openOrderItem(server, 'SEEN2');
     await waitForQuiet(server);
     const before = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
-    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no' });
+    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no', reason_code: 'other' });
     const after = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
     expect(after.decided_sheet).toEqual(before.decision_sheet);
     expect(after.emitted_payload).toBeUndefined();
@@ -65,7 +65,7 @@ describe('typed reject reasons', () => {
   it('refuses a code the bundle does not declare for the type, deciding nothing', async () => {
     const item = await openOrderItem(server, 'CODE2');
     const bad = await fails(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'x', reason_code: 'made_up' }, 'INVALID_PARAMS');
-    expect(bad.data.details).toMatchObject({ field: 'reason_code', allowed: ['out_of_stock', 'suspected_fraud'] });
+    expect(bad.data.details).toMatchObject({ field: 'reason_code', allowed: ['out_of_stock', 'suspected_fraud', 'other'] });
     expect((await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id })).item.status).toBe('pending');
   });
 

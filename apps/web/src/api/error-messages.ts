@@ -25,6 +25,10 @@ const serverCodes = {
   UNKNOWN_EVENT: { title: 'That event name is not in the bundle', hint: 'Pick an event from the bundle catalog.' },
   MAILBOX_NOT_PENDING: { title: 'This item was already decided', hint: 'It is no longer pending and cannot be decided again. Reload it to see the decision.' },
   STALE_DECISION_SHEET: { title: 'The entity changed since you opened this; review again', hint: 'Reload the decision sheet and review the entity as it is now.' },
+  GATE_OVERRIDE_REQUIRED: {
+    title: "Some of the entity's gates fail",
+    hint: 'Approving anyway needs an override note saying why; it is kept with the decision.',
+  },
   RESET_IN_PROGRESS: { title: 'A runtime reset is in progress', hint: 'Wait for the reset to finish, then try again.' },
   PLAN_STALE: { title: 'The runtime changed since the plan was previewed', hint: 'Preview again (dry run or estimate) and review the new plan before applying.' },
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },

@@ -69,3 +69,12 @@ export function useCatalog() {
     staleTime: Infinity,
   });
 }
+
+/** The events replays published of one event ("Replayed as …"), with their runs. */
+export function useReplays(eventId: string | undefined) {
+  return useQuery({
+    queryKey: rpcKeys.query('event.replays', { event_id: eventId }),
+    queryFn: ({ signal }) => rpc('event.replays', { event_id: eventId! }, signal),
+    enabled: Boolean(eventId),
+  });
+}

@@ -17,7 +17,7 @@ import { rpcKeys } from './query-client';
 
 /** The reads each kind of change may make out of date. */
 const AFFECTED: Record<ChangeKind, readonly MethodName[]> = {
-  events: ['event.list', 'run.get', 'run.tree', 'runtime.status'],
+  events: ['event.list', 'event.replays', 'run.get', 'run.tree', 'runtime.status'],
   // runtime.incident_logs: an incident's dead-letter recovery (redriven, delivered) follows a redrive.
   deliveries: ['event.list', 'run.get', 'run.tree', 'runtime.status', 'runtime.incidents', 'runtime.incident_logs', 'operation.list', 'operation.get'],
   runs: ['run.get', 'run.tree', 'runtime.status'],

@@ -4,7 +4,7 @@ import { conversationGet, conversationList } from './conversation';
 import { eventList, eventPublish, runStart } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
 import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectReasons } from './mailbox';
-import { eventRedrive, eventReplay, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
+import { eventRedrive, eventReplay, eventReplays, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
 import { rpcDiscover } from './rpc';
 import { runGet, runTree } from './run';
 import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
@@ -44,6 +44,7 @@ export const methods = {
   [conversationGet.name]: conversationGet,
   [eventRedrive.name]: eventRedrive,
   [eventReplay.name]: eventReplay,
+  [eventReplays.name]: eventReplays,
   [operationGet.name]: operationGet,
   [operationList.name]: operationList,
   [operationCancel.name]: operationCancel,

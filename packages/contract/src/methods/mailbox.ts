@@ -67,7 +67,11 @@ export const mailboxReject = defineMethod({
   params: z.strictObject({
     mailbox_id: z.string().min(1),
     reason,
-    reason_code: z.string().min(1).optional().describe("additive: one of the bundle's reason codes for the item's type"),
+    reason_code: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("additive: one of the bundle's reason codes for the item's type, or \"other\"; required when the type declares codes"),
     idempotency_key: idempotencyKey,
   }),
   result: decisionResult,
@@ -87,6 +91,9 @@ export const mailboxApprove = defineMethod({
       .int()
       .optional()
       .describe('the entity revision the reviewer saw; STALE_DECISION_SHEET when the entity has moved past it'),
+    override_note: reason
+      .optional()
+      .describe("additive: why approve although some of the entity's gates fail; required then (GATE_OVERRIDE_REQUIRED), stored with the decision"),
     idempotency_key: idempotencyKey,
   }),
   result: decisionResult,
@@ -94,6 +101,7 @@ export const mailboxApprove = defineMethod({
     'NOT_FOUND',
     'MAILBOX_NOT_PENDING',
     'STALE_DECISION_SHEET',
+    'GATE_OVERRIDE_REQUIRED',
     'RESET_IN_PROGRESS',
     'IDEMPOTENCY_CONFLICT',
     'IDEMPOTENCY_IN_PROGRESS',

@@ -58,6 +58,14 @@ export const operationPlan = z.object({
   oldest: timestamp.optional(),
   newest: timestamp.optional(),
   sample: z.array(sampleItem).describe('up to 10 items, newest first'),
+  side_effect_subscribers: z
+    .array(z.string())
+    .optional()
+    .describe('additive, replay: subscribers of the matching events that the bundle marks side_effects (sent to only when named in subscriber_ids or when none are named)'),
+  entity_revisions: z
+    .array(z.object({ event_id: z.string(), entity_id: z.string(), revision_then: z.number().int(), revision_now: z.number().int().nullable() }))
+    .optional()
+    .describe("additive, replay: for the sampled events with an entity, its revision once the event was handled and now (null: the entity is gone); now > then means it moved on"),
 });
 
 const applyResult = z.object({
@@ -96,6 +104,15 @@ export const eventReplay = defineMethod({
   result: applyResult,
   errors: applyErrors,
   mutating: true,
+});
+
+export const eventReplays = defineMethod({
+  name: 'event.replays',
+  summary: 'Additive: the events a replay published of one event ("Replayed as …"), oldest first, at most 100.',
+  params: z.strictObject({ event_id: z.string().min(1) }),
+  result: z.object({ replays: z.array(z.object({ event_id: z.string(), run_id: z.string().optional(), created_at: timestamp })) }),
+  errors: [],
+  mutating: false,
 });
 
 export const operationGet = defineMethod({

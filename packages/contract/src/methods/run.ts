@@ -72,6 +72,10 @@ export const runTree = defineMethod({
       }),
     ),
     truncated: z.boolean(),
+    replays: z
+      .array(z.object({ event_id: z.string(), run_id: z.string().optional(), replay_of_event_id: z.string() }))
+      .optional()
+      .describe("additive: events replays published of this run's events, each in a run of its own"),
   }),
   errors: ['NOT_FOUND'],
   mutating: false,

@@ -98,9 +98,10 @@ export const resetRecord = z.object({
   reset_id: z.string(),
   started_at: timestamp,
   finished_at: timestamp.optional(),
-  status: z.string().describe('in_progress, completed, partial_failure or interrupted'),
+  status: z.string().describe('in_progress, completed, partial_failure, interrupted, or refused (an apply refused with PLAN_STALE; its result holds the plan as it was then and, when known, the diff per table)'),
   reason: z.string().optional(),
   actor_token_id: z.string().optional(),
+  actor_token_name: z.string().optional().describe("additive: that token's name"),
   plan_hash: z.string().optional(),
   result: z.record(z.string(), z.unknown()).optional().describe('what each reset owner reported'),
 });
@@ -141,7 +142,19 @@ export const runtimeCatalog = defineMethod({
   summary: "Additive: the boot bundle's event catalog: every event name with its description and subscribers.",
   params: emptyParams,
   result: z.object({
-    events: z.array(z.object({ name: z.string(), description: z.string().optional(), subscribers: z.array(z.object({ type: z.enum(['node', 'agent']), id: z.string() })) })),
+    events: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string().optional(),
+        subscribers: z.array(
+          z.object({
+            type: z.enum(['node', 'agent']),
+            id: z.string(),
+            side_effects: z.boolean().optional().describe('additive: true when the bundle marks the subscriber as acting outside the runtime'),
+          }),
+        ),
+      }),
+    ),
   }),
   errors: [],
   mutating: false,

@@ -10,6 +10,11 @@ const jsonSchemaLike = z.record(z.string(), z.unknown());
 export const subscriberSchema = z.strictObject({
   type: z.enum(['node', 'agent']),
   id: name,
+  /**
+   * The subscriber acts outside the runtime (pays, sends, charges): a replay does not send to it
+   * unless the operator ticks it, and the console warns.
+   */
+  side_effects: z.boolean().default(false),
 });
 
 export const eventDefSchema = z.strictObject({

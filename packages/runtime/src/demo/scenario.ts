@@ -58,7 +58,12 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
     approved++;
   }
   if (toReject) {
-    await runtime.rejectMailboxItem({ mailbox_id: toReject.mailbox_id, reason: 'Above the refund limit; offered store credit instead', actorTokenId: DEMO_ACTOR });
+    await runtime.rejectMailboxItem({
+      mailbox_id: toReject.mailbox_id,
+      reason: 'Above the refund limit; offered store credit instead',
+      reason_code: 'outside_policy',
+      actorTokenId: DEMO_ACTOR,
+    });
     rejected++;
   }
   await runtime.waitForIdle(timeoutMs);

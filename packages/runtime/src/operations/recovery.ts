@@ -122,6 +122,19 @@ export class Recovery {
     const toSend = matches.map((m) => ({ ...m, subscribers: subscribersOf(m.event_name) })).filter((m) => m.subscribers.length > 0);
     const targets = toSend.map((m) => m.event_id);
     const perSubscriber = toSend.flatMap((m) => m.subscribers);
+    // Subscribers that act outside the runtime, among those of every matching event (not only the
+    // chosen ones), so a client can offer them unticked.
+    const sideEffects = new Set<string>();
+    for (const name of new Set(matches.map((m) => m.event_name))) {
+      for (const s of this.bundle.definition.events[name]?.subscribers ?? []) if (s.side_effects) sideEffects.add(s.id);
+    }
+    const sample = toSend.slice(0, SAMPLE_SIZE);
+    const entity_revisions = [];
+    for (const m of sample) {
+      if (!m.entity_id) continue;
+      const [then, now] = await Promise.all([this.store.entities.revisionAsOf(m.entity_id, m.event_id), this.store.entities.get(m.entity_id)]);
+      if (then !== null) entity_revisions.push({ event_id: m.event_id, entity_id: m.entity_id, revision_then: then, revision_now: now?.revision ?? null });
+    }
     return {
       targets,
       plan: {
@@ -135,7 +148,9 @@ export class Recovery {
         by_reason_code: [],
         by_event_name: tally(toSend, (m) => m.event_name).map(({ key, count }) => ({ event_name: key, count })),
         ...(toSend.length > 0 ? { newest: toSend[0]!.created_at, oldest: toSend[toSend.length - 1]!.created_at } : {}),
-        sample: toSend.slice(0, SAMPLE_SIZE).map((m) => ({ target_id: m.event_id, event_id: m.event_id, event_name: m.event_name, created_at: m.created_at })),
+        sample: sample.map((m) => ({ target_id: m.event_id, event_id: m.event_id, event_name: m.event_name, created_at: m.created_at })),
+        side_effect_subscribers: [...sideEffects].sort(),
+        entity_revisions,
       },
     };
   }

@@ -28,6 +28,14 @@ export interface PlanSection {
   };
   containers_to_stop: { count: number; container_ids: string[] };
   lock: 'held' | 'not_taken';
+  /**
+   * What plan_hash covers. `state`: every removed table's count and newest row, the agents, the
+   * containers and the bundle. `paused_ingress`: ingress is paused, so nothing new arrives; what
+   * still changes (handlers finishing, queued publishes, their containers) is removed or stopped
+   * by the reset too, so the hash covers only the bundle, the agents to reset and the pause: the
+   * plan does not go stale by records it will also remove.
+   */
+  hash_basis: 'state' | 'paused_ingress';
 }
 
 export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken'): Promise<PlanSection> {
@@ -36,11 +44,9 @@ export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken')
   const agents = await resets.agentsToResetCount();
   const containers = await listContainersToStop(ctx.store);
   const containerIds = containers.map((c) => c.container_id).sort();
-  const plan_hash =
-    'sha256:' +
-    createHash('sha256')
-      .update(canonicalJson({ bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds }))
-      .digest('hex');
+  const paused = (await ctx.ingress.state()) === 'paused';
+  const basis = paused ? { bundle: ctx.bundle.fingerprint, agents_to_reset: agents, ingress: 'paused' } : { bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds };
+  const plan_hash = 'sha256:' + createHash('sha256').update(canonicalJson(basis)).digest('hex');
   const kept = await resets.keptCounts();
   const def = ctx.bundle.definition;
   return {
@@ -50,6 +56,7 @@ export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken')
     keep: { ...kept, bundle: { name: def.name, version: def.version, fingerprint: ctx.bundle.fingerprint }, also_kept: KEPT_RECORDS.filter((k) => !(k in kept)) },
     containers_to_stop: { count: containerIds.length, container_ids: containerIds },
     lock,
+    hash_basis: paused ? 'paused_ingress' : 'state',
   };
 }
 
@@ -57,16 +64,20 @@ export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken')
  * Apply mode: takes the lock, then computes the plan and checks it against the hash the caller
  * previewed. On PLAN_STALE the lock is released again before the error leaves.
  */
+export class PlanStaleError extends RpcError {
+  constructor(
+    readonly plan: PlanSection,
+    expected: string,
+  ) {
+    super('PLAN_STALE', 'The runtime state changed since the reset plan was previewed; run a new dry run and review it', { expected, actual: plan.plan_hash });
+  }
+}
+
 export async function takePlan(ctx: ResetContext, lock: ResetLock, resetId: string, expectedPlanHash: string | undefined): Promise<PlanSection> {
   await lock.acquire(resetId);
   try {
     const plan = await previewPlan(ctx, 'held');
-    if (expectedPlanHash !== undefined && expectedPlanHash !== plan.plan_hash) {
-      throw new RpcError('PLAN_STALE', 'The runtime state changed since the reset plan was previewed; run a new dry run and review it', {
-        expected: expectedPlanHash,
-        actual: plan.plan_hash,
-      });
-    }
+    if (expectedPlanHash !== undefined && expectedPlanHash !== plan.plan_hash) throw new PlanStaleError(plan, expectedPlanHash);
     return plan;
   } catch (err) {
     await lock.release();

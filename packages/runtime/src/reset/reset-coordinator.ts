@@ -11,12 +11,15 @@ import type { OnEffectCommit } from '../effect-commit';
 import { newId } from '../ids';
 import { cleanup, previewCleanup, type CleanupOutcome } from './cleanup';
 import { previewContainerStop, stopContainers } from './container-stop';
-import { previewPlan, takePlan } from './plan';
+import { PlanStaleError, previewPlan, takePlan, type PlanSection } from './plan';
 import { DEFAULT_DRAIN_TIMEOUT_MS, QuiescenceError, previewQuiescence, quiesce, restoreAfterReset, type QuiescenceOutcome } from './quiescence';
 import type { ResetContext, ResetError } from './reset-context';
 import type { ResetLock } from './reset-lock';
 
 export type ResetResult = Result<'runtime.nuke'>;
+
+/** Removal counts of the previews served, by plan hash, oldest first. */
+export type ResetPreviews = Map<string, PlanSection['remove']>;
 
 export interface ResetRequest {
   dryRun: boolean;
@@ -27,14 +30,20 @@ export interface ResetRequest {
 
 export interface ResetCoordinatorOptions {
   drainTimeoutMs?: number;
+  /** Previews remembered across calls (the runtime keeps one map); a coordinator of its own otherwise. */
+  previews?: ResetPreviews;
   /** Test seam: runs between steps, e.g. to hold a reset open or make a step fail. */
   beforeStep?: (step: 'quiescence' | 'cleanup' | 'containers') => Promise<void> | void;
 }
 
 const OPERATION = { dry: 'runtime.nuke.dry_run', apply: 'runtime.nuke.apply' } as const;
 
+/** Previews remembered (by plan hash) so that a refused apply can record what changed since. */
+const REMEMBERED_PREVIEWS = 32;
+
 export class ResetCoordinator {
   private readonly drainTimeoutMs: number;
+  private readonly previews: ResetPreviews;
 
   constructor(
     private readonly ctx: ResetContext,
@@ -42,6 +51,7 @@ export class ResetCoordinator {
     private readonly options: ResetCoordinatorOptions = {},
   ) {
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+    this.previews = options.previews ?? new Map();
   }
 
   run(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
@@ -52,6 +62,9 @@ export class ResetCoordinator {
   private async dryRun(): Promise<ResetResult> {
     await this.lock.assertFree();
     const plan = await previewPlan(this.ctx, 'not_taken');
+    this.previews.delete(plan.plan_hash);
+    this.previews.set(plan.plan_hash, plan.remove);
+    if (this.previews.size > REMEMBERED_PREVIEWS) this.previews.delete(this.previews.keys().next().value!);
     const quiescence = await previewQuiescence(this.ctx, this.drainTimeoutMs);
     const cleanupPreview = await previewCleanup(this.ctx);
     const containers = await previewContainerStop(this.ctx);
@@ -78,7 +91,13 @@ export class ResetCoordinator {
   private async applyAs(resetId: string, request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const { store, clock } = this.ctx;
     // Throws RESET_IN_PROGRESS or PLAN_STALE before anything is written; the lock is then not held.
-    const plan = await takePlan(this.ctx, this.lock, resetId, request.expectedPlanHash);
+    let plan: PlanSection;
+    try {
+      plan = await takePlan(this.ctx, this.lock, resetId, request.expectedPlanHash);
+    } catch (err) {
+      if (err instanceof PlanStaleError) await this.recordRefusal(resetId, request, err);
+      throw err;
+    }
     const errors: ResetError[] = [];
     let quiescence: Record<string, unknown> = {};
     let cleanupSection: Record<string, unknown> = { skipped: true, reason: 'not reached' };
@@ -180,6 +199,34 @@ export class ResetCoordinator {
     };
     await this.finishAudit(resetId, result, onCommit);
     return result;
+  }
+
+  /**
+   * A refused apply (PLAN_STALE) leaves an audit record too: who tried, why, the hash they
+   * previewed, the plan as it is now and, when this process served that preview, what changed
+   * since (rows per removed table, now minus then). Nothing else was written.
+   */
+  private async recordRefusal(resetId: string, request: ResetRequest, err: PlanStaleError): Promise<void> {
+    const { store, clock } = this.ctx;
+    const then = request.expectedPlanHash ? this.previews.get(request.expectedPlanHash) : undefined;
+    const diff = then ? Object.fromEntries(Object.entries(err.plan.remove).flatMap(([t, n]) => (n !== then[t as keyof typeof then] ? [[t, n - then[t as keyof typeof then]]] : []))) : undefined;
+    const now = clock.now().toISOString();
+    try {
+      await store.resets.startAudit({
+        reset_id: resetId,
+        started_at: now,
+        finished_at: null,
+        status: 'in_progress',
+        reason: request.reason ?? null,
+        actor_token_id: request.actorTokenId ?? null,
+        plan_hash: err.plan.plan_hash,
+        result: null,
+      });
+      const result = { refused: 'PLAN_STALE', expected_plan_hash: request.expectedPlanHash, plan: err.plan, ...(diff ? { diff } : {}) };
+      await store.transaction((tx) => store.resets.finishAudit(tx, resetId, { finished_at: now, status: 'refused', result: JSON.stringify(result) }));
+    } catch {
+      // The caller still gets PLAN_STALE; a missing refusal record is not worth failing the answer for.
+    }
   }
 
   /** The audit record's outcome and a keyed caller's stored answer commit together. */

@@ -123,15 +123,18 @@ describe('reset coordinator', () => {
     expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
   });
 
-  it('PLAN_STALE leaves no trace: no audit record, no lock, nothing paused', async () => {
+  it('PLAN_STALE changes nothing but its refusal audit record (with the diff): no lock, nothing paused', async () => {
     fx = await bootFixture(minimalBundle());
     const preview = await fx.runtime.reset({ dryRun: true });
     await publishSome(fx, 1);
-    const err = await fx.runtime.reset({ dryRun: false, expectedPlanHash: preview.plan.plan_hash as string }).catch((e: unknown) => e);
+    const err = await fx.runtime.reset({ dryRun: false, expectedPlanHash: preview.plan.plan_hash as string, reason: 'stale test', actorTokenId: 'tok_x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe('PLAN_STALE');
     expect(await count(fx.store, 'runs')).toBe(1);
-    expect(await databaseOf(fx.store).selectFrom('resets').selectAll().execute()).toEqual([]);
+    const audits = await databaseOf(fx.store).selectFrom('resets').selectAll().execute();
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({ status: 'refused', reason: 'stale test', actor_token_id: 'tok_x', finished_at: expect.any(String) });
+    expect(JSON.parse(audits[0]!.result!)).toMatchObject({ refused: 'PLAN_STALE', expected_plan_hash: preview.plan.plan_hash, diff: { runs: 1 } });
     expect(fx.runtime.isResetting()).toBe(false);
     expect(await fx.runtime.ingressState()).toBe('open');
   });

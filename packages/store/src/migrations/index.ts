@@ -14,6 +14,7 @@ import { sparseIndexesMigration } from './011_sparse_indexes';
 import { claimPlanCachedMigration } from './012_claim_plan_cached';
 import { writeGuardMigration } from './013_write_guard';
 import * as incidentCause from './015_incident_cause';
+import * as decisionGuards from './016_decision_guards';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -35,6 +36,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '013_write_guard': writeGuardMigration(engine),
         // 014 is taken by operation leases (issue 36, another branch).
         '015_incident_cause': incidentCause,
+        '016_decision_guards': decisionGuards,
       };
     },
   };

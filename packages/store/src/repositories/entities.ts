@@ -3,7 +3,7 @@
  * (another process on PostgreSQL) makes it fail instead of losing an update; the caller decides
  * what that means.
  */
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Database, EntitiesTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
@@ -14,6 +14,26 @@ export class EntityRepository {
 
   get(entityId: string, tx?: StoreTx): Promise<EntityRow | undefined> {
     return (tx ? executorOf(tx) : this.db).selectFrom('entities').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
+  }
+
+  /**
+   * The entity's revision once `eventId` and every event before it had been handled: its change
+   * records (one info record of the 'entities' component per revision) up to that event. Null
+   * when the event is unknown.
+   */
+  async revisionAsOf(entityId: string, eventId: string): Promise<number | null> {
+    const event = await this.db.selectFrom('events').select('seq').where('event_id', '=', eventId).executeTakeFirst();
+    if (!event) return null;
+    // Literals, not bound parameters: the partial index logs_entity_changes is only chosen for constants.
+    const row = await this.db
+      .selectFrom('logs as l')
+      .innerJoin('events as e', 'e.event_id', 'l.event_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('l.entity_id', '=', entityId)
+      .where(sql<boolean>`${sql.ref('l.component')} = 'entities' and ${sql.ref('l.level_rank')} = 1`)
+      .where('e.seq', '<=', Number(event.seq))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async insert(tx: StoreTx, row: EntityRow): Promise<void> {

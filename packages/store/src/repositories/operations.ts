@@ -22,6 +22,7 @@ export interface EventMatch {
   event_id: string;
   event_name: string;
   created_at: string;
+  entity_id: string | null;
 }
 
 export interface DeadLetterSelection extends EventFilter {
@@ -101,7 +102,7 @@ export class OperationRepository {
     const db = this.db as unknown as Kysely<PageTables>;
     return db
       .selectFrom('events as e')
-      .select(['e.event_id', 'e.event_name', 'e.created_at'])
+      .select(['e.event_id', 'e.event_name', 'e.created_at', 'e.entity_id'])
       .where((eb) => {
         const c = [...eventConditionsOf(eb, selection, null), ...timeBounds('e.created_at', selection)];
         if (selection.event_ids) c.push(eb('e.event_id', 'in', selection.event_ids));
@@ -109,6 +110,17 @@ export class OperationRepository {
       })
       .orderBy('e.created_at', 'desc')
       .orderBy('e.seq', 'desc')
+      .execute();
+  }
+
+  /** The events a replay published of `eventId`, oldest first, with their runs. */
+  replaysOf(eventId: string): Promise<{ event_id: string; run_id: string | null; created_at: string }[]> {
+    return this.db
+      .selectFrom('events')
+      .select(['event_id', 'run_id', 'created_at'])
+      .where('replay_of_event_id', '=', eventId)
+      .orderBy('seq')
+      .limit(100)
       .execute();
   }
 

@@ -14,6 +14,8 @@ export interface RunTreeRows {
   turns: { turn_id: string; session_id: string; agent_id: string; trigger_event_id: string; parse_ok: number; latency_ms: number; started_at: string | null; error: string | null }[];
   mailbox: { mailbox_id: string; type: string; status: string; source_event_id: string | null; created_at: string; decided_at: string | null; emitted_event_id: string | null }[];
   truncated: boolean;
+  /** Events replays published of this run's events (in runs of their own). */
+  replays: { event_id: string; run_id: string | null; replay_of_event_id: string | null }[];
 }
 
 /** A run's tree shows at most this many events; a bigger run is cut (and says so). */
@@ -46,8 +48,8 @@ export class RunReadRepository {
     const truncated = events.length > TREE_EVENT_LIMIT;
     const kept = events.slice(0, TREE_EVENT_LIMIT);
     const ids = kept.map((e) => e.event_id);
-    if (ids.length === 0) return { events: [], deliveries: [], dead_letters: [], turns: [], mailbox: [], truncated };
-    const [deliveries, dead_letters, turns, mailbox] = await Promise.all([
+    if (ids.length === 0) return { events: [], deliveries: [], dead_letters: [], turns: [], mailbox: [], truncated, replays: [] };
+    const [deliveries, dead_letters, turns, mailbox, replays] = await Promise.all([
       this.db
         .selectFrom('deliveries')
         .select(['delivery_id', 'event_id', 'subscriber_id', 'subscriber_type', 'status', 'attempts', 'reason_code', 'last_error', 'updated_at', 'redrive_of_dead_letter_id', 'session_id'])
@@ -67,7 +69,8 @@ export class RunReadRepository {
         .select(['mailbox_id', 'type', 'status', 'source_event_id', 'created_at', 'decided_at', 'emitted_event_id'])
         .where((eb) => eb.or([eb('run_id', '=', runId), eb('source_event_id', 'in', ids)]))
         .execute(),
+      this.db.selectFrom('events').select(['event_id', 'run_id', 'replay_of_event_id']).where('replay_of_event_id', 'in', ids).orderBy('seq').execute(),
     ]);
-    return { events: kept, deliveries, dead_letters, turns, mailbox, truncated };
+    return { events: kept, deliveries, dead_letters, turns, mailbox, truncated, replays };
   }
 }

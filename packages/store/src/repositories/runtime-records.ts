@@ -14,8 +14,17 @@ export class RuntimeRecordReads {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Reset audit records, newest first. */
-  resets(limit: number): Promise<ResetRow[]> {
-    return this.db.selectFrom('resets').selectAll().orderBy('started_at', 'desc').orderBy('reset_id', 'desc').limit(limit).execute();
+  /** Reset audit records, newest first, with the name of the token that asked (when it still exists). */
+  resets(limit: number): Promise<(ResetRow & { actor_token_name: string | null })[]> {
+    return this.db
+      .selectFrom('resets as r')
+      .leftJoin('tokens as t', 't.id', 'r.actor_token_id')
+      .selectAll('r')
+      .select('t.name as actor_token_name')
+      .orderBy('r.started_at', 'desc')
+      .orderBy('r.reset_id', 'desc')
+      .limit(limit)
+      .execute();
   }
 
   /** Tool servers whose faults an operator switched, with the switch ('on' or 'off'). */

@@ -21,5 +21,6 @@ export const runTree: Handler<'run.tree'> = async (params, ctx) => {
     turns: t.turns.map((x) => omitAbsent({ ...x, parse_ok: Boolean(x.parse_ok), latency_ms: Number(x.latency_ms) })),
     mailbox_items: t.mailbox.map((m) => omitAbsent(m)),
     truncated: t.truncated,
+    replays: t.replays.map((r) => omitAbsent({ event_id: r.event_id, run_id: r.run_id, replay_of_event_id: r.replay_of_event_id ?? '' })),
   };
 };

@@ -13,6 +13,7 @@ export const runtimeResets: Handler<'runtime.resets'> = async (params, ctx) => {
         status: r.status,
         reason: r.reason,
         actor_token_id: r.actor_token_id,
+        actor_token_name: r.actor_token_name,
         plan_hash: r.plan_hash,
         result: r.result ? parseJsonObject(r.result) : undefined,
       }),

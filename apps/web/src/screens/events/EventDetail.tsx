@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
 import { Link } from 'react-router';
-import { useEvent } from '../../api/events';
+import { useEvent, useReplays } from '../../api/events';
 import { paths } from '../../paths';
 import { CopyButton } from '../../ui/CopyButton';
 import { DetailPanel } from '../../ui/DetailPanel';
@@ -93,6 +93,7 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
             </dd>
           </>
         )}
+        <ReplayedAs eventId={event.event_id} />
         {event.parent_event_id && (
           <>
             <dt>Caused by</dt>
@@ -145,6 +146,49 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
           onOpenChange={(open) => (open ? undefined : setRecovery(null))}
         />
       )}
+    </>
+  );
+}
+
+/** "Replayed as …": the events replays published of this one, each with its run. Nothing when none. */
+function ReplayedAs({ eventId }: { eventId: string }) {
+  const replays = useReplays(eventId);
+  if (replays.isError) {
+    return (
+      <>
+        <dt>Replayed as</dt>
+        <dd className="muted small">could not be read</dd>
+      </>
+    );
+  }
+  const list = replays.data?.replays ?? [];
+  if (list.length === 0) return null;
+  return (
+    <>
+      <dt>Replayed as</dt>
+      <dd>
+        <ul className="replayed-as-list" data-testid="replayed-as">
+          {list.map((r) => (
+            <li key={r.event_id}>
+              <Link to={paths.event(r.event_id)} className="mono" data-testid="replayed-as-link">
+                {r.event_id}
+              </Link>
+              {r.run_id && (
+                <>
+                  {' '}
+                  <span className="muted small">in run</span>{' '}
+                  <Link to={paths.run(r.run_id)} className="mono small">
+                    {r.run_id}
+                  </Link>
+                </>
+              )}{' '}
+              <span className="muted small">
+                <RelativeTime iso={r.created_at} />
+              </span>
+            </li>
+          ))}
+        </ul>
+      </dd>
     </>
   );
 }

@@ -51,6 +51,7 @@ function indexTree(t: Tree) {
     deadLetters: group(t.dead_letters, (l) => l.delivery_id ?? ''),
     turns: group(t.turns, (x) => x.trigger_event_id),
     mailbox: group(t.mailbox_items, (m) => m.source_event_id ?? ''),
+    replays: group(t.replays ?? [], (r) => r.replay_of_event_id),
   };
 }
 
@@ -92,6 +93,23 @@ function EventNode({ event: e, index, start }: { event: TreeEvent; index: Return
             </Link>
           </span>
         )}
+        {(index.replays.get(e.event_id) ?? []).map((r) => (
+          <span key={r.event_id} className="small" data-testid="tree-replayed-as">
+            replayed as{' '}
+            <Link to={paths.event(r.event_id)} className="mono">
+              {r.event_id}
+            </Link>
+            {r.run_id && (
+              <>
+                {' '}
+                in{' '}
+                <Link to={paths.run(r.run_id)} className="mono">
+                  {r.run_id}
+                </Link>
+              </>
+            )}
+          </span>
+        ))}
       </div>
       {(deliveries.length > 0 || items.length > 0) && (
         <ul className="tree-level">

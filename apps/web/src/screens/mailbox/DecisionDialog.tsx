@@ -1,9 +1,12 @@
 /**
  * Approve or reject one mailbox item. Reject needs a stated reason and says that nothing will be
- * emitted; approve shows exactly what will be emitted and sends the entity revision the reviewer
- * saw. One idempotency key per opening of the dialog: a double click or a retry decides once.
+ * emitted; when the item's type declares reason codes it needs one of them (number keys pick
+ * them), or Other with text. Approve shows exactly what will be emitted and sends the entity
+ * revision the reviewer saw; when some of the entity's gates fail it says so first and needs an
+ * override note. Ctrl+Enter submits. One idempotency key per opening of the dialog: a double
+ * click or a retry decides once.
  */
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { Result } from '@switchboard/contract';
 import { ApiError } from '../../api/client';
 import { useApproveItem, useRejectItem } from '../../api/mailbox';
@@ -16,6 +19,17 @@ import './DecisionDialog.css';
 export type DecisionMode = 'approve' | 'reject';
 type Review = Result<'mailbox.get'>;
 export type DecisionOutcome = Result<'mailbox.reject'> & { mode: DecisionMode; mailbox_id: string };
+
+/** The code a reject carries when none of the type's codes fits; its text says why. */
+const OTHER = { code: 'other', label: 'Other (say why below)' };
+
+/** The gates that fail on the sheet the reviewer sees, each in short ("607.54 > 500"). */
+export function failingGatesOf(review: Review): { gate: string; summary?: string; detail?: string }[] {
+  const gates = review.decision_sheet.entity_context.entity?.gates ?? {};
+  return Object.entries(gates)
+    .filter(([, g]) => !g.passed)
+    .map(([gate, g]) => ({ gate, summary: g.summary, detail: g.detail }));
+}
 
 export function DecisionDialog({
   mode,
@@ -38,15 +52,24 @@ export function DecisionDialog({
   const [reason, setReason] = useState('');
   const [reasonCode, setReasonCode] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  /** What the problem is about: the reason code choice or the text. */
+  const [problemOn, setProblemOn] = useState<'code' | 'text'>('text');
   const reasonRef = useRef<HTMLTextAreaElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
-  const ids = { reason: useId(), hint: useId(), count: useId(), problem: useId() };
+  const firstCodeRef = useRef<HTMLButtonElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const ids = { reason: useId(), hint: useId(), count: useId(), problem: useId(), gates: useId() };
   const mutation = mode === 'approve' ? approve : reject;
   const busy = mutation.isPending;
   const item = review.item;
   const preview = review.decision_sheet.downstream_preview;
   const entity = review.decision_sheet.entity_context.entity?.entity;
   const emits = preview.available && preview.event_name;
+  const gateCount = Object.keys(review.decision_sheet.entity_context.entity?.gates ?? {}).length;
+  const failing = failingGatesOf(review);
+  const overriding = mode === 'approve' && failing.length > 0;
+  const codes = review.reject_reasons.length > 0 ? [...review.reject_reasons, OTHER] : [];
+  const typed = mode === 'reject' && codes.length > 0;
 
   const close = () => {
     if (busy) return;
@@ -62,27 +85,44 @@ export function DecisionDialog({
     e.preventDefault();
     if (busy) return;
     if (mode === 'reject') {
-      const p = reasonProblem(reason);
+      if (typed && !reasonCode) {
+        setProblem(`Choose a reason code (keys 1–${codes.length}), or Other and say why.`);
+        setProblemOn('code');
+        firstCodeRef.current?.focus();
+        return;
+      }
+      // With a declared code the text is optional: the code's label is sent as the reason then,
+      // without being pasted into the field. Other needs text.
+      const label = typed && reasonCode !== OTHER.code ? review.reject_reasons.find((r) => r.code === reasonCode)?.label : undefined;
+      const p = label && reason.trim().length === 0 ? null : reasonProblem(reason);
       setProblem(p);
+      setProblemOn('text');
       if (p) {
         reasonRef.current?.focus();
         return;
       }
       reject.mutate(
-        { mailbox_id: item.mailbox_id, reason: reason.trim(), ...(reasonCode ? { reason_code: reasonCode } : {}), idempotency_key: key },
+        { mailbox_id: item.mailbox_id, reason: reason.trim() || label!, ...(reasonCode ? { reason_code: reasonCode } : {}), idempotency_key: key },
         { onSuccess: (r) => finish({ ...r, mode: 'reject', mailbox_id: item.mailbox_id }) },
       );
     } else {
       const trimmed = reason.trim();
       if (trimmed.length > REASON_MAX) {
         setProblem(`The note is too long: at most ${REASON_MAX} characters.`);
+        setProblemOn('text');
+        return;
+      }
+      if (overriding && !trimmed) {
+        setProblem('Write an override note: some gates fail, so approving needs a reason, kept with the decision.');
+        setProblemOn('text');
+        reasonRef.current?.focus();
         return;
       }
       approve.mutate(
         {
           mailbox_id: item.mailbox_id,
           idempotency_key: key,
-          ...(trimmed ? { reason: trimmed } : {}),
+          ...(trimmed ? (overriding ? { override_note: trimmed } : { reason: trimmed }) : {}),
           ...(entity ? { expected_entity_revision: entity.revision } : {}),
         },
         { onSuccess: (r) => finish({ ...r, mode: 'approve', mailbox_id: item.mailbox_id }) },
@@ -103,6 +143,7 @@ export function DecisionDialog({
     reject.reset();
     approve.reset();
     setReason('');
+    setReasonCode(null);
     setProblem(null);
     onReload();
   };
@@ -110,6 +151,27 @@ export function DecisionDialog({
   const error = mutation.error;
   const code = error instanceof ApiError ? error.code : undefined;
   const length = reason.trim().length;
+
+  const pickCode = (next: string | null) => {
+    setReasonCode(next);
+    setProblem(null);
+  };
+
+  /** Ctrl+Enter submits from anywhere in the form; number keys pick a reason code outside the text field. */
+  const onKeyDown = (e: KeyboardEvent<HTMLFormElement>) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      formRef.current?.requestSubmit();
+      return;
+    }
+    if (!typed || busy || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLInputElement) return;
+    const n = Number(e.key);
+    if (Number.isInteger(n) && n >= 1 && n <= codes.length) {
+      e.preventDefault();
+      pickCode(codes[n - 1]!.code);
+    }
+  };
 
   return (
     <Modal
@@ -119,12 +181,29 @@ export function DecisionDialog({
       tone={mode === 'reject' ? 'danger' : undefined}
       testId="decision-dialog"
       wide={mode === 'approve'}
-      initialFocus={mode === 'reject' ? reasonRef : confirmRef}
+      initialFocus={typed ? firstCodeRef : mode === 'reject' || overriding ? reasonRef : confirmRef}
     >
-      <form onSubmit={submit} className="decision-form" noValidate>
+      <form ref={formRef} onSubmit={submit} onKeyDown={onKeyDown} className="decision-form" noValidate>
         <p className="muted small">
           <code>{item.type}</code> · <span className="mono">{item.mailbox_id}</span>
         </p>
+        {overriding && (
+          <div className="callout callout-bad failing-gates" id={ids.gates} data-testid="failing-gates">
+            <p>
+              <strong>
+                {failing.length} of {gateCount} {gateCount === 1 ? 'gate fails' : 'gates fail'}:{' '}
+                {failing.map((g, i) => (
+                  <span key={g.gate}>
+                    {i > 0 && '; '}
+                    <code>{g.gate}</code>
+                    {g.summary ? `, ${g.summary}` : ''}
+                  </span>
+                ))}
+              </strong>
+            </p>
+            <p className="small">Approving anyway needs an override note saying why. It is kept with the decision and shown in the item's history.</p>
+          </div>
+        )}
         {mode === 'reject' ? (
           <div className="callout" data-testid="reject-consequence">
             <p>
@@ -171,32 +250,45 @@ export function DecisionDialog({
         )}
 
         <div className="field field-wide">
-          <label htmlFor={ids.reason}>{mode === 'reject' ? 'Reason (required)' : 'Note (optional)'}</label>
-          {mode === 'reject' && review.reject_reasons.length > 0 && (
-            <div className="quick-reasons" role="group" aria-label="Reason code">
-              {review.reject_reasons.map((r) => (
-                <button
-                  key={r.code}
-                  type="button"
-                  className={`btn btn-small${reasonCode === r.code ? ' btn-primary' : ''}`}
-                  aria-pressed={reasonCode === r.code}
-                  data-testid="reason-code"
-                  data-code={r.code}
-                  onClick={() => {
-                    const next = reasonCode === r.code ? null : r.code;
-                    setReasonCode(next);
-                    // The label fills an empty reason (or one that is another code's label).
-                    if (next && (!reason.trim() || review.reject_reasons.some((x) => x.label === reason.trim()))) setReason(r.label);
-                    setProblem(null);
-                    reasonRef.current?.focus();
-                  }}
-                  disabled={busy}
-                >
-                  {r.label}
-                </button>
-              ))}
-            </div>
+          {typed && (
+            <>
+              <span className="field-label" id={`${ids.reason}-codes`}>
+                Reason code (required) <span className="muted small">· keys 1–{codes.length}</span>
+              </span>
+              <div
+                className="quick-reasons reason-codes"
+                role="group"
+                aria-labelledby={`${ids.reason}-codes`}
+                aria-describedby={problem && problemOn === 'code' ? ids.problem : undefined}
+              >
+                {codes.map((r, i) => (
+                  <button
+                    key={r.code}
+                    ref={i === 0 ? firstCodeRef : undefined}
+                    type="button"
+                    className={`btn btn-small${reasonCode === r.code ? ' btn-primary' : ''}`}
+                    aria-pressed={reasonCode === r.code}
+                    aria-keyshortcuts={String(i + 1)}
+                    data-testid="reason-code"
+                    data-code={r.code}
+                    onClick={() => pickCode(reasonCode === r.code ? null : r.code)}
+                    disabled={busy}
+                  >
+                    <kbd aria-hidden="true">{i + 1}</kbd> {r.label}
+                  </button>
+                ))}
+              </div>
+            </>
           )}
+          <label htmlFor={ids.reason}>
+            {mode === 'reject'
+              ? typed && reasonCode && reasonCode !== OTHER.code
+                ? 'Reason (optional with a code)'
+                : 'Reason (required)'
+              : overriding
+                ? 'Override note (required)'
+                : 'Note (optional)'}
+          </label>
           {mode === 'reject' && review.reject_reasons.length === 0 && (
             <div className="quick-reasons" role="group" aria-label="Quick reasons">
               {QUICK_REASONS.map((q) => (
@@ -225,10 +317,10 @@ export function DecisionDialog({
             disabled={busy}
             onChange={(e) => {
               setReason(e.target.value);
-              if (problem) setProblem(mode === 'reject' ? reasonProblem(e.target.value) : null);
+              if (problem && problemOn === 'text') setProblem(mode === 'reject' ? reasonProblem(e.target.value) : null);
             }}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={`${ids.count}${problem ? ` ${ids.problem}` : ''}`}
+            aria-invalid={problem && problemOn === 'text' ? true : undefined}
+            aria-describedby={`${overriding ? `${ids.gates} ` : ''}${ids.count}${problem && problemOn === 'text' ? ` ${ids.problem}` : ''}`}
           />
           <div className="field-foot">
             <span id={ids.problem} className="field-error" role={problem ? 'alert' : undefined}>
@@ -238,6 +330,9 @@ export function DecisionDialog({
               {length} / {REASON_MAX} characters
             </span>
           </div>
+          <p className="muted small">
+            <kbd>Ctrl</kbd>+<kbd>Enter</kbd> {mode === 'reject' ? 'rejects' : 'approves'}
+          </p>
         </div>
 
         {error && <DecisionError error={error} code={code} onReload={reload} />}
@@ -246,7 +341,7 @@ export function DecisionDialog({
           <button type="button" className="btn" onClick={close} disabled={busy}>
             Cancel
           </button>
-          {code === 'MAILBOX_NOT_PENDING' || code === 'STALE_DECISION_SHEET' ? null : (
+          {code === 'MAILBOX_NOT_PENDING' || code === 'STALE_DECISION_SHEET' || code === 'GATE_OVERRIDE_REQUIRED' ? null : (
             <button ref={confirmRef} type="submit" className={mode === 'reject' ? 'btn btn-danger' : 'btn btn-primary'} disabled={busy} data-testid="confirm-decision">
               {busy
                 ? mode === 'reject'
@@ -255,8 +350,10 @@ export function DecisionDialog({
                 : mode === 'reject'
                   ? 'Reject item'
                   : emits
-                    ? `Approve and emit ${preview.event_name}`
-                    : 'Approve'}
+                    ? `${overriding ? 'Approve anyway' : 'Approve'} and emit ${preview.event_name}`
+                    : overriding
+                      ? 'Approve anyway'
+                      : 'Approve'}
             </button>
           )}
         </div>
@@ -266,6 +363,20 @@ export function DecisionDialog({
 }
 
 function DecisionError({ error, code, onReload }: { error: unknown; code: string | undefined; onReload: () => void }) {
+  if (code === 'GATE_OVERRIDE_REQUIRED') {
+    const failing = error instanceof ApiError ? ((error.details.failing_gates as { gate: string; summary?: string }[] | undefined) ?? []) : [];
+    return (
+      <div className="callout callout-bad" role="alert" data-testid="gate-override-required">
+        <p>
+          <strong>Some gates fail now{failing.length ? `: ${failing.map((g) => (g.summary ? `${g.gate}, ${g.summary}` : g.gate)).join('; ')}` : ''}.</strong>
+        </p>
+        <p className="small">Nothing was decided. Reload the decision sheet to see the gates as they are, then approve with an override note or reject.</p>
+        <button type="button" className="btn" onClick={onReload}>
+          Reload and review again
+        </button>
+      </div>
+    );
+  }
   if (code === 'STALE_DECISION_SHEET') {
     return (
       <div className="callout callout-bad" role="alert" data-testid="stale-sheet">

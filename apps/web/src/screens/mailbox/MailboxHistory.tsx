@@ -24,6 +24,26 @@ export function MailboxHistory({ history }: { history: MailboxHistoryEntry[] }) 
             </span>
           </div>
           {h.reason && <p className="timeline-reason">“{h.reason}”</p>}
+          {h.override_note && (
+            <div className="timeline-override" data-testid="override-note">
+              <p>
+                <strong>Approved past failing gates</strong>
+                {h.overridden_gates && h.overridden_gates.length > 0 && (
+                  <>
+                    :{' '}
+                    {h.overridden_gates.map((g, i) => (
+                      <span key={g.gate}>
+                        {i > 0 && '; '}
+                        <code>{g.gate}</code>
+                        {g.summary ? `, ${g.summary}` : ''}
+                      </span>
+                    ))}
+                  </>
+                )}
+              </p>
+              <p className="timeline-reason">Override note: “{h.override_note}”</p>
+            </div>
+          )}
           {h.decision_payload && Object.keys(h.decision_payload).length > 0 && (
             <details>
               <summary>Decision payload</summary>

@@ -4,12 +4,15 @@
  * estimate's plan hash (a changed set is refused, and the dialog offers a fresh estimate), the
  * chosen rate and the dialog's idempotency key; large plans need the count typed to confirm. After
  * apply the dialog shows live progress; closing it leaves the operation running.
+ * A replay leaves subscribers the bundle marks side_effects (they pay, send, charge) unticked
+ * unless the operator ticks them, with a warning, says when an event's entity has moved on since
+ * the event (its revision then and now), and once applied links the events it published.
  */
 import { useId, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DEFAULT_OPERATION_RATE, MAX_OPERATION_RATE } from '@switchboard/contract/limits';
 import { ApiError } from '../../api/client';
-import { useRecoveryApply, useRecoveryEstimate, type OperationPlan, type RecoveryKind, type RecoverySelection } from '../../api/operations';
+import { useOperation, useRecoveryApply, useRecoveryEstimate, type OperationPlan, type RecoveryKind, type RecoverySelection } from '../../api/operations';
 import { paths } from '../../paths';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -42,7 +45,15 @@ export function RecoveryDialog({
   const [choices, setChoices] = useState<string[] | null>(null);
   const effective = useMemo(() => (only ? { ...selection, subscriber_ids: only } : selection), [selection, only]);
   const estimate = useRecoveryEstimate(kind, effective, open && (only === null || only.length > 0));
-  if (choices === null && only === null && estimate.data) setChoices(estimate.data.plan.by_subscriber.map((s) => s.subscriber_id));
+  const [sideEffects, setSideEffects] = useState<string[]>([]);
+  if (choices === null && only === null && estimate.data) {
+    const all = estimate.data.plan.by_subscriber.map((s) => s.subscriber_id);
+    const risky = (estimate.data.plan.side_effect_subscribers ?? []).filter((id) => all.includes(id));
+    setChoices(all);
+    setSideEffects(risky);
+    // Subscribers with side effects start unticked: a replay should not pay or send twice by default.
+    if (kind === 'replay' && risky.length > 0) setOnly(all.filter((id) => !risky.includes(id)));
+  }
   const apply = useRecoveryApply(kind);
   const [rate, setRate] = useState(String(DEFAULT_OPERATION_RATE));
   const [typed, setTyped] = useState('');
@@ -57,6 +68,7 @@ export function RecoveryDialog({
     setOperationId(null);
     setOnly(null);
     setChoices(null);
+    setSideEffects([]);
     onOpenChange(false);
   };
 
@@ -89,6 +101,7 @@ export function RecoveryDialog({
       {operationId ? (
         <div className="recovery-applied">
           <OperationProgress operationId={operationId} />
+          {kind === 'replay' && <ReplayedAs operationId={operationId} onNavigate={close} />}
           <p className="muted small">Closing this dialog does not stop the operation; it stays listed on the Runtime page.</p>
           <div className="modal-actions">
             <Link className="btn" to={`/runtime#operations`} onClick={close}>
@@ -104,13 +117,14 @@ export function RecoveryDialog({
           <p>
             Scope: <strong>{scope}</strong>
           </p>
-          {choices && choices.length > 1 && (
+          {choices && (choices.length > 1 || sideEffects.length > 0) && (
             <fieldset className="recovery-subscribers" disabled={apply.isPending}>
               <legend>Send to subscribers</legend>
               {choices.map((id) => {
                 const checked = only === null || only.includes(id);
+                const risky = sideEffects.includes(id);
                 return (
-                  <label key={id} className="field-inline">
+                  <label key={id} className={`field-inline${risky ? ' side-effect' : ''}`} data-side-effects={risky || undefined}>
                     <input
                       type="checkbox"
                       checked={checked}
@@ -123,11 +137,20 @@ export function RecoveryDialog({
                         renew();
                       }}
                       data-testid="recovery-subscriber"
+                      data-subscriber={id}
                     />
                     <span className="mono">{id}</span>
+                    {risky && <span className="badge badge-warn">side effects</span>}
                   </label>
                 );
               })}
+              {sideEffects.length > 0 && (
+                <p className={`callout${sideEffects.some((id) => only === null || only.includes(id)) ? ' callout-bad' : ''} small`} data-testid="side-effect-warning">
+                  <strong>{sideEffects.join(', ')}</strong> {sideEffects.length === 1 ? 'acts' : 'act'} outside the runtime (the bundle marks {sideEffects.length === 1 ? 'it' : 'them'}{' '}
+                  <code>side_effects</code>): a replay would do it again, for example pay a refund twice.{' '}
+                  {sideEffects.some((id) => only === null || only.includes(id)) ? 'You ticked it: be sure.' : 'Left unticked; tick to include.'}
+                </p>
+              )}
             </fieldset>
           )}
           {noneChosen ? (
@@ -207,6 +230,55 @@ function formatDuration(seconds: number): string {
   return minutes < 90 ? `About ${minutes} min` : `About ${Math.round(minutes / 6) / 10} h`;
 }
 
+/** The events a finished replay published, each with its run. */
+function ReplayedAs({ operationId, onNavigate }: { operationId: string; onNavigate: () => void }) {
+  const op = useOperation(operationId);
+  const published = (op.data?.items ?? []).filter((i) => i.result_id);
+  if (published.length === 0) return null;
+  return (
+    <div className="replayed-as" data-testid="replayed-as">
+      <h4>Published</h4>
+      <ul>
+        {published.slice(0, 10).map((i) => (
+          <li key={i.item_index}>
+            <Link to={paths.event(i.result_id!)} className="mono" onClick={onNavigate} data-testid="replayed-event-link">
+              {i.result_id}
+            </Link>{' '}
+            <span className="muted small">replays</span> <span className="mono small">{i.target_id}</span>
+          </li>
+        ))}
+      </ul>
+      {published.length > 10 && <p className="muted small">and {published.length - 10} more, listed with the operation.</p>}
+    </div>
+  );
+}
+
+/** Sampled events whose entity moved on since them: the revision then and now. */
+function EntityMovedOn({ plan }: { plan: OperationPlan }) {
+  const moved = (plan.entity_revisions ?? []).filter((r) => r.revision_now === null || r.revision_now > r.revision_then);
+  if (moved.length === 0) return null;
+  return (
+    <div className="callout small" data-testid="entity-moved-on">
+      <p>
+        <strong>
+          {moved.length === 1 ? 'The entity has' : `${moved.length} entities have`} moved on since {moved.length === 1 ? 'the event' : 'their events'}:
+        </strong>{' '}
+        a replay acts on the entity as it is now.
+      </p>
+      <ul>
+        {moved.map((r) => (
+          <li key={r.event_id}>
+            <Link to={paths.entity(r.entity_id)} className="mono">
+              {r.entity_id}
+            </Link>
+            : revision {r.revision_then} then, {r.revision_now === null ? 'gone now (removed)' : `${r.revision_now} now`}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function PlanSummary({ plan, kind }: { plan: OperationPlan; kind: RecoveryKind }) {
   const unit = kind === 'redrive' ? 'dead letter' : 'event';
   return (
@@ -220,6 +292,7 @@ function PlanSummary({ plan, kind }: { plan: OperationPlan; kind: RecoveryKind }
         <p className="callout">Nothing to send: {plan.matched === 0 ? `no ${unit} matches.` : 'everything matching was already redriven.'}</p>
       ) : (
         <>
+          {kind === 'replay' && <EntityMovedOn plan={plan} />}
           {plan.oldest && plan.newest && (
             <p className="muted small">
               From <RelativeTime iso={plan.oldest} /> to <RelativeTime iso={plan.newest} />

@@ -1,18 +1,20 @@
 /**
  * The reset dialog, in three steps: (1) a dry run shows what each owner would do; (2) typing the
  * runtime's name or a fingerprint prefix arms the next step; (3) a stated reason applies the reset
- * with the dialog's idempotency key and the dry run's plan hash. A PLAN_STALE refusal shows what
- * changed and offers the fresh preview; the outcome never looks like success unless it was one.
+ * with the dialog's idempotency key and the dry run's plan hash. A PLAN_STALE refusal re-previews,
+ * shows what changed and asks again in place, with the new plan; the outcome never looks like
+ * success unless it was one. Under traffic, "Pause ingress, then preview" pauses first: while
+ * ingress is paused the plan only drifts by records the reset also removes, so it stays valid.
  */
-import { useEffect, useId, useReducer, type FormEvent } from 'react';
+import { useEffect, useId, useReducer, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/client';
-import { useNukeApply, useNukeDryRun, type RuntimeStatus } from '../../api/runtime';
+import { useNukeApply, useNukeDryRun, usePauseIngress, type RuntimeStatus } from '../../api/runtime';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
-import { Modal, useDialogKey } from '../../ui/Modal';
+import { Modal, newIdempotencyKey, useDialogKey } from '../../ui/Modal';
 import { NukeOutcome } from './NukeOutcome';
 import { NukePreview } from './NukePreview';
-import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges } from './nuke-format';
+import { FINGERPRINT_PREFIX_MIN, armsReset, planHash, previewChanges, type PreviewChange } from './nuke-format';
 import { NUKE_DIALOG_OPENED, nukeFlow, type StaleView } from './nuke-flow';
 import './NukeDialog.css';
 
@@ -27,7 +29,10 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
   const { key, renew } = useDialogKey(open);
   const dryRun = useNukeDryRun();
   const apply = useNukeApply();
+  const pause = usePauseIngress();
   const [flow, dispatch] = useReducer(nukeFlow, NUKE_DIALOG_OPENED);
+  // What changed when a stale plan was replaced in place by the fresh one (shown until applied).
+  const [replaced, setReplaced] = useState<PreviewChange[] | null>(null);
   const ids = { typed: useId(), typedHint: useId(), reason: useId(), reasonError: useId() };
   const runtime = { name: status.name, fingerprint: status.bundle.fingerprint };
   const step = flow.step;
@@ -38,14 +43,23 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
   const stale = flow.step === 'apply' ? flow.stale : null;
   const armed = armsReset(typed, runtime);
   const hash = planHash(preview);
+  const ingress = (preview?.quiescence as { ingress?: string } | undefined)?.ingress;
+  const pausedBasis = (preview?.plan as { hash_basis?: string } | undefined)?.hash_basis === 'paused_ingress';
 
   const runDryRun = () => dryRun.mutate(undefined, { onSuccess: (result) => dispatch({ type: 'previewed', result }) });
+
+  /** Pauses ingress (publishes queue durably), then previews: the plan then survives steady traffic. */
+  const pauseThenPreview = () => {
+    pause.mutate({ idempotency_key: newIdempotencyKey(), reason: 'Paused to reset the runtime' }, { onSuccess: runDryRun });
+  };
 
   // Each opening starts from a fresh dry run and a clean slate.
   useEffect(() => {
     if (!open) return;
     dispatch({ type: 'opened' });
     apply.reset();
+    pause.reset();
+    setReplaced(null);
     runDryRun();
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a fresh preview once per opening; the mutation objects change identity every render
   }, [open]);
@@ -73,6 +87,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
 
   const takeFreshPreview = () => {
     if (!stale) return;
+    setReplaced(stale.changes);
     dispatch({ type: 'freshTaken' });
     apply.reset();
     // The old key's stored answer is the refusal; the new plan is a new decision.
@@ -118,13 +133,32 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
           ) : dryRun.isError && !preview ? (
             <ErrorState compact error={dryRun.error} onRetry={runDryRun} />
           ) : preview ? (
-            <NukePreview result={preview} />
+            <>
+              {pausedBasis ? (
+                <p className="callout callout-info small" data-testid="nuke-paused-basis">
+                  <strong>Ingress is paused.</strong> New publishes wait in the queue, so this plan only drifts by records the reset also removes
+                  (handlers finishing, publishes queued); it stays valid until you apply. A complete reset opens ingress again.
+                </p>
+              ) : ingress === 'open' ? (
+                <p className="callout small" data-testid="nuke-open-ingress">
+                  <strong>Ingress is open.</strong> Under traffic every new record makes this plan stale before you apply it. Pause ingress first
+                  (publishes are queued, not lost) and the plan holds.
+                </p>
+              ) : null}
+              <NukePreview result={preview} />
+            </>
           ) : null}
+          {pause.isError && <ErrorState compact error={pause.error} />}
           <div className="modal-actions">
             <button type="button" className="btn" onClick={() => onOpenChange(false)}>
               Cancel
             </button>
-            <button type="button" className="btn" onClick={runDryRun} disabled={dryRun.isPending}>
+            {ingress === 'open' && (
+              <button type="button" className="btn" onClick={pauseThenPreview} disabled={pause.isPending || dryRun.isPending} data-testid="nuke-pause-preview">
+                {pause.isPending ? 'Pausing…' : 'Pause ingress, then preview'}
+              </button>
+            )}
+            <button type="button" className="btn" onClick={runDryRun} disabled={dryRun.isPending || pause.isPending}>
               {dryRun.isPending ? 'Previewing…' : 'Preview again'}
             </button>
             <button type="button" className="btn btn-danger-outline" onClick={() => dispatch({ type: 'continued' })} disabled={!preview || dryRun.isPending}>
@@ -198,6 +232,7 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
               </p>
             )}
           </div>
+          {replaced && !planStale && <PlanReplacedNotice changes={replaced} />}
           {planStale ? (
             <PlanStaleNotice stale={stale} loading={dryRun.isPending} error={dryRun.isError ? dryRun.error : null} onFresh={takeFreshPreview} />
           ) : applyError ? (
@@ -227,6 +262,18 @@ export function NukeDialog({ open, onOpenChange, status }: { open: boolean; onOp
         </div>
       )}
     </Modal>
+  );
+}
+
+/** After a stale plan was replaced in place: what changed, and that the apply now uses the new plan. */
+function PlanReplacedNotice({ changes }: { changes: PreviewChange[] }) {
+  return (
+    <div className="callout small" data-testid="plan-replaced">
+      <p>
+        <strong>The plan was updated to the runtime as it is now</strong>
+        {changes.length > 0 ? `: ${changes.map((c) => `${c.what} ${c.before.toLocaleString()} → ${c.after.toLocaleString()}`).join('; ')}` : ''}. Reset with this plan?
+      </p>
+    </div>
   );
 }
 
@@ -276,8 +323,9 @@ function PlanStaleNotice({
           ) : (
             <p className="small">The counts are the same, but the records behind them changed (for example, different containers or items).</p>
           )}
-          <button type="button" className="btn" onClick={onFresh}>
-            Review the fresh preview
+          <p className="small">The dialog previewed again. Apply the new plan, or go back to review it whole.</p>
+          <button type="button" className="btn btn-danger-outline" onClick={onFresh} data-testid="nuke-use-fresh">
+            Use the new plan
           </button>
         </>
       )}

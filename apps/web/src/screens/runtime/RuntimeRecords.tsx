@@ -53,6 +53,7 @@ export function PastResets() {
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Result</th>
+                <th scope="col">Counts</th>
                 <th scope="col">By</th>
                 <th scope="col">Reason</th>
                 <th scope="col" className="hide-narrow">
@@ -67,10 +68,21 @@ export function PastResets() {
                     <RelativeTime iso={r.started_at} />
                   </td>
                   <td>
-                    <StatusBadge value={r.status} tone={r.status === 'completed' ? 'ok' : r.status === 'in_progress' ? 'info' : 'bad'} />
+                    <StatusBadge value={r.status} tone={r.status === 'completed' ? 'ok' : r.status === 'in_progress' ? 'info' : r.status === 'refused' ? 'warn' : 'bad'} />
                   </td>
-                  <td className="mono small">{r.actor_token_id ?? '—'}</td>
-                  <td className="wrap-cell">{r.reason ?? <span className="muted">—</span>}</td>
+                  <td className="small">
+                    <ResetCounts record={r} />
+                  </td>
+                  <td className="small">
+                    {r.actor_token_name ? (
+                      <>
+                        <strong>{r.actor_token_name}</strong> <code className="muted">{r.actor_token_id}</code>
+                      </>
+                    ) : (
+                      <code>{r.actor_token_id ?? '—'}</code>
+                    )}
+                  </td>
+                  <td className="wrap-cell reset-reason">{r.reason ?? <span className="muted">—</span>}</td>
                   <td className="hide-narrow mono small" title={r.plan_hash}>
                     {r.plan_hash ? `${r.plan_hash.slice(0, 19)}…` : '—'}
                   </td>
@@ -81,5 +93,34 @@ export function PastResets() {
         </div>
       )}
     </section>
+  );
+}
+
+type ResetRecord = NonNullable<ReturnType<typeof useResets>['data']>['resets'][number];
+
+/**
+ * What a reset removed (rows per table, the tables that had any), or for a refused apply what
+ * had changed since its preview (the diff per table).
+ */
+function ResetCounts({ record }: { record: ResetRecord }) {
+  const result = (record.result ?? {}) as { cleanup?: { deleted?: Record<string, number> | null }; plan?: { remove?: Record<string, number> }; diff?: Record<string, number> };
+  if (record.status === 'refused') {
+    const diff = Object.entries(result.diff ?? {});
+    return diff.length === 0 ? (
+      <span className="muted">refused: plan stale</span>
+    ) : (
+      <span>
+        refused, changed since preview: {diff.map(([t, n]) => `${t} ${n > 0 ? '+' : ''}${n.toLocaleString()}`).join(', ')}
+      </span>
+    );
+  }
+  const counts = result.cleanup?.deleted ?? result.plan?.remove;
+  const rows = Object.entries(counts ?? {}).filter(([, n]) => n > 0);
+  if (rows.length === 0) return <span className="muted">{counts ? 'nothing to remove' : '—'}</span>;
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  return (
+    <span title={rows.map(([t, n]) => `${t}: ${n.toLocaleString()}`).join('\n')}>
+      {total.toLocaleString()} rows: {rows.map(([t, n]) => `${t} ${n.toLocaleString()}`).join(', ')}
+    </span>
   );
 }

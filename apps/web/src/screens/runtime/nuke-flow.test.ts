@@ -21,7 +21,7 @@ describe('the reset dialog flow', () => {
     expect(nukeFlow(missing, { type: 'back' })).toMatchObject({ step: 'arm', typed: 'x' });
   });
 
-  it('a stale plan offers the fresh preview, which restarts at step 1 with the confirmation cleared', () => {
+  it('a stale plan is replaced in place by the fresh preview: still armed, reason kept, asked again', () => {
     const stale = run(
       { type: 'previewed', result: preview },
       { type: 'continued' },
@@ -31,7 +31,7 @@ describe('the reset dialog flow', () => {
       { type: 'staleSeen', stale: { fresh, changes: [] } },
       { type: 'freshTaken' },
     );
-    expect(stale).toEqual({ step: 'preview', preview: fresh, typed: '', reason: 'why' });
+    expect(stale).toMatchObject({ step: 'apply', preview: fresh, reason: 'why', stale: null, reasonError: null });
   });
 
   it('opening again starts from a clean slate', () => {

@@ -68,7 +68,8 @@ export function nukeFlow(flow: NukeFlow, action: NukeAction): NukeFlow {
     case 'staleSeen':
       return flow.step === 'apply' ? { ...flow, stale: action.stale } : flow;
     case 'freshTaken':
-      // A new plan is a new decision: confirm the runtime again.
-      return flow.step === 'apply' && flow.stale ? { step: 'preview', preview: flow.stale.fresh, typed: '', reason: flow.reason } : flow;
+      // The fresh plan replaces the stale one in place: the operator stays armed, keeps the
+      // reason, and is asked again to apply this plan (what changed stays listed above it).
+      return flow.step === 'apply' && flow.stale ? { ...flow, preview: flow.stale.fresh, stale: null, reasonError: null } : flow;
   }
 }
