@@ -10,6 +10,8 @@ export class EventsPage {
   readonly timeRange: Locator;
   readonly deadLetters: Locator;
   readonly moreFilters: Locator;
+  /** "Replay all matching…" on Events, "Redrive…" on Dead letters: opens the recovery dialog. */
+  readonly openRecovery: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('event-row');
@@ -20,6 +22,7 @@ export class EventsPage {
     this.timeRange = page.getByLabel('Time range');
     this.deadLetters = page.getByLabel('Dead letters');
     this.moreFilters = page.getByRole('button', { name: 'More filters' });
+    this.openRecovery = page.getByTestId('open-recovery');
   }
 
   async goto(query = ''): Promise<void> {
