@@ -9,7 +9,6 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
 import { RefreshButton } from '../../ui/RefreshButton';
@@ -67,11 +66,10 @@ export function ConversationList() {
           </select>
         </div>
       </form>
-      <StaleNotice />
       <div className="split-main">
         {query.isPending ? (
           <LoadingState label="Loading conversations" />
-        ) : query.isError ? (
+        ) : query.isError && query.data === undefined ? (
           <ErrorState error={query.error} onRetry={() => void query.refetch()} />
         ) : rows.length === 0 ? (
           <EmptyState title={filtered ? 'No conversations match these filters' : 'No conversations yet'}>

@@ -15,7 +15,6 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
 import { SESSION_TONE } from './ConversationList';
@@ -46,10 +45,9 @@ export function Transcript({ sessionId }: { sessionId: string }) {
         {c && <StatusBadge value={c.status} tone={SESSION_TONE[c.status]} />}
         <RefreshButton query={query} />
       </div>
-      <StaleNotice />
       {query.isPending ? (
         <LoadingState label="Loading the transcript" />
-      ) : query.isError ? (
+      ) : query.isError && query.data === undefined ? (
         query.error instanceof ApiError && query.error.code === 'NOT_FOUND' ? (
           <EmptyState title="No conversation with this id">
             <p>It may have been removed by a runtime reset.</p>

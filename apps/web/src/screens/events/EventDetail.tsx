@@ -14,7 +14,6 @@ import { ErrorState } from '../../ui/ErrorState';
 import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
 import './EventDetail.css';
@@ -35,12 +34,11 @@ export function EventDetail({
 
   return (
     <DetailPanel title={event ? event.event_name : 'Event'} label="Event details" onClose={onClose}>
-      <StaleNotice />
       {event ? (
         <EventBody event={event} highlightDeadLetter={highlightDeadLetter} />
       ) : fetched.isPending ? (
         <LoadingState label="Loading event" />
-      ) : fetched.isError ? (
+      ) : fetched.isError && fetched.data === undefined ? (
         <ErrorState error={fetched.error} onRetry={() => void fetched.refetch()} />
       ) : (
         <EmptyState title="No event with this id">

@@ -10,7 +10,6 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
 
@@ -29,7 +28,6 @@ export function IncidentDetail({
   const title = incident ? `${incident.component}${incident.error_code ? ` · ${incident.error_code}` : ''}` : 'Incident';
   return (
     <DetailPanel title={title} label="Incident details" onClose={onClose}>
-      <StaleNotice />
       {incident ? (
         <>
           <dl className="kv">
@@ -73,7 +71,7 @@ export function IncidentDetail({
       <h3>Sample log records</h3>
       {logs.isPending ? (
         <LoadingState label="Loading log records" />
-      ) : logs.isError ? (
+      ) : logs.isError && logs.data === undefined ? (
         <ErrorState compact error={logs.error} onRetry={() => void logs.refetch()} />
       ) : logs.data.logs.length === 0 ? (
         <EmptyState title="No log records in this window" />

@@ -143,7 +143,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
       <h4>Activity</h4>
       {activity.isPending ? (
         <LoadingState label="Loading activity" />
-      ) : activity.isError ? (
+      ) : activity.isError && activity.data === undefined ? (
         <ErrorState compact error={activity.error} onRetry={() => void activity.refetch()} />
       ) : activity.data.activity.length === 0 ? (
         <p className="muted small">No changes yet: open since it first occurred.</p>

@@ -10,7 +10,6 @@ import { ErrorState } from '../../ui/ErrorState';
 import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
@@ -40,7 +39,6 @@ export function MailboxReview({
   const title = review ? review.item.type : 'Mailbox item';
   return (
     <DetailPanel title={title} label="Mailbox item review" onClose={onClose}>
-      <StaleNotice />
       {query.isPending ? (
         <LoadingState label="Loading the item" />
       ) : query.isError || !review ? (

@@ -39,7 +39,7 @@ export function OperationProgress({ operationId }: { operationId: string }) {
     if (settled) void queryClient.invalidateQueries({ queryKey: rpcKeys.method('event.list') });
   }, [settled, queryClient]);
   if (query.isPending) return <LoadingState label="Loading progress" />;
-  if (query.isError) return <ErrorState compact error={query.error} onRetry={() => void query.refetch()} />;
+  if (query.isError && query.data === undefined) return <ErrorState compact error={query.error} onRetry={() => void query.refetch()} />;
   const op = query.data.operation;
   const { total, done, failed, skipped } = op.counts;
   const processed = done + failed + skipped;

@@ -32,7 +32,7 @@ export function OperationsSection() {
       <h2 id="operations-title">Redrive and replay operations</h2>
       {list.isPending ? (
         <LoadingState label="Loading operations" />
-      ) : list.isError ? (
+      ) : list.isError && list.data === undefined ? (
         <ErrorState compact error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.operations.length === 0 ? (
         <EmptyState title="No operations yet">

@@ -10,7 +10,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 export function QueuedPublishes() {
   const queue = useQueuedPublishes(true);
   if (queue.isPending) return <LoadingState label="Loading queued publishes" />;
-  if (queue.isError) return <ErrorState compact error={queue.error} onRetry={() => void queue.refetch()} />;
+  if (queue.isError && queue.data === undefined) return <ErrorState compact error={queue.error} onRetry={() => void queue.refetch()} />;
   const { queued, queue_depth } = queue.data;
   if (queued.length === 0) return <p className="muted small">Nothing queued yet.</p>;
   return (
@@ -42,7 +42,7 @@ export function PastResets() {
       <h2 id="resets-title">Past resets</h2>
       {resets.isPending ? (
         <LoadingState label="Loading past resets" />
-      ) : resets.isError ? (
+      ) : resets.isError && resets.data === undefined ? (
         <ErrorState compact error={resets.error} onRetry={() => void resets.refetch()} />
       ) : resets.data.resets.length === 0 ? (
         <p className="muted">This runtime has never been reset.</p>
