@@ -39,6 +39,11 @@ export class EventsPage {
     return this.rows.locator('td:nth-child(3)').allInnerTexts();
   }
 
+  /** A row's "redriven" mark (dead letters list): all its dead letters, or "n/m", were redriven. */
+  redrivenMark(row: Locator): Locator {
+    return row.getByTestId('redriven-mark');
+  }
+
   /** The first value of the detail's summary (the selected event's title). */
   detailTitle(): Locator {
     return this.detail.locator('.kv dd').first();

@@ -69,6 +69,7 @@ export function EventTable({
     const p = new URLSearchParams(params);
     p.delete('selected');
     p.delete('dead_letter');
+    p.delete('delivery');
     return p.toString();
   }, [params]);
 
@@ -253,7 +254,9 @@ const EventRow = memo(function EventRow({
       </td>
       {deadMode ? (
         <>
-          <td role="cell" className="c-failure">{dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'}</td>
+          <td role="cell" className="c-failure">
+            {dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'} <RedriveMark deadLetters={e.dead_letters} />
+          </td>
           <td role="cell" className="c-handler hide-narrow hide-with-detail mono" title={dl?.handler_node}>
             {dl?.handler_node ?? '—'}
           </td>
@@ -289,6 +292,18 @@ const EventRow = memo(function EventRow({
     </tr>
   );
 });
+
+/** Whether the event's dead letters were redriven: all of them, some (n of m), or none (nothing shown). */
+function RedriveMark({ deadLetters }: { deadLetters: StoredEvent['dead_letters'] }) {
+  const redriven = deadLetters.filter((d) => d.redrive).length;
+  if (redriven === 0) return null;
+  const all = redriven === deadLetters.length;
+  return (
+    <span className="badge badge-ok" data-testid="redriven-mark" title={all ? 'Every dead letter of this event was redriven' : `${redriven} of ${deadLetters.length} dead letters were redriven`}>
+      {all ? 'redriven' : `${redriven}/${deadLetters.length} redriven`}
+    </span>
+  );
+}
 
 function deliverySummary(e: StoredEvent): string {
   if (e.deliveries.length === 0) return 'no subscribers';
