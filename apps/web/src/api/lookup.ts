@@ -28,7 +28,7 @@ export function pathOf(hit: LookupHit): string {
     case 'dead_letter':
       return paths.deadLetter(hit.event_id!, hit.id);
     case 'delivery':
-      return paths.event(hit.event_id!);
+      return paths.delivery(hit.event_id!, hit.id);
     case 'log':
       return hit.incident_id ? paths.incident(hit.incident_id) : hit.event_id ? paths.event(hit.event_id) : paths.incidents();
     case 'operation':

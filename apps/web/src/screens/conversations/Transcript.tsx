@@ -11,6 +11,7 @@ import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useConversation } from '../../api/conversations';
 import { paths } from '../../paths';
+import { CopyId } from '../../ui/CopyId';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -41,7 +42,7 @@ export function Transcript({ sessionId }: { sessionId: string }) {
       </nav>
       <div className="screen-header">
         <h1 id="transcript-title">Conversation</h1>
-        <span className="mono muted">{sessionId}</span>
+        <CopyId id={sessionId} what="session id" />
         {c && <StatusBadge value={c.status} tone={SESSION_TONE[c.status]} />}
         <RefreshButton query={query} />
       </div>

@@ -10,6 +10,7 @@ import type { StoredEvent } from '@switchboard/contract';
 import { eventsQuery, useEvents, useNewEventCount, type EventQuery } from '../../api/events';
 import { useRun } from '../../api/runs';
 import { paths } from '../../paths';
+import { CopyId } from '../../ui/CopyId';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -147,7 +148,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
               rows={rows}
               params={params}
               selectedId={selectedId}
-              onSelect={(id) => update({ selected: id, dead_letter: null }, { push: true })}
+              onSelect={(id) => update({ selected: id, dead_letter: null, delivery: null }, { push: true })}
               hasNextPage={Boolean(events.hasNextPage)}
               isFetchingNextPage={events.isFetchingNextPage}
               fetchNextPage={() => void events.fetchNextPage()}
@@ -162,7 +163,8 @@ export function EventBrowser({ mode }: { mode: Mode }) {
             eventId={selectedId}
             loaded={selected}
             highlightDeadLetter={params.get('dead_letter') ?? undefined}
-            onClose={() => update({ selected: null, dead_letter: null }, { push: true })}
+            highlightDelivery={params.get('delivery') ?? undefined}
+            onClose={() => update({ selected: null, dead_letter: null, delivery: null }, { push: true })}
           />
         )}
       </div>
@@ -199,7 +201,7 @@ function RunSummary({ runId, view, onView }: { runId: string; view: 'tree' | 'li
   return (
     <div className="summary-card" aria-label="Run summary" role="group">
       <strong>Run</strong>
-      <span className="mono">{r.run_id}</span>
+      <CopyId id={r.run_id} what="run id" />
       <StatusBadge value={r.status} />
       <span>
         root <Link to={paths.event(r.root_event_id)}>{r.event_name}</Link>

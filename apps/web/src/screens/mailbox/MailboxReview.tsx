@@ -6,6 +6,7 @@ import type { Result } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
 import { DetailPanel } from '../../ui/DetailPanel';
+import { CopyId } from '../../ui/CopyId';
 import { ErrorState } from '../../ui/ErrorState';
 import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
@@ -75,7 +76,9 @@ function ReviewBody({
           <StatusBadge value={item.priority} tone={PRIORITY_TONE[item.priority]} />
         </dd>
         <dt>Item id</dt>
-        <dd className="mono">{item.mailbox_id}</dd>
+        <dd>
+          <CopyId id={item.mailbox_id} what="mailbox item id" />
+        </dd>
         <dt>Source flow</dt>
         <dd className="mono">{item.source_flow}</dd>
         <dt>Opened</dt>

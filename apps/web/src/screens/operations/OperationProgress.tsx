@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useOperation, useCancelOperation, type Operation } from '../../api/operations';
 import { rpcKeys } from '../../api/query-client';
+import { CopyId } from '../../ui/CopyId';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -49,7 +50,7 @@ export function OperationProgress({ operationId }: { operationId: string }) {
     <div className="operation-progress" data-testid="operation-progress" data-status={op.status}>
       <div className="operation-progress-head">
         <StatusBadge value={op.status} tone={operationTone(op.status)} />
-        <span className="mono small">{op.operation_id}</span>
+        <CopyId id={op.operation_id} what="operation id" />
       </div>
       <progress max={Math.max(total, 1)} value={total === 0 ? 1 : processed} aria-label={`${percent}% of items processed`} />
       <dl className="kv operation-counts" aria-live="polite">

@@ -135,7 +135,7 @@ function OperationDetail({ operationId }: { operationId: string }) {
                         {item.result_id}
                       </Link>
                     ) : item.event_id ? (
-                      <Link className="mono" to={paths.delivery(item.event_id)}>
+                      <Link className="mono" to={paths.delivery(item.event_id, item.result_id)}>
                         {item.result_id}
                       </Link>
                     ) : (
