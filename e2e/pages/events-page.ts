@@ -10,6 +10,10 @@ export class EventsPage {
   readonly timeRange: Locator;
   readonly deadLetters: Locator;
   readonly moreFilters: Locator;
+  /** The delivery the URL points at (a delivery id opened through go-to-id), in the detail. */
+  readonly highlightedDelivery: Locator;
+  /** The detail's event source, linked to what it names. */
+  readonly sourceLink: Locator;
   /** "Replay all matching…" on Events, "Redrive…" on Dead letters: opens the recovery dialog. */
   readonly openRecovery: Locator;
 
@@ -23,6 +27,8 @@ export class EventsPage {
     this.deadLetters = page.getByLabel('Dead letters');
     this.moreFilters = page.getByRole('button', { name: 'More filters' });
     this.openRecovery = page.getByTestId('open-recovery');
+    this.highlightedDelivery = this.detail.locator('[data-testid="delivery"][aria-current="true"]');
+    this.sourceLink = this.detail.getByTestId('source-link');
   }
 
   async goto(query = ''): Promise<void> {

@@ -33,6 +33,22 @@ export class ConsoleShell {
   }
 }
 
+/** The header's "go to id" field and the popover under it that answers a miss, an error or a token. */
+export class GoToIdBox {
+  readonly box: Locator;
+  readonly answer: Locator;
+
+  constructor(readonly page: Page) {
+    this.box = page.getByRole('searchbox', { name: 'Go to id' });
+    this.answer = page.getByTestId('goto-status');
+  }
+
+  async go(id: string): Promise<void> {
+    await this.box.fill(id);
+    await this.box.press('Enter');
+  }
+}
+
 /** Collects console errors and CSP violations from the moment it is attached (before the first page load). */
 export class ConsoleErrors {
   readonly errors: string[] = [];
