@@ -49,6 +49,11 @@ export class GoToIdBox {
   }
 }
 
+/** Who did something, as every screen labels it: the token's name and its id. */
+export function actorLabels(scope: Locator): Locator {
+  return scope.getByTestId('actor');
+}
+
 /** Collects console errors and CSP violations from the moment it is attached (before the first page load). */
 export class ConsoleErrors {
   readonly errors: string[] = [];

@@ -9,6 +9,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useHeartbeat } from '../api/heartbeat';
 import { runtimeStatusQuery, useIngress } from '../api/runtime';
+import { ActorLabel } from '../ui/ActorLabel';
 import { RelativeTime } from '../ui/RelativeTime';
 import { rpcKeys } from '../api/query-client';
 import './RuntimeNotices.css';
@@ -43,7 +44,12 @@ export function RuntimeNotices() {
         <div className="notice-bar notice-reset" role="status" data-testid="reset-notice">
           <span>
             <strong>The runtime was reset</strong> <RelativeTime iso={lastReset.finished_at} />
-            {lastReset.actor_token_id ? ` by ${lastReset.actor_token_id}` : ''}
+            {lastReset.actor_token_id ? (
+              <>
+                {' by '}
+                <ActorLabel id={lastReset.actor_token_id} />
+              </>
+            ) : null}
             {lastReset.reason ? ` (“${lastReset.reason}”)` : ''}
             {lastReset.status === 'partial_failure' ? ', with a partial failure' : ''}. Everything on screen was read again.
           </span>

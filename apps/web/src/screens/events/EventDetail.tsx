@@ -7,6 +7,7 @@ import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { useEvent } from '../../api/events';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { CopyId } from '../../ui/CopyId';
 import { DetailPanel } from '../../ui/DetailPanel';
 import { EmptyState } from '../../ui/EmptyState';
@@ -225,7 +226,7 @@ function DeadLetterCard({
       )}
       {dl.redrive ? (
         <p className="redrive-note" data-testid="redrive-history">
-          Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <span className="mono">{dl.redrive.actor_token_id}</span> in operation{' '}
+          Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <ActorLabel id={dl.redrive.actor_token_id} /> in operation{' '}
           <CopyId id={dl.redrive.operation_id} what="operation id" to={paths.operation(dl.redrive.operation_id)} />
           ; new attempt <a href={`#delivery-${dl.redrive.delivery_id}`} className="mono">{dl.redrive.delivery_id}</a> {newAttempt && <StatusBadge value={newAttempt.status} />}
         </p>

@@ -5,6 +5,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { Incident, IncidentActivity } from '@switchboard/contract';
 import { useIncidentActivity, useUpdateIncident } from '../../api/incidents';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { newIdempotencyKey } from '../../ui/Modal';
@@ -152,7 +153,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
           {[...activity.data.activity].reverse().map((a, i) => (
             <li key={`${a.ts}-${i}`}>
               <StatusBadge value={a.action} tone={a.action === 'regressed' ? 'bad' : stateTone({ state: a.action, regressed: false })} />{' '}
-              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : a.actor_token_name ? `${a.actor_token_name} (${a.actor_token_id})` : a.actor_token_id}</span>
+              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : <ActorLabel id={a.actor_token_id} name={a.actor_token_name} />}</span>
               {a.ignore_until && (
                 <span className="small">
                   {' '}

@@ -5,6 +5,7 @@
 import type { Result } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { DetailPanel } from '../../ui/DetailPanel';
 import { CopyId } from '../../ui/CopyId';
 import { ErrorState } from '../../ui/ErrorState';
@@ -14,7 +15,6 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
-import { TokenName } from './MailboxHistory';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import './MailboxReview.css';
@@ -118,7 +118,7 @@ function ReviewBody({
             {decisionEntry && (
               <>
                 {' '}
-                by <TokenName id={decisionEntry.actor_token_id} name={decisionEntry.actor_token_name} />
+                by <ActorLabel id={decisionEntry.actor_token_id} name={decisionEntry.actor_token_name} />
               </>
             )}
             {item.decided_at && (

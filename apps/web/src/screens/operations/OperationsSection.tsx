@@ -7,6 +7,7 @@ import { useEffect, useRef } from 'react';
 import { Link, useLocation } from 'react-router';
 import { useOperation, useOperations, type Operation } from '../../api/operations';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -94,7 +95,9 @@ function OperationRow({ op, open, onToggle }: { op: Operation; open: boolean; on
         {op.outcomes.dead_lettered ? <span className="bad"> · {op.outcomes.dead_lettered.toLocaleString()} dead-lettered</span> : null}
         {op.outcomes.pending ? ` · ${op.outcomes.pending.toLocaleString()} pending` : ''}
       </td>
-      <td className="hide-narrow mono small">{op.actor_token_id}</td>
+      <td className="hide-narrow small">
+        <ActorLabel id={op.actor_token_id} />
+      </td>
       <td>
         <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => onToggle(!open)} data-testid="open-operation">
           {open ? 'Hide' : 'Details'}

@@ -2,6 +2,7 @@
 import { Link } from 'react-router';
 import { useQueuedPublishes, useResets } from '../../api/runtime';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
@@ -69,7 +70,9 @@ export function PastResets() {
                   <td>
                     <StatusBadge value={r.status} tone={r.status === 'completed' ? 'ok' : r.status === 'in_progress' ? 'info' : 'bad'} />
                   </td>
-                  <td className="mono small">{r.actor_token_id ?? '—'}</td>
+                  <td className="small">
+                    <ActorLabel id={r.actor_token_id} />
+                  </td>
                   <td className="wrap-cell">{r.reason ?? <span className="muted">—</span>}</td>
                   <td className="hide-narrow mono small" title={r.plan_hash}>
                     {r.plan_hash ? `${r.plan_hash.slice(0, 19)}…` : '—'}

@@ -1,0 +1,21 @@
+/**
+ * Who did something, one way everywhere: the token's name with its id beside it (the id is what
+ * the audit trail keys on), the id alone while no name is known, and "the runtime" for the
+ * runtime's own actions.
+ */
+import { useTokenName } from '../api/tokens';
+
+export function ActorLabel({ id, name }: { id: string | undefined; name?: string }) {
+  const known = useTokenName(id, name);
+  if (!id) return <span className="muted">—</span>;
+  if (id === 'runtime') return <span className="actor">the runtime</span>;
+  return (
+    <span className="actor" data-testid="actor">
+      {known && <strong className="actor-name">{known}</strong>}
+      {known && ' '}
+      <code className={known ? 'actor-id muted small' : 'actor-id'} title="token id">
+        {id}
+      </code>
+    </span>
+  );
+}
