@@ -4,7 +4,6 @@
  */
 import { Link } from 'react-router';
 import { paths } from '../paths';
-import { MiddleEllipsis } from './MiddleEllipsis';
 
 export function sourcePath(source: string): string | undefined {
   const colon = source.indexOf(':');
@@ -27,14 +26,12 @@ export function sourcePath(source: string): string | undefined {
   }
 }
 
-/** `truncate`: for a table cell, the middle of the id gives way, never its kind or its end. */
-export function SourceLink({ source, truncate, tabIndex }: { source: string; truncate?: boolean; tabIndex?: number }) {
+export function SourceLink({ source }: { source: string }) {
   const to = sourcePath(source);
-  const text = truncate ? <MiddleEllipsis text={source} tail={Math.min(12, Math.max(0, source.length - source.indexOf(':') - 1))} /> : source;
-  if (!to) return <>{text}</>;
+  if (!to) return <>{source}</>;
   return (
-    <Link to={to} tabIndex={tabIndex} className={truncate ? 'mid-ellipsis-link' : 'wrap'} data-testid="source-link">
-      {text}
+    <Link to={to} className="wrap" data-testid="source-link">
+      {source}
     </Link>
   );
 }

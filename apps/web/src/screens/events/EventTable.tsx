@@ -11,7 +11,6 @@ import { Link } from 'react-router';
 import { paths } from '../../paths';
 import { ErrorState } from '../../ui/ErrorState';
 import { MiddleEllipsis } from '../../ui/MiddleEllipsis';
-import { SourceLink } from '../../ui/SourceLink';
 import { RELATIVE_TIME_PERIOD_MS, RelativeTimeAt } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useNow } from '../../ui/use-now';
@@ -267,7 +266,7 @@ const EventRow = memo(function EventRow({
       ) : (
         <>
           <td role="cell" className="c-source hide-narrow hide-with-detail">
-            <SourceLink source={e.source} truncate tabIndex={-1} />
+            <MiddleEllipsis text={e.source} tail={12} />
           </td>
           <td role="cell" className="c-run hide-narrow hide-with-detail mono">
             {e.run_id ? (
