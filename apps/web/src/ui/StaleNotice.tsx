@@ -35,10 +35,12 @@ export function StaleNotice() {
   if (!disconnected && failed === 0) return null;
   return (
     <p className="stale-notice" role="status" data-testid="stale-notice">
-      <span aria-hidden="true">⚠</span>{' '}
-      {disconnected
-        ? 'Connection to the server is interrupted: what is on screen is the last data read and may be out of date.'
-        : 'The server did not answer the last refresh: what is on screen is the last data read and may be out of date.'}
+      <span>
+        <span aria-hidden="true">⚠</span>{' '}
+        {disconnected
+          ? 'Connection to the server is interrupted: what is on screen is the last data read and may be out of date.'
+          : 'The server did not answer the last refresh: what is on screen is the last data read and may be out of date.'}
+      </span>
       {!disconnected && (
         <button
           type="button"
