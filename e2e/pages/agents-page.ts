@@ -60,7 +60,7 @@ export class TranscriptPage {
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole('heading', { name: 'Conversation', level: 1 });
-    this.session = page.getByRole('group', { name: 'Session' }).or(page.getByLabel('Session'));
+    this.session = page.getByRole('group', { name: 'Session' }).or(page.getByLabel('Session', { exact: true }));
     this.turns = page.getByTestId('turn');
     this.toolCalls = page.getByTestId('tool-call');
     this.latencyStrip = page.getByTestId('latency-strip');

@@ -10,6 +10,12 @@ export class EventsPage {
   readonly timeRange: Locator;
   readonly deadLetters: Locator;
   readonly moreFilters: Locator;
+  /** The delivery the URL points at (a delivery id opened through go-to-id), in the detail. */
+  readonly highlightedDelivery: Locator;
+  /** The detail's event source, linked to what it names. */
+  readonly sourceLink: Locator;
+  /** "Replay all matching…" on Events, "Redrive…" on Dead letters: opens the recovery dialog. */
+  readonly openRecovery: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('event-row');
@@ -20,6 +26,9 @@ export class EventsPage {
     this.timeRange = page.getByLabel('Time range');
     this.deadLetters = page.getByLabel('Dead letters');
     this.moreFilters = page.getByRole('button', { name: 'More filters' });
+    this.openRecovery = page.getByTestId('open-recovery');
+    this.highlightedDelivery = this.detail.locator('[data-testid="delivery"][aria-current="true"]');
+    this.sourceLink = this.detail.getByTestId('source-link');
   }
 
   async goto(query = ''): Promise<void> {
@@ -49,6 +58,11 @@ export class EventsPage {
   /** The detail's "Replay of" link (on an event a replay published). */
   replayOf(): Locator {
     return this.detail.getByTestId('replay-of');
+  }
+
+  /** A row's "redriven" mark (dead letters list): all its dead letters, or "n/m", were redriven. */
+  redrivenMark(row: Locator): Locator {
+    return row.getByTestId('redriven-mark');
   }
 
   /** The first value of the detail's summary (the selected event's title). */

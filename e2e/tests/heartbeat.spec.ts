@@ -1,5 +1,7 @@
 import { ServerProcess } from '../server-process';
 import { expect, signInContext, test } from '../fixtures';
+import { RuntimePage } from '../pages/runtime-page';
+import { ConsoleShell } from '../pages/shell-page';
 
 test.describe('heartbeat', () => {
   let own: ServerProcess;
@@ -15,7 +17,7 @@ test.describe('heartbeat', () => {
     test.setTimeout(120_000);
     await signInContext(page, own);
     await page.goto(`${own.url}/incidents`);
-    const indicator = page.getByTestId('heartbeat');
+    const indicator = new ConsoleShell(page).heartbeat;
     await expect(indicator).toContainText('Healthy');
 
     // Details on focus: heartbeat age, round trip, ingress and bundle fingerprint.
@@ -28,12 +30,23 @@ test.describe('heartbeat', () => {
     await expect(details).toContainText('sha256:');
     await indicator.blur();
 
+    // The last data stays on screen, marked stale once (not an error card per read, not a notice
+    // per panel), while polled reads fail in the background.
+    const shell = new ConsoleShell(page);
+    const runtime = new RuntimePage(page);
+    await runtime.goto(own.url);
+    await expect(runtime.ingressState).toContainText('open');
     await own.stop();
     await expect(indicator).toContainText('Reconnecting', { timeout: 10_000 });
-    await expect(page.getByTestId('stale-notice').first()).toBeVisible();
+    await expect(shell.staleNotices).toHaveCount(1);
+    await page.waitForTimeout(12_000); // the status poll (5 s) and its retries fail meanwhile
+    await expect(shell.staleNotices).toHaveCount(1);
+    await expect(runtime.ingressState).toContainText('open');
+    await expect(page.getByRole('alert')).toHaveCount(0);
+    await shell.expectNoHorizontalScroll('reconnecting');
 
     await own.startProcess();
     await expect(indicator).toContainText('Healthy', { timeout: 20_000 });
-    await expect(page.getByTestId('stale-notice')).toHaveCount(0);
+    await expect(shell.staleNotices).toHaveCount(0);
   });
 });

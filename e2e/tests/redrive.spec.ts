@@ -5,6 +5,7 @@
  * completion, sees the new deliveries delivered and the dead letters' redrive history, and the
  * payments incident stops growing.
  */
+import { EventsPage } from '../pages/events-page';
 import { OperationsSection, RecoveryDialog, ToolServers } from '../pages/recovery-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, publishRefunds } from '../runtime-helpers';
@@ -68,6 +69,10 @@ test.describe('redrive after fixing the failing tool', () => {
     await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=0`);
     await expect(page.getByText('No events with dead letters match these filters')).toBeVisible();
     await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=1`);
+    // The list marks them too, not only the card.
+    const deadLetters = new EventsPage(page);
+    await expect(deadLetters.redrivenMark(deadLetters.rows.first())).toHaveText('redriven');
+    for (const row of await deadLetters.rows.all()) await expect(deadLetters.redrivenMark(row)).toBeVisible();
     await page.getByTestId('event-row').first().click();
     const history = page.getByTestId('redrive-history').first();
     await expect(history).toContainText('Redriven');

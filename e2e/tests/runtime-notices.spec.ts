@@ -4,6 +4,8 @@
  * header of every screen, and the queued publishes on the Runtime page.
  */
 import { MailboxQueue } from '../pages/mailbox-page';
+import { RuntimePage } from '../pages/runtime-page';
+import { ConsoleShell } from '../pages/shell-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, settled } from '../runtime-helpers';
 import { expect, signInContext, test } from '../fixtures';
@@ -63,5 +65,41 @@ test.describe('runtime notices', () => {
     await expect(past.first()).toContainText('fresh demo for the workshop');
     await expect(past.first()).toContainText('completed');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+});
+
+test.describe('ingress notice timing', () => {
+  let own: ServerProcess;
+  test.beforeAll(async () => {
+    // Heartbeats at the production interval (5 s): the notice must not wait for the next one.
+    own = await ServerProcess.start({ heartbeatMs: 5000, env: { SWITCHBOARD_DEMO: 'off' } });
+  });
+  test.afterAll(async () => {
+    await own?.dispose();
+  });
+
+  test('the paused notice follows a pause or resume at once from this console, and within 2 s from elsewhere', async ({ page }) => {
+    await signInContext(page, own);
+    const runtime = new RuntimePage(page);
+    const shell = new ConsoleShell(page);
+    await runtime.goto(own.url);
+    await expect(runtime.ingressState).toHaveText('open');
+    await expect(shell.heartbeat).toContainText('Healthy');
+
+    // From this console: the mutation's answer drives the notice.
+    await runtime.pauseButton.click();
+    await runtime.ingressDialog.confirm.click();
+    await expect(shell.ingressPausedNotice).toBeVisible({ timeout: 1000 });
+    await runtime.resumeButton.click();
+    await runtime.ingressDialog.confirm.click();
+    await expect(shell.ingressPausedNotice).toHaveCount(0, { timeout: 1000 });
+
+    // From elsewhere (the API), on another screen: the change feed drives it.
+    await page.goto(`${own.url}/events`);
+    await expect(shell.heartbeat).toContainText('Healthy');
+    await own.rpc('runtime.pause', { reason: 'elsewhere' });
+    await expect(shell.ingressPausedNotice).toBeVisible({ timeout: 2000 });
+    await own.rpc('runtime.resume');
+    await expect(shell.ingressPausedNotice).toHaveCount(0, { timeout: 2000 });
   });
 });

@@ -39,6 +39,43 @@ describe('runtime.lookup', () => {
     }
   });
 
+  it('finds incidents, nodes, tokens, and the kind:id sources the console shows', async () => {
+    const { incidents } = await ok(server, 'runtime.incidents', { limit: 1 });
+    const incident = incidents[0]!;
+    const { nodes } = await ok(server, 'health.check', {});
+    const { events } = await ok(server, 'event.list', { limit: 500 });
+    const byNode = events.find((e) => e.source.startsWith('node:'))!;
+    const byMailbox = events.find((e) => e.source.startsWith('mailbox:'));
+    const { agents } = await ok(server, 'agent.list', { limit: 1 });
+    const { items } = await ok(server, 'mailbox.list', { limit: 1 });
+    const token = await server.store.tokens.list();
+
+    const expectations: [string, Record<string, unknown>][] = [
+      [incident.incident_id, { kind: 'incident', id: incident.incident_id, incident_id: incident.incident_id }],
+      [nodes[0]!.node_id, { kind: 'node', id: nodes[0]!.node_id }],
+      [token[0]!.id, { kind: 'token', id: token[0]!.id, name: token[0]!.name }],
+      [byNode.source, { kind: 'subscriber', id: byNode.source.slice('node:'.length) }],
+      [`agent:${agents[0]!.agent_id}`, { kind: 'agent', id: agents[0]!.agent_id }],
+      [`mailbox:${items[0]!.mailbox_id}`, { kind: 'mailbox', id: items[0]!.mailbox_id }],
+      ...(byMailbox ? [[byMailbox.source, { kind: 'mailbox', id: byMailbox.source.slice('mailbox:'.length) }] as [string, Record<string, unknown>]] : []),
+    ];
+    for (const [id, want] of expectations) {
+      expect({ id, hit: await ok(server, 'runtime.lookup', { id }) }).toEqual({ id, hit: expect.objectContaining(want) });
+    }
+    const { operations } = await ok(server, 'operation.list', { limit: 1 });
+    if (operations[0]) expect(await ok(server, 'runtime.lookup', { id: `replay:${operations[0].operation_id}` })).toMatchObject({ kind: 'operation', id: operations[0].operation_id });
+  });
+
+  it('says NOT_FOUND for an incident id, a source or a token that names nothing', async () => {
+    const unknownIncident = `inc_${Buffer.from(JSON.stringify(['no.such.component', 'NO_SUCH_CODE'])).toString('base64url')}`;
+    for (const id of [unknownIncident, 'inc_not-base64-json', 'node:no-such-subscriber', 'agent:no-such-agent', 'mailbox:mbx_nothing', 'replay:op_nothing', 'webhook:abc', 'node:', 'tok_nothing']) {
+      await fails(server, 'runtime.lookup', { id }, 'NOT_FOUND');
+    }
+    // A prefix names only its own kind: an agent id after "mailbox:" is not a mailbox item.
+    const { agents } = await ok(server, 'agent.list', { limit: 1 });
+    await fails(server, 'runtime.lookup', { id: `mailbox:${agents[0]!.agent_id}` }, 'NOT_FOUND');
+  });
+
   it('runtime.catalog names every event of the bundle, sorted, with its subscribers', async () => {
     const { events } = await ok(server, 'runtime.catalog', {});
     const bundle = server.runtime.bundle.definition.events;

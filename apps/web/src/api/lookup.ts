@@ -1,6 +1,7 @@
 /**
  * "Go to id": the server says which record an id names (runtime.lookup, any id the console
- * shows), and the console opens the page for it. Id formats are not the console's business.
+ * shows, incident, node and token ids, and `kind:id` sources), and the console opens the page for
+ * it. Id formats are not the console's business.
  */
 import type { Result } from '@switchboard/contract';
 import { ApiError, rpc } from './client';
@@ -8,8 +9,8 @@ import { paths } from '../paths';
 
 export type LookupHit = Result<'runtime.lookup'>;
 
-/** Where each kind of record opens. */
-export function pathOf(hit: LookupHit): string {
+/** Where each kind of record opens; undefined for a record with no page (a token). */
+export function pathOf(hit: LookupHit): string | undefined {
   switch (hit.kind) {
     case 'event':
       return paths.event(hit.id);
@@ -28,21 +29,35 @@ export function pathOf(hit: LookupHit): string {
     case 'dead_letter':
       return paths.deadLetter(hit.event_id!, hit.id);
     case 'delivery':
-      return paths.event(hit.event_id!);
+      return paths.delivery(hit.event_id!, hit.id);
     case 'log':
       return hit.incident_id ? paths.incident(hit.incident_id) : hit.event_id ? paths.event(hit.event_id) : paths.incidents();
     case 'operation':
       return paths.operation(hit.id);
+    case 'incident':
+      return paths.incident(hit.id);
+    case 'node':
+      return paths.nodes();
+    case 'subscriber':
+      return paths.subscriber(hit.id);
+    case 'token':
+      return undefined;
   }
 }
 
-/** The page for an id, or null when no record has it. */
-export async function lookupId(raw: string): Promise<{ kind: LookupHit['kind']; path: string } | null> {
+/** What an id names without a page of its own, in words (shown where the answer appears). */
+export function describeHit(hit: LookupHit): string {
+  if (hit.kind === 'token') return hit.name ? `Access token “${hit.name}” (${hit.id}). Tokens have no page.` : `Access token ${hit.id}. Tokens have no page.`;
+  return `${hit.kind} ${hit.id}`;
+}
+
+/** The page for an id (or, for a record with none, what it is), or null when no record has it. */
+export async function lookupId(raw: string): Promise<{ kind: LookupHit['kind']; path?: string; text: string } | null> {
   const id = raw.trim();
   if (!id) return null;
   try {
     const hit = await rpc('runtime.lookup', { id });
-    return { kind: hit.kind, path: pathOf(hit) };
+    return { kind: hit.kind, path: pathOf(hit), text: describeHit(hit) };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') return null;
     throw err;

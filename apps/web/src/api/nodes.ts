@@ -40,8 +40,10 @@ export function useLiveNodes(): LiveNodes {
     refetchInterval: fromHeartbeat ? false : FALLBACK_POLL_MS,
   });
   if (fromHeartbeat) return { report: fromHeartbeat, isPending: false, error: null, refetch: () => undefined };
+  // While the server is unreachable the last known report stays on screen (the shell marks it stale).
+  const lastKnown: NodesReport | undefined = hb.last && hb.lastAt !== null ? { result: hb.last, receivedAt: hb.lastAt, source: 'heartbeat' } : undefined;
   return {
-    report: query.data ? { result: query.data, receivedAt: query.dataUpdatedAt, source: 'health.check' } : undefined,
+    report: query.data ? { result: query.data, receivedAt: query.dataUpdatedAt, source: 'health.check' } : lastKnown,
     isPending: query.isPending,
     error: query.error,
     refetch: () => void query.refetch(),

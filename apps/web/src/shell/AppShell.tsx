@@ -12,6 +12,7 @@ import { sessionQuery, useSession, useSignOut } from '../api/session';
 import { screens } from '../routes';
 import { ErrorState } from '../ui/ErrorState';
 import { LoadingState } from '../ui/LoadingState';
+import { StaleNotice } from '../ui/StaleNotice';
 import { GoToId } from './GoToId';
 import { HeartbeatIndicator } from './HeartbeatIndicator';
 import { RunningOperations } from './RunningOperations';
@@ -116,6 +117,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
             </button>
           </div>
         </div>
+        <StaleNotice />
       </header>
       <RuntimeNotices />
       {navigation.state === 'loading' && <div className="route-progress" role="progressbar" aria-label="Loading screen" />}

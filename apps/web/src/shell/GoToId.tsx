@@ -1,7 +1,8 @@
 /**
  * Global "go to id": paste any id the console shows (event, run, entity, agent, session, mailbox
- * item, turn, dead letter, delivery, log record, operation) and open it.
- * Press "/" anywhere (outside a text field) to focus it.
+ * item, turn, dead letter, delivery, log record, operation, incident, node, token, or a `kind:id`
+ * source) and open it. Press "/" anywhere (outside a text field) to focus it. A miss or an error
+ * shows in a popover under the field, which closes when focus leaves the form or on Escape.
  */
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
@@ -11,7 +12,7 @@ import './GoToId.css';
 
 export function GoToId() {
   const [value, setValue] = useState('');
-  const [status, setStatus] = useState<{ kind: 'idle' | 'busy' | 'miss' | 'error'; text?: string }>({ kind: 'idle' });
+  const [status, setStatus] = useState<{ kind: 'idle' | 'busy' | 'miss' | 'error' | 'info'; text?: string }>({ kind: 'idle' });
   const inputRef = useRef<HTMLInputElement>(null);
   const navigate = useNavigate();
   const inputId = useId();
@@ -40,6 +41,10 @@ export function GoToId() {
         setStatus({ kind: 'miss', text: `No record has the id “${id}”.` });
         return;
       }
+      if (!hit.path) {
+        setStatus({ kind: 'info', text: hit.text });
+        return;
+      }
       setStatus({ kind: 'idle' });
       setValue('');
       inputRef.current?.blur();
@@ -51,7 +56,15 @@ export function GoToId() {
   };
 
   return (
-    <form className="goto" role="search" onSubmit={submit}>
+    <form
+      className="goto"
+      role="search"
+      onSubmit={submit}
+      onBlur={(e) => {
+        // The answer belongs to the field: it closes once focus leaves the form.
+        if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setStatus((s) => (s.kind === 'busy' ? s : { kind: 'idle' }));
+      }}
+    >
       <label htmlFor={inputId} className="visually-hidden">
         Go to id
       </label>
@@ -78,7 +91,7 @@ export function GoToId() {
       <button type="submit" className="btn" disabled={status.kind === 'busy' || !value.trim()}>
         Go
       </button>
-      <p id={statusId} className={`goto-status goto-${status.kind}`} role="status" aria-live="polite">
+      <p id={statusId} className={`goto-status goto-${status.kind}`} role="status" aria-live="polite" data-testid="goto-status">
         {status.text}
       </p>
     </form>

@@ -1,13 +1,15 @@
 /**
  * Notices every screen shows under the header: a reset made anywhere (announced over the
  * WebSocket; the console drops its cached data and reads everything again), and paused ingress
- * with the queue depth.
+ * with the queue depth (at once after this console's pause or resume, and within a second of one
+ * made anywhere, through the change feed).
  */
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { useHeartbeat } from '../api/heartbeat';
-import { runtimeStatusQuery } from '../api/runtime';
+import { runtimeStatusQuery, useIngress } from '../api/runtime';
+import { ActorLabel } from '../ui/ActorLabel';
 import { RelativeTime } from '../ui/RelativeTime';
 import { rpcKeys } from '../api/query-client';
 import './RuntimeNotices.css';
@@ -16,7 +18,7 @@ import './RuntimeNotices.css';
 let handledResetId: string | undefined;
 
 export function RuntimeNotices() {
-  const { lastReset, last } = useHeartbeat();
+  const { lastReset } = useHeartbeat();
   const queryClient = useQueryClient();
   const [dismissed, setDismissed] = useState<string | null>(null);
   const resetId = lastReset?.reset_id;
@@ -31,9 +33,10 @@ export function RuntimeNotices() {
     void queryClient.invalidateQueries({ queryKey: rpcKeys.all, refetchType: 'active' });
   }, [resetId, queryClient]);
 
-  const paused = last?.ingress === 'paused';
-  const status = useQuery({ ...runtimeStatusQuery, enabled: paused });
-  const depth = status.data?.ingress === 'paused' ? status.data.queue_depth : undefined;
+  const { ingress, queueDepth: depth } = useIngress();
+  const paused = ingress === 'paused';
+  // While paused, the depth is polled (queued publishes change no stored record the feed reports).
+  useQuery({ ...runtimeStatusQuery, enabled: paused });
 
   return (
     <>
@@ -41,7 +44,12 @@ export function RuntimeNotices() {
         <div className="notice-bar notice-reset" role="status" data-testid="reset-notice">
           <span>
             <strong>The runtime was reset</strong> <RelativeTime iso={lastReset.finished_at} />
-            {lastReset.actor_token_id ? ` by ${lastReset.actor_token_id}` : ''}
+            {lastReset.actor_token_id ? (
+              <>
+                {' by '}
+                <ActorLabel id={lastReset.actor_token_id} />
+              </>
+            ) : null}
             {lastReset.reason ? ` (“${lastReset.reason}”)` : ''}
             {lastReset.status === 'partial_failure' ? ', with a partial failure' : ''}. Everything on screen was read again.
           </span>

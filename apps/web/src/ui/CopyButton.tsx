@@ -1,7 +1,7 @@
 import { useState } from 'react';
 
 /** Copies text to the clipboard; falls back to a hidden textarea where the Clipboard API is blocked. */
-export function CopyButton({ text, label = 'Copy' }: { text: () => string; label?: string }) {
+export function CopyButton({ text, label = 'Copy', ariaLabel }: { text: () => string; label?: string; ariaLabel?: string }) {
   const [done, setDone] = useState<'idle' | 'ok' | 'fail'>('idle');
   const copy = async () => {
     const value = text();
@@ -23,7 +23,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: () => string; label
     setTimeout(() => setDone('idle'), 1500);
   };
   return (
-    <button type="button" className="btn btn-small" onClick={copy}>
+    <button type="button" className="btn btn-small btn-copy" onClick={copy} aria-label={done === 'idle' ? ariaLabel : undefined}>
       {done === 'ok' ? 'Copied' : done === 'fail' ? 'Copy failed' : label}
     </button>
   );

@@ -1,5 +1,6 @@
 /** A failed read, in words: what happened, what to do, and the correlation id to quote. */
 import { explainError } from '../api/error-messages';
+import { CopyId } from './CopyId';
 
 const NOT_RETRYABLE = new Set(['NOT_FOUND', 'INVALID_PARAMS', 'INVALID_CURSOR', 'METHOD_NOT_FOUND']);
 
@@ -15,7 +16,7 @@ export function ErrorState({ error, onRetry, compact }: { error: unknown; onRetr
         {e.correlationId ? (
           <>
             {' '}
-            · correlation id <code>{e.correlationId}</code>
+            · correlation id <CopyId id={e.correlationId} what="correlation id" />
           </>
         ) : null}
       </p>

@@ -32,7 +32,11 @@ export function Modal({
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
-        <Dialog.Overlay className="modal-overlay" />
+        {/* A plain backdrop, not Dialog.Overlay: that one locks page scroll by injecting a <style>
+            element, which the console's CSP (style-src 'self') refuses on every open. The page
+            itself never scrolls (screens scroll inside main), so there is nothing to lock; focus
+            trapping, outside clicks and Escape stay with Dialog.Content. */}
+        <div className="modal-overlay" aria-hidden="true" />
         <Dialog.Content
           className={`modal${wide ? ' modal-wide' : ''}${tone === 'danger' ? ' modal-danger' : ''}`}
           data-testid={testId}

@@ -1,7 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema';
 
-export type RecordKind = 'event' | 'run' | 'entity' | 'agent' | 'session' | 'mailbox' | 'turn' | 'dead_letter' | 'delivery' | 'log' | 'operation';
+export type RecordKind =
+  | 'event'
+  | 'run'
+  | 'entity'
+  | 'agent'
+  | 'session'
+  | 'mailbox'
+  | 'turn'
+  | 'dead_letter'
+  | 'delivery'
+  | 'log'
+  | 'operation'
+  | 'node'
+  | 'token'
+  | 'subscriber';
+
+/** Event sources the runtime writes (`kind:id`), and the record kind the id after the colon names. */
+const SOURCE_KINDS: Record<string, RecordKind> = { node: 'subscriber', agent: 'agent', mailbox: 'mailbox', replay: 'operation' };
 
 /** What names a record and what the console needs to open it. */
 export interface FoundRecord {
@@ -14,6 +31,8 @@ export interface FoundRecord {
   error_code?: string | null;
   cause_key?: string;
   level_rank?: number;
+  /** Tokens: the token's name. */
+  name?: string;
 }
 
 /**
@@ -51,11 +70,30 @@ export class LookupRepository {
         return r ? { kind: 'log', id, event_id: r.event_id, session_id: r.session_id, component: r.component, error_code: r.error_code, cause_key: r.cause_key, level_rank: Number(r.level_rank) } : undefined;
       },
       async () => ((await db.selectFrom('operations').select('operation_id').where('operation_id', '=', id).executeTakeFirst()) ? { kind: 'operation', id } : undefined),
+      async () => ((await db.selectFrom('nodes').select('node_id').where('node_id', '=', id).executeTakeFirst()) ? { kind: 'node', id } : undefined),
+      async () => {
+        const t = await db.selectFrom('tokens').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
+        return t ? { kind: 'token', id, name: t.name } : undefined;
+      },
     ];
     for (const probe of probes) {
       const found = await probe();
       if (found) return found;
     }
-    return undefined;
+    return this.findSource(id);
+  }
+
+  /** An event source (`node:pay-refund`, `mailbox:mbx_…`): the record the part after the colon names. */
+  private async findSource(source: string): Promise<FoundRecord | undefined> {
+    const colon = source.indexOf(':');
+    const kind = colon > 0 ? SOURCE_KINDS[source.slice(0, colon)] : undefined;
+    const id = source.slice(colon + 1);
+    if (!kind || !id) return undefined;
+    if (kind === 'subscriber') {
+      const d = await this.db.selectFrom('deliveries').select('subscriber_id').where('subscriber_id', '=', id).where('subscriber_type', '=', 'node').limit(1).executeTakeFirst();
+      return d ? { kind: 'subscriber', id } : undefined;
+    }
+    const found = await this.find(id);
+    return found?.kind === kind ? found : undefined;
   }
 }

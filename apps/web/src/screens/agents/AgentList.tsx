@@ -6,7 +6,6 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { AGENT_STATUS_TONE } from './agent-format';
 import { RefreshButton } from '../../ui/RefreshButton';
@@ -25,11 +24,10 @@ export function AgentList() {
         )}
         <RefreshButton query={query} />
       </div>
-      <StaleNotice />
       <div className="split-main">
         {query.isPending ? (
           <LoadingState label="Loading agents" />
-        ) : query.isError ? (
+        ) : query.isError && query.data === undefined ? (
           <ErrorState error={query.error} onRetry={() => void query.refetch()} />
         ) : agents.length === 0 ? (
           <EmptyState title="No agents">

@@ -11,7 +11,6 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { AGENT_STATUS_TONE } from './agent-format';
 import { RefreshButton } from '../../ui/RefreshButton';
@@ -29,10 +28,9 @@ export function AgentPage({ agentId }: { agentId: string }) {
         {query.data && <StatusBadge value={query.data.agent.status} tone={AGENT_STATUS_TONE[query.data.agent.status]} />}
         <RefreshButton query={query} />
       </div>
-      <StaleNotice />
       {query.isPending ? (
         <LoadingState label="Loading the agent" />
-      ) : query.isError ? (
+      ) : query.isError && query.data === undefined ? (
         query.error instanceof ApiError && query.error.code === 'NOT_FOUND' ? (
           <EmptyState title={`No agent “${agentId}”`}>
             <p>The loaded bundle declares no agent with this id.</p>
@@ -122,7 +120,7 @@ function RecentSessions({ agentId }: { agentId: string }) {
       <h2 id="agent-sessions">Sessions</h2>
       {query.isPending ? (
         <LoadingState label="Loading sessions" />
-      ) : query.isError ? (
+      ) : query.isError && query.data === undefined ? (
         <ErrorState compact error={query.error} onRetry={() => void query.refetch()} />
       ) : sessions.length === 0 ? (
         <EmptyState title="No sessions yet" />

@@ -9,7 +9,7 @@ import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
+import { MiddleEllipsis } from '../../ui/MiddleEllipsis';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
 import { RefreshButton } from '../../ui/RefreshButton';
@@ -67,11 +67,10 @@ export function ConversationList() {
           </select>
         </div>
       </form>
-      <StaleNotice />
       <div className="split-main">
         {query.isPending ? (
           <LoadingState label="Loading conversations" />
-        ) : query.isError ? (
+        ) : query.isError && query.data === undefined ? (
           <ErrorState error={query.error} onRetry={() => void query.refetch()} />
         ) : rows.length === 0 ? (
           <EmptyState title={filtered ? 'No conversations match these filters' : 'No conversations yet'}>
@@ -114,9 +113,9 @@ export function ConversationList() {
                 <tbody>
                   {rows.map((c) => (
                     <tr key={c.session_id} data-testid="conversation-row">
-                      <td title={c.session_id}>
-                        <Link className="row-link" to={paths.session(c.session_id)}>
-                          {c.session_id}
+                      <td>
+                        <Link className="row-link mid-ellipsis-link" to={paths.session(c.session_id)}>
+                          <MiddleEllipsis text={c.session_id} />
                         </Link>
                       </td>
                       <td title={c.agent_id}>
@@ -129,8 +128,14 @@ export function ConversationList() {
                       <td className="hide-narrow">
                         <RelativeTime iso={c.started_at} />
                       </td>
-                      <td className="hide-narrow mono" title={c.run_id}>
-                        {c.run_id ? <Link to={paths.run(c.run_id)}>{c.run_id}</Link> : '—'}
+                      <td className="hide-narrow mono">
+                        {c.run_id ? (
+                          <Link to={paths.run(c.run_id)} className="mid-ellipsis-link">
+                            <MiddleEllipsis text={c.run_id} />
+                          </Link>
+                        ) : (
+                          '—'
+                        )}
                       </td>
                     </tr>
                   ))}

@@ -11,11 +11,11 @@ import { Link } from 'react-router';
 import { ApiError } from '../../api/client';
 import { useConversation } from '../../api/conversations';
 import { paths } from '../../paths';
+import { CopyId } from '../../ui/CopyId';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
 import { SESSION_TONE } from './ConversationList';
@@ -42,14 +42,13 @@ export function Transcript({ sessionId }: { sessionId: string }) {
       </nav>
       <div className="screen-header">
         <h1 id="transcript-title">Conversation</h1>
-        <span className="mono muted">{sessionId}</span>
+        <CopyId id={sessionId} what="session id" />
         {c && <StatusBadge value={c.status} tone={SESSION_TONE[c.status]} />}
         <RefreshButton query={query} />
       </div>
-      <StaleNotice />
       {query.isPending ? (
         <LoadingState label="Loading the transcript" />
-      ) : query.isError ? (
+      ) : query.isError && query.data === undefined ? (
         query.error instanceof ApiError && query.error.code === 'NOT_FOUND' ? (
           <EmptyState title="No conversation with this id">
             <p>It may have been removed by a runtime reset.</p>

@@ -10,11 +10,11 @@ import type { StoredEvent } from '@switchboard/contract';
 import { eventsQuery, useEvents, useNewEventCount, type EventQuery } from '../../api/events';
 import { useRun } from '../../api/runs';
 import { paths } from '../../paths';
+import { CopyId } from '../../ui/CopyId';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
 import { onlyKeys, useUrlState } from '../../url-state';
@@ -115,7 +115,6 @@ export function EventBrowser({ mode }: { mode: Mode }) {
       </div>
       <EventFilters mode={mode} params={params} update={update} />
       {query.filter?.run_id && <RunSummary runId={query.filter.run_id} view={runView} onView={(v) => update({ view: v === 'tree' ? 'tree' : null })} />}
-      <StaleNotice />
       <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
           {live && fresh.data && fresh.data.count > 0 && (
@@ -130,7 +129,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
             <RunTree runId={query.filter.run_id} />
           ) : events.isPending ? (
             <LoadingState label={`Loading ${title.toLowerCase()}`} />
-          ) : events.isError ? (
+          ) : events.isError && events.data === undefined ? (
             <ErrorState error={events.error} onRetry={() => void events.refetch()} />
           ) : rows.length === 0 ? (
             <EmptyState title={hasFilters ? `No ${many} match these filters` : mode === 'dead-letters' ? 'No dead letters' : 'No events yet'}>
@@ -149,7 +148,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
               rows={rows}
               params={params}
               selectedId={selectedId}
-              onSelect={(id) => update({ selected: id, dead_letter: null }, { push: true })}
+              onSelect={(id) => update({ selected: id, dead_letter: null, delivery: null }, { push: true })}
               hasNextPage={Boolean(events.hasNextPage)}
               isFetchingNextPage={events.isFetchingNextPage}
               fetchNextPage={() => void events.fetchNextPage()}
@@ -164,7 +163,8 @@ export function EventBrowser({ mode }: { mode: Mode }) {
             eventId={selectedId}
             loaded={selected}
             highlightDeadLetter={params.get('dead_letter') ?? undefined}
-            onClose={() => update({ selected: null, dead_letter: null }, { push: true })}
+            highlightDelivery={params.get('delivery') ?? undefined}
+            onClose={() => update({ selected: null, dead_letter: null, delivery: null }, { push: true })}
           />
         )}
       </div>
@@ -196,12 +196,12 @@ function recoveryScope(kind: 'redrive' | 'replay', query: EventQuery, rows: Stor
 function RunSummary({ runId, view, onView }: { runId: string; view: 'tree' | 'list'; onView: (view: 'tree' | 'list') => void }) {
   const run = useRun(runId);
   if (run.isPending) return <div className="summary-card muted">Loading run {runId}…</div>;
-  if (run.isError) return <ErrorState compact error={run.error} />;
+  if (run.isError && run.data === undefined) return <ErrorState compact error={run.error} />;
   const r = run.data.run;
   return (
     <div className="summary-card" aria-label="Run summary" role="group">
       <strong>Run</strong>
-      <span className="mono">{r.run_id}</span>
+      <CopyId id={r.run_id} what="run id" />
       <StatusBadge value={r.status} />
       <span>
         root <Link to={paths.event(r.root_event_id)}>{r.event_name}</Link>

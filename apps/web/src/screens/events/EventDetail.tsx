@@ -7,14 +7,15 @@ import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { useEvent, useReplays } from '../../api/events';
 import { paths } from '../../paths';
-import { CopyButton } from '../../ui/CopyButton';
+import { ActorLabel } from '../../ui/ActorLabel';
+import { CopyId } from '../../ui/CopyId';
 import { DetailPanel } from '../../ui/DetailPanel';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
+import { SourceLink } from '../../ui/SourceLink';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
 import './EventDetail.css';
@@ -23,11 +24,14 @@ export function EventDetail({
   eventId,
   loaded,
   highlightDeadLetter,
+  highlightDelivery,
   onClose,
 }: {
   eventId: string;
   loaded: StoredEvent | undefined;
   highlightDeadLetter: string | undefined;
+  /** A delivery opened by its id (go-to-id): marked and scrolled into view. */
+  highlightDelivery?: string | undefined;
   onClose: () => void;
 }) {
   const fetched = useEvent(loaded ? undefined : eventId);
@@ -35,12 +39,11 @@ export function EventDetail({
 
   return (
     <DetailPanel title={event ? event.event_name : 'Event'} label="Event details" onClose={onClose}>
-      <StaleNotice />
       {event ? (
-        <EventBody event={event} highlightDeadLetter={highlightDeadLetter} />
+        <EventBody event={event} highlightDeadLetter={highlightDeadLetter} highlightDelivery={highlightDelivery} />
       ) : fetched.isPending ? (
         <LoadingState label="Loading event" />
-      ) : fetched.isError ? (
+      ) : fetched.isError && fetched.data === undefined ? (
         <ErrorState error={fetched.error} onRetry={() => void fetched.refetch()} />
       ) : (
         <EmptyState title="No event with this id">
@@ -53,7 +56,15 @@ export function EventDetail({
   );
 }
 
-function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlightDeadLetter: string | undefined }) {
+function EventBody({
+  event,
+  highlightDeadLetter,
+  highlightDelivery,
+}: {
+  event: StoredEvent;
+  highlightDeadLetter: string | undefined;
+  highlightDelivery: string | undefined;
+}) {
   const [recovery, setRecovery] = useState<{ kind: 'redrive' | 'replay'; ids: string[] } | null>(null);
   return (
     <>
@@ -65,16 +76,18 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
       <dl className="kv">
         <dt>Event id</dt>
         <dd>
-          <span className="mono">{event.event_id}</span> <CopyButton text={() => event.event_id} />
+          <CopyId id={event.event_id} what="event id" />
         </dd>
         <dt>Created</dt>
         <dd>
           <RelativeTime iso={event.created_at} /> <span className="muted small">{formatExact(event.created_at)}</span>
         </dd>
         <dt>Source</dt>
-        <dd>{event.source}</dd>
+        <dd>
+          <SourceLink source={event.source} />
+        </dd>
         <dt>Run</dt>
-        <dd>{event.run_id ? <Link to={paths.run(event.run_id)} className="mono">{event.run_id}</Link> : '—'}</dd>
+        <dd>{event.run_id ? <CopyId id={event.run_id} what="run id" to={paths.run(event.run_id)} /> : '—'}</dd>
         <dt>Entity</dt>
         <dd>{event.entity_id ? <Link to={paths.entity(event.entity_id)} className="mono">{event.entity_id}</Link> : '—'}</dd>
         {event.chain_depth !== undefined && (
@@ -133,7 +146,7 @@ function EventBody({ event, highlightDeadLetter }: { event: StoredEvent; highlig
       ) : (
         <ul className="card-list" aria-label="Deliveries">
           {event.deliveries.map((d) => (
-            <DeliveryCard key={d.delivery_id} delivery={d} eventId={event.event_id} />
+            <DeliveryCard key={d.delivery_id} delivery={d} eventId={event.event_id} highlighted={d.delivery_id === highlightDelivery} />
           ))}
         </ul>
       )}
@@ -213,7 +226,7 @@ function DeadLetterCard({
   return (
     <li ref={ref} className={`card${highlighted ? ' is-highlighted' : ''}`} data-testid="dead-letter" aria-current={highlighted ? 'true' : undefined}>
       <div>
-        <StatusBadge value={dl.failure_type} tone="bad" /> <span className="mono">{dl.dead_letter_id}</span>
+        <StatusBadge value={dl.failure_type} tone="bad" /> <CopyId id={dl.dead_letter_id} what="dead letter id" />
       </div>
       <dl className="kv">
         <dt>Failure type</dt>
@@ -257,10 +270,8 @@ function DeadLetterCard({
       )}
       {dl.redrive ? (
         <p className="redrive-note" data-testid="redrive-history">
-          Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <span className="mono">{dl.redrive.actor_token_id}</span> in operation{' '}
-          <Link to={`/runtime?operation=${encodeURIComponent(dl.redrive.operation_id)}#operations`} className="mono">
-            {dl.redrive.operation_id}
-          </Link>
+          Redriven <RelativeTime iso={dl.redrive.redriven_at} /> by <ActorLabel id={dl.redrive.actor_token_id} /> in operation{' '}
+          <CopyId id={dl.redrive.operation_id} what="operation id" to={paths.operation(dl.redrive.operation_id)} />
           ; new attempt <a href={`#delivery-${dl.redrive.delivery_id}`} className="mono">{dl.redrive.delivery_id}</a> {newAttempt && <StatusBadge value={newAttempt.status} />}
         </p>
       ) : (
@@ -272,9 +283,19 @@ function DeadLetterCard({
   );
 }
 
-function DeliveryCard({ delivery: d, eventId }: { delivery: Delivery; eventId: string }) {
+function DeliveryCard({ delivery: d, eventId, highlighted }: { delivery: Delivery; eventId: string; highlighted: boolean }) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [highlighted]);
   return (
-    <li className="card" data-testid="delivery" id={`delivery-${d.delivery_id}`}>
+    <li
+      ref={ref}
+      className={`card${highlighted ? ' is-highlighted' : ''}`}
+      data-testid="delivery"
+      id={`delivery-${d.delivery_id}`}
+      aria-current={highlighted ? 'true' : undefined}
+    >
       <div>
         <StatusBadge value={d.status} /> <span className="muted small">{d.subscriber_type}</span>{' '}
         <Link to={d.subscriber_type === 'agent' ? paths.agent(d.subscriber_id) : paths.subscriber(d.subscriber_id)} className="mono">
@@ -283,7 +304,9 @@ function DeliveryCard({ delivery: d, eventId }: { delivery: Delivery; eventId: s
       </div>
       <dl className="kv">
         <dt>Delivery id</dt>
-        <dd className="mono">{d.delivery_id}</dd>
+        <dd>
+          <CopyId id={d.delivery_id} what="delivery id" />
+        </dd>
         {d.redrive_of_dead_letter_id && (
           <>
             <dt>Redrive of</dt>
@@ -310,9 +333,7 @@ function DeliveryCard({ delivery: d, eventId }: { delivery: Delivery; eventId: s
           <>
             <dt>Session</dt>
             <dd>
-              <Link to={paths.session(d.session_id)} className="mono">
-                {d.session_id}
-              </Link>
+              <CopyId id={d.session_id} what="session id" to={paths.session(d.session_id)} />
             </dd>
           </>
         )}

@@ -26,7 +26,7 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
   }, [secondaryActive]);
 
   const commit = (values: Record<FilterKey, string>) => {
-    const patch: UrlPatch = { selected: null, dead_letter: null };
+    const patch: UrlPatch = { selected: null, dead_letter: null, delivery: null };
     for (const k of FILTER_KEYS) patch[k] = values[k].trim();
     update(patch);
   };

@@ -10,6 +10,7 @@ import type { StoredEvent } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
 import { ErrorState } from '../../ui/ErrorState';
+import { MiddleEllipsis } from '../../ui/MiddleEllipsis';
 import { RELATIVE_TIME_PERIOD_MS, RelativeTimeAt } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useNow } from '../../ui/use-now';
@@ -69,6 +70,7 @@ export function EventTable({
     const p = new URLSearchParams(params);
     p.delete('selected');
     p.delete('dead_letter');
+    p.delete('delivery');
     return p.toString();
   }, [params]);
 
@@ -248,35 +250,37 @@ const EventRow = memo(function EventRow({
           {e.event_name}
         </a>
       </td>
-      <td role="cell" className="c-id hide-narrow mono" title={e.event_id}>
-        {e.event_id}
+      <td role="cell" className="c-id hide-narrow mono">
+        <MiddleEllipsis text={e.event_id} />
       </td>
       {deadMode ? (
         <>
-          <td role="cell" className="c-failure">{dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'}</td>
-          <td role="cell" className="c-handler hide-narrow hide-with-detail mono" title={dl?.handler_node}>
-            {dl?.handler_node ?? '—'}
+          <td role="cell" className="c-failure">
+            {dl ? <StatusBadge value={dl.failure_type} tone="bad" /> : '—'} <RedriveMark deadLetters={e.dead_letters} />
+          </td>
+          <td role="cell" className="c-handler hide-narrow hide-with-detail mono">
+            {dl?.handler_node ? <MiddleEllipsis text={dl.handler_node} /> : '—'}
           </td>
           <td role="cell" className="c-retries hide-narrow hide-with-detail num">{dl?.retry_count ?? '—'}</td>
         </>
       ) : (
         <>
-          <td role="cell" className="c-source hide-narrow hide-with-detail" title={e.source}>
-            {e.source}
+          <td role="cell" className="c-source hide-narrow hide-with-detail">
+            <MiddleEllipsis text={e.source} tail={12} />
           </td>
-          <td role="cell" className="c-run hide-narrow hide-with-detail mono" title={e.run_id}>
+          <td role="cell" className="c-run hide-narrow hide-with-detail mono">
             {e.run_id ? (
-              <Link to={paths.run(e.run_id)} tabIndex={-1}>
-                {e.run_id}
+              <Link to={paths.run(e.run_id)} tabIndex={-1} className="mid-ellipsis-link">
+                <MiddleEllipsis text={e.run_id} />
               </Link>
             ) : (
               '—'
             )}
           </td>
-          <td role="cell" className="c-entity hide-narrow hide-with-detail mono" title={e.entity_id}>
+          <td role="cell" className="c-entity hide-narrow hide-with-detail mono">
             {e.entity_id ? (
-              <Link to={paths.entity(e.entity_id)} tabIndex={-1}>
-                {e.entity_id}
+              <Link to={paths.entity(e.entity_id)} tabIndex={-1} className="mid-ellipsis-link">
+                <MiddleEllipsis text={e.entity_id} tail={6} />
               </Link>
             ) : (
               '—'
@@ -289,6 +293,18 @@ const EventRow = memo(function EventRow({
     </tr>
   );
 });
+
+/** Whether the event's dead letters were redriven: all of them, some (n of m), or none (nothing shown). */
+function RedriveMark({ deadLetters }: { deadLetters: StoredEvent['dead_letters'] }) {
+  const redriven = deadLetters.filter((d) => d.redrive).length;
+  if (redriven === 0) return null;
+  const all = redriven === deadLetters.length;
+  return (
+    <span className="badge badge-ok" data-testid="redriven-mark" title={all ? 'Every dead letter of this event was redriven' : `${redriven} of ${deadLetters.length} dead letters were redriven`}>
+      {all ? 'redriven' : `${redriven}/${deadLetters.length} redriven`}
+    </span>
+  );
+}
 
 function deliverySummary(e: StoredEvent): string {
   if (e.deliveries.length === 0) return 'no subscribers';

@@ -59,7 +59,7 @@ export function RunTree({ runId }: { runId: string }) {
   const tree = useRunTree(runId);
   const index = useMemo(() => (tree.data ? indexTree(tree.data) : undefined), [tree.data]);
   if (tree.isPending) return <LoadingState label="Loading the run tree" />;
-  if (tree.isError) return <ErrorState error={tree.error} onRetry={() => void tree.refetch()} />;
+  if (tree.isError && tree.data === undefined) return <ErrorState error={tree.error} onRetry={() => void tree.refetch()} />;
   const start = tree.data.run.created_at;
   return (
     <div className="run-tree" data-testid="run-tree">

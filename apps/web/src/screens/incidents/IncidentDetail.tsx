@@ -20,7 +20,6 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
 import { causeLabel } from './incident-state';
@@ -49,7 +48,6 @@ export function IncidentDetail({
   const title = incident ? `${incident.component}${incident.error_code ? ` · ${incident.error_code}` : ''}${cause ? ` · ${cause}` : ''}` : 'Incident';
   return (
     <DetailPanel title={title} label="Incident details" onClose={onClose}>
-      <StaleNotice />
       {incident ? (
         <>
           <dl className="kv">
@@ -120,7 +118,7 @@ export function IncidentDetail({
       <h3>Sample log records</h3>
       {logs.isPending ? (
         <LoadingState label="Loading log records" />
-      ) : logs.isError ? (
+      ) : logs.isError && logs.data === undefined ? (
         <ErrorState compact error={logs.error} onRetry={() => void logs.refetch()} />
       ) : logs.data.logs.length === 0 ? (
         <EmptyState title="No log records in this window" />

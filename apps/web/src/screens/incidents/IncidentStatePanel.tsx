@@ -7,6 +7,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { Incident, IncidentActivity } from '@switchboard/contract';
 import { useIncidentActivity, useUpdateIncident } from '../../api/incidents';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { newIdempotencyKey } from '../../ui/Modal';
@@ -165,7 +166,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
       <h4>Activity</h4>
       {activity.isPending ? (
         <LoadingState label="Loading activity" />
-      ) : activity.isError ? (
+      ) : activity.isError && activity.data === undefined ? (
         <ErrorState compact error={activity.error} onRetry={() => void activity.refetch()} />
       ) : activity.data.activity.length === 0 ? (
         <p className="muted small">No changes yet: open since it first occurred.</p>
@@ -174,7 +175,7 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
           {[...activity.data.activity].reverse().map((a, i) => (
             <li key={`${a.ts}-${i}`}>
               <StatusBadge value={a.action} tone={a.action === 'regressed' ? 'bad' : stateTone({ state: a.action, regressed: false })} />{' '}
-              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : a.actor_token_name ? `${a.actor_token_name} (${a.actor_token_id})` : a.actor_token_id}</span>
+              <RelativeTime iso={a.ts} /> <span className="muted small">by {a.actor_token_id === 'runtime' ? 'the runtime (it occurred again)' : <ActorLabel id={a.actor_token_id} name={a.actor_token_name} />}</span>
               {a.ignore_until && (
                 <span className="small">
                   {' '}

@@ -9,7 +9,6 @@ import { useIncidents, type IncidentFilters as Filters } from '../../api/inciden
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { useUrlState } from '../../url-state';
 import { IncidentDetail } from './IncidentDetail';
 import { IncidentFilters, WINDOW_CHOICES } from './IncidentFilters';
@@ -84,12 +83,11 @@ export default function IncidentsScreen() {
         <RefreshButton query={query} />
       </div>
       <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} state={state.value} sort={sort} update={update} />
-      <StaleNotice />
       <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
           {query.isPending ? (
             <LoadingState label="Loading incidents" />
-          ) : query.isError ? (
+          ) : query.isError && query.data === undefined ? (
             <ErrorState error={query.error} onRetry={() => void query.refetch()} />
           ) : incidents.length === 0 ? (
             <EmptyState title={filtered ? 'No incidents match these filters' : `No open or acknowledged incidents in the last ${windowHours} h`}>

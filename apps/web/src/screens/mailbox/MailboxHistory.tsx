@@ -1,5 +1,6 @@
 /** The item's history as a timeline, oldest first: what happened, which token did it, when, and why. */
 import type { MailboxHistoryEntry } from '@switchboard/contract';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { JsonTree } from '../../ui/JsonTree';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -16,7 +17,7 @@ export function MailboxHistory({ history }: { history: MailboxHistoryEntry[] }) 
           <div className="timeline-line">
             <StatusBadge value={h.action} tone={ACTION_TONE[h.action]} />
             <span>
-              by <TokenName id={h.actor_token_id} name={h.actor_token_name} />
+              by <ActorLabel id={h.actor_token_id} name={h.actor_token_name} />
             </span>
             {h.reason_code && <code className="reason-code">{h.reason_code}</code>}
             <span className="muted">
@@ -53,17 +54,5 @@ export function MailboxHistory({ history }: { history: MailboxHistoryEntry[] }) 
         </li>
       ))}
     </ol>
-  );
-}
-
-/** A token by its name, with its id beside it (the id is what the audit trail keys on). */
-export function TokenName({ id, name }: { id: string; name?: string }) {
-  if (id === 'runtime') return <span>the runtime</span>;
-  return name ? (
-    <span>
-      <strong>{name}</strong> <code className="muted small">{id}</code>
-    </span>
-  ) : (
-    <code title="token id">{id}</code>
   );
 }

@@ -5,16 +5,16 @@
 import type { Result } from '@switchboard/contract';
 import { Link } from 'react-router';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { DetailPanel } from '../../ui/DetailPanel';
+import { CopyId } from '../../ui/CopyId';
 import { ErrorState } from '../../ui/ErrorState';
 import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
-import { TokenName } from './MailboxHistory';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import './MailboxReview.css';
@@ -40,7 +40,6 @@ export function MailboxReview({
   const title = review ? review.item.type : 'Mailbox item';
   return (
     <DetailPanel title={title} label="Mailbox item review" onClose={onClose}>
-      <StaleNotice />
       {query.isPending ? (
         <LoadingState label="Loading the item" />
       ) : query.isError || !review ? (
@@ -77,7 +76,9 @@ function ReviewBody({
           <StatusBadge value={item.priority} tone={PRIORITY_TONE[item.priority]} />
         </dd>
         <dt>Item id</dt>
-        <dd className="mono">{item.mailbox_id}</dd>
+        <dd>
+          <CopyId id={item.mailbox_id} what="mailbox item id" />
+        </dd>
         <dt>Source flow</dt>
         <dd className="mono">{item.source_flow}</dd>
         <dt>Opened</dt>
@@ -117,7 +118,7 @@ function ReviewBody({
             {decisionEntry && (
               <>
                 {' '}
-                by <TokenName id={decisionEntry.actor_token_id} name={decisionEntry.actor_token_name} />
+                by <ActorLabel id={decisionEntry.actor_token_id} name={decisionEntry.actor_token_name} />
               </>
             )}
             {item.decided_at && (

@@ -10,7 +10,6 @@ import { paths } from '../../paths';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { onlyKeys, useUrlState } from '../../url-state';
 import { DecisionDialog, type DecisionMode, type DecisionOutcome } from './DecisionDialog';
 import { MailboxFilters } from './MailboxFilters';
@@ -97,7 +96,7 @@ export default function MailboxScreen() {
   const pendingLoaded = items.filter((i) => i.status === 'pending').length;
 
   return (
-    <section className="screen" aria-labelledby="mailbox-title">
+    <section className="screen mailbox-screen" aria-labelledby="mailbox-title">
       <div className="screen-header">
         <h1 id="mailbox-title">Mailbox</h1>
         {list.isSuccess && (
@@ -109,12 +108,11 @@ export default function MailboxScreen() {
         <RefreshButton query={list} />
       </div>
       <MailboxFilters params={params} update={update} />
-      <StaleNotice />
       <div className="split mailbox-split">
         <div className={`split-main queue-pane${mailboxId ? ' has-selection' : ''}`}>
           {list.isPending ? (
             <LoadingState label="Loading the mailbox" />
-          ) : list.isError ? (
+          ) : list.isError && list.data === undefined ? (
             <ErrorState error={list.error} onRetry={() => void list.refetch()} />
           ) : items.length === 0 ? (
             <EmptyState title={filtered ? 'No items match these filters' : 'The mailbox is empty'}>

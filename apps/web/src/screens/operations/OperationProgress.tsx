@@ -6,6 +6,7 @@ import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useOperation, useCancelOperation, type Operation } from '../../api/operations';
 import { rpcKeys } from '../../api/query-client';
+import { CopyId } from '../../ui/CopyId';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { StatusBadge } from '../../ui/StatusBadge';
@@ -39,7 +40,7 @@ export function OperationProgress({ operationId }: { operationId: string }) {
     if (settled) void queryClient.invalidateQueries({ queryKey: rpcKeys.method('event.list') });
   }, [settled, queryClient]);
   if (query.isPending) return <LoadingState label="Loading progress" />;
-  if (query.isError) return <ErrorState compact error={query.error} onRetry={() => void query.refetch()} />;
+  if (query.isError && query.data === undefined) return <ErrorState compact error={query.error} onRetry={() => void query.refetch()} />;
   const op = query.data.operation;
   const { total, done, failed, skipped } = op.counts;
   const processed = done + failed + skipped;
@@ -49,7 +50,7 @@ export function OperationProgress({ operationId }: { operationId: string }) {
     <div className="operation-progress" data-testid="operation-progress" data-status={op.status}>
       <div className="operation-progress-head">
         <StatusBadge value={op.status} tone={operationTone(op.status)} />
-        <span className="mono small">{op.operation_id}</span>
+        <CopyId id={op.operation_id} what="operation id" />
       </div>
       <progress max={Math.max(total, 1)} value={total === 0 ? 1 : processed} aria-label={`${percent}% of items processed`} />
       <dl className="kv operation-counts" aria-live="polite">

@@ -7,6 +7,7 @@ import { useEffect, useRef } from 'react';
 import { Link, useLocation } from 'react-router';
 import { useOperation, useOperations, type Operation } from '../../api/operations';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { EmptyState } from '../../ui/EmptyState';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
@@ -32,7 +33,7 @@ export function OperationsSection() {
       <h2 id="operations-title">Redrive and replay operations</h2>
       {list.isPending ? (
         <LoadingState label="Loading operations" />
-      ) : list.isError ? (
+      ) : list.isError && list.data === undefined ? (
         <ErrorState compact error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.operations.length === 0 ? (
         <EmptyState title="No operations yet">
@@ -94,7 +95,9 @@ function OperationRow({ op, open, onToggle }: { op: Operation; open: boolean; on
         {op.outcomes.dead_lettered ? <span className="bad"> · {op.outcomes.dead_lettered.toLocaleString()} dead-lettered</span> : null}
         {op.outcomes.pending ? ` · ${op.outcomes.pending.toLocaleString()} pending` : ''}
       </td>
-      <td className="hide-narrow mono small">{op.actor_token_id}</td>
+      <td className="hide-narrow small">
+        <ActorLabel id={op.actor_token_id} />
+      </td>
       <td>
         <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => onToggle(!open)} data-testid="open-operation">
           {open ? 'Hide' : 'Details'}
@@ -135,7 +138,7 @@ function OperationDetail({ operationId }: { operationId: string }) {
                         {item.result_id}
                       </Link>
                     ) : item.event_id ? (
-                      <Link className="mono" to={paths.delivery(item.event_id)}>
+                      <Link className="mono" to={paths.delivery(item.event_id, item.result_id)}>
                         {item.result_id}
                       </Link>
                     ) : (

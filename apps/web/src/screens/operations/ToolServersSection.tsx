@@ -31,7 +31,7 @@ export function ToolServersSection() {
       <p className="muted small">Simulated MCP providers of the bundle. Turning a server&apos;s faults off makes its calls succeed, as a fixed provider would.</p>
       {servers.isPending ? (
         <LoadingState label="Loading tool servers" />
-      ) : servers.isError ? (
+      ) : servers.isError && servers.data === undefined ? (
         <ErrorState compact error={servers.error} onRetry={() => void servers.refetch()} />
       ) : servers.data.tool_servers.length === 0 ? (
         <p className="muted">This bundle has no tool servers.</p>

@@ -37,7 +37,6 @@ export function NodesSection() {
       ) : (
         <ErrorState compact error={live.error} onRetry={live.refetch} />
       )}
-      {live.report && live.error ? <ErrorState compact error={live.error} onRetry={live.refetch} /> : null}
     </section>
   );
 }

@@ -2,6 +2,7 @@
 import { Link } from 'react-router';
 import { useQueuedPublishes, useResets } from '../../api/runtime';
 import { paths } from '../../paths';
+import { ActorLabel } from '../../ui/ActorLabel';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
@@ -10,7 +11,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 export function QueuedPublishes() {
   const queue = useQueuedPublishes(true);
   if (queue.isPending) return <LoadingState label="Loading queued publishes" />;
-  if (queue.isError) return <ErrorState compact error={queue.error} onRetry={() => void queue.refetch()} />;
+  if (queue.isError && queue.data === undefined) return <ErrorState compact error={queue.error} onRetry={() => void queue.refetch()} />;
   const { queued, queue_depth } = queue.data;
   if (queued.length === 0) return <p className="muted small">Nothing queued yet.</p>;
   return (
@@ -42,7 +43,7 @@ export function PastResets() {
       <h2 id="resets-title">Past resets</h2>
       {resets.isPending ? (
         <LoadingState label="Loading past resets" />
-      ) : resets.isError ? (
+      ) : resets.isError && resets.data === undefined ? (
         <ErrorState compact error={resets.error} onRetry={() => void resets.refetch()} />
       ) : resets.data.resets.length === 0 ? (
         <p className="muted">This runtime has never been reset.</p>
@@ -74,13 +75,7 @@ export function PastResets() {
                     <ResetCounts record={r} />
                   </td>
                   <td className="small">
-                    {r.actor_token_name ? (
-                      <>
-                        <strong>{r.actor_token_name}</strong> <code className="muted">{r.actor_token_id}</code>
-                      </>
-                    ) : (
-                      <code>{r.actor_token_id ?? '—'}</code>
-                    )}
+                    <ActorLabel id={r.actor_token_id} name={r.actor_token_name} />
                   </td>
                   <td className="wrap-cell reset-reason">{r.reason ?? <span className="muted">—</span>}</td>
                   <td className="hide-narrow mono small" title={r.plan_hash}>

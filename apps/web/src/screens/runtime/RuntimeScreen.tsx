@@ -9,7 +9,6 @@ import { CopyButton } from '../../ui/CopyButton';
 import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
-import { StaleNotice } from '../../ui/StaleNotice';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
 import { NodesSection } from './NodesSection';
@@ -40,10 +39,9 @@ export default function RuntimeScreen() {
         {s && <span className="mono muted">{s.name}</span>}
         <RefreshButton query={status} />
       </div>
-      <StaleNotice />
       {status.isPending ? (
         <LoadingState label="Loading runtime status" />
-      ) : status.isError ? (
+      ) : status.isError && status.data === undefined ? (
         <ErrorState error={status.error} onRetry={() => void status.refetch()} />
       ) : (
         <>

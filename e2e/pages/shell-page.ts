@@ -1,0 +1,81 @@
+/** The frame around every screen as an operator sees it: the header's live parts and the page's width. */
+import { expect, type Locator, type Page } from '@playwright/test';
+
+export class ConsoleShell {
+  readonly heading: Locator;
+  readonly heartbeat: Locator;
+  readonly runningOperations: Locator;
+  readonly signOut: Locator;
+  readonly ingressPausedNotice: Locator;
+  readonly staleNotices: Locator;
+
+  constructor(readonly page: Page) {
+    this.heading = page.getByRole('heading', { level: 1 });
+    this.heartbeat = page.getByTestId('heartbeat');
+    this.runningOperations = page.getByTestId('running-operations');
+    this.signOut = page.getByRole('button', { name: 'Sign out' });
+    this.ingressPausedNotice = page.getByTestId('ingress-paused-notice');
+    this.staleNotices = page.getByTestId('stale-notice');
+  }
+
+  /** How far the page is wider than the window (0 when nothing scrolls sideways). */
+  horizontalOverflow(): Promise<number> {
+    return this.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  }
+
+  /** The page does not scroll sideways, and the header's last control is inside the window. */
+  async expectNoHorizontalScroll(what: string): Promise<void> {
+    expect(await this.horizontalOverflow(), `${what}: page wider than the window`).toBeLessThanOrEqual(0);
+    const box = await this.signOut.boundingBox();
+    const width = this.page.viewportSize()!.width;
+    expect(box, `${what}: Sign out visible`).not.toBeNull();
+    expect(box!.x + box!.width, `${what}: Sign out inside the window`).toBeLessThanOrEqual(width);
+  }
+}
+
+/** The header's "go to id" field and the popover under it that answers a miss, an error or a token. */
+export class GoToIdBox {
+  readonly box: Locator;
+  readonly answer: Locator;
+
+  constructor(readonly page: Page) {
+    this.box = page.getByRole('searchbox', { name: 'Go to id' });
+    this.answer = page.getByTestId('goto-status');
+  }
+
+  async go(id: string): Promise<void> {
+    await this.box.fill(id);
+    await this.box.press('Enter');
+  }
+}
+
+/** Who did something, as every screen labels it: the token's name and its id. */
+export function actorLabels(scope: Locator): Locator {
+  return scope.getByTestId('actor');
+}
+
+/** Collects console errors and CSP violations from the moment it is attached (before the first page load). */
+export class ConsoleErrors {
+  readonly errors: string[] = [];
+
+  private constructor(readonly page: Page) {}
+
+  static async attach(page: Page): Promise<ConsoleErrors> {
+    const c = new ConsoleErrors(page);
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+      });
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') c.errors.push(m.text());
+    });
+    page.on('pageerror', (e) => c.errors.push(`page error: ${e.message}`));
+    return c;
+  }
+
+  /** Errors collected so far, and forgets them. */
+  take(): string[] {
+    return this.errors.splice(0);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * One actor label everywhere: an operation's row and a mailbox item's history and decision name
+ * the acting token the same way, its name and its id.
+ */
+import { eventually, expect, test } from '../fixtures';
+import { MailboxReview } from '../pages/mailbox-page';
+import { OperationsSection } from '../pages/recovery-page';
+import { actorLabels } from '../pages/shell-page';
+
+test('the acting token shows as its name and its id on operations and mailbox history', async ({ signedIn: page, server }) => {
+  const session = (await (await page.request.get(`${server.url}/v1/auth/session`)).json()) as { token: { id: string; name: string } };
+  const label = new RegExp(`^${session.token.name}\\s+${session.token.id}$`);
+
+  const published = await server.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-actor' } });
+  const estimate = await server.rpc('event.replay', { dry_run: true, event_ids: [published.event_id!] });
+  const replay = await server.rpc('event.replay', { dry_run: false, event_ids: [published.event_id!], expected_plan_hash: estimate.plan.plan_hash });
+  await page.goto(`/runtime?operation=${replay.operation!.operation_id}#operations`);
+  const operations = new OperationsSection(page);
+  await expect(actorLabels(operations.root).first()).toHaveText(label);
+
+  const ticketId = `E2E-actor-${Date.now().toString(36)}`;
+  await server.rpc('event.publish', {
+    event_name: 'refund.requested',
+    entity_id: `ticket-${ticketId}`,
+    payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 9.5, currency: 'EUR', reason: 'e2e actor' },
+  });
+  const item = await eventually(`the refund approval for ${ticketId}`, async () => {
+    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
+    return items.find((i) => i.payload.ticket_id === ticketId);
+  });
+  await server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'e2e: actor label' });
+  const review = await MailboxReview.open(page, item.mailbox_id);
+  await expect(actorLabels(review.historyEntries('rejected')).first()).toHaveText(label);
+  await expect(actorLabels(review.decided).first()).toHaveText(label);
+});
