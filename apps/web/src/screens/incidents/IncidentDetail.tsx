@@ -187,7 +187,7 @@ function LogCard({ log }: { log: LogRecord }) {
             <dt>Delivery</dt>
             <dd>
               {log.event_id ? (
-                <Link to={paths.delivery(log.event_id)} className="mono">
+                <Link to={paths.delivery(log.event_id, log.delivery_id)} className="mono">
                   {log.delivery_id}
                 </Link>
               ) : (
