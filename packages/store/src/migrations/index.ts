@@ -13,6 +13,7 @@ import { claimPlanMigration } from './010_claim_plan';
 import { sparseIndexesMigration } from './011_sparse_indexes';
 import { claimPlanCachedMigration } from './012_claim_plan_cached';
 import { writeGuardMigration } from './013_write_guard';
+import * as operationLeases from './014_operation_leases';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -32,6 +33,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '011_sparse_indexes': sparseIndexesMigration(engine),
         '012_claim_plan_cached': claimPlanCachedMigration(engine),
         '013_write_guard': writeGuardMigration(engine),
+        '014_operation_leases': operationLeases,
       };
     },
   };
