@@ -37,6 +37,8 @@ interface OperationAudit {
   /** done + failed + skipped + pending = total on the row, and the row's counts equal the items'. */
   countsAddUp: boolean;
   statusMatchesItems: boolean;
+  /** The outcomes recorded on the row, and the lease epoch (claims + 1); absent on a tree without them. */
+  recorded?: Record<string, number>;
 }
 
 async function publishAll(node: ChaosNode, event: 'work' | 'doomed', prefix: string, n: number): Promise<void> {
@@ -121,7 +123,20 @@ async function auditOperation(operationId: string, kind: 'redrive' | 'replay'): 
         : op!.status === 'cancelled'
           ? true
           : tally.pending > 0;
-  return { status: op!.status, total: op!.total, counts, items: tally, lost, doubled, mismatched, countsAddUp, statusMatchesItems };
+  let recorded: Record<string, number> | undefined;
+  try {
+    [recorded] = await cluster.query<Record<string, number>>(
+      'select delivered::int, dead_lettered::int, outcome_cancelled::int as cancelled, outcome_pending::int as pending, lease_epoch::int from operations where operation_id = $1',
+      [operationId],
+    );
+  } catch {
+    recorded = undefined;
+  }
+  // Where outcomes are recorded: completed means nothing re-failed, completed_with_failures that something did.
+  const honest =
+    !recorded ||
+    (op!.status === 'completed' ? recorded.dead_lettered === 0 && recorded.pending === 0 : op!.status === 'completed_with_failures' ? counts.failed + recorded.dead_lettered! > 0 && recorded.pending === 0 : true);
+  return { status: op!.status, total: op!.total, counts, items: tally, lost, doubled, mismatched, countsAddUp, statusMatchesItems: statusMatchesItems && honest, ...(recorded ? { recorded } : {}) };
 }
 
 function report(test: string, audit: OperationAudit, extra: object = {}): void {

@@ -121,11 +121,6 @@ export class OperationRunner {
     this.schedule();
   }
 
-  /** Operations this node sends now (tests and health). */
-  heldIds(): string[] {
-    return [...this.held.keys()];
-  }
-
   /** Stops for a reset: waits for the batch being sent, then cancels every running operation. */
   async cancelAllForReset(actorTokenId: string): Promise<number> {
     this.suspended = true;

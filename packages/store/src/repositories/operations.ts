@@ -343,6 +343,8 @@ export class OperationRepository {
           dead_lettered: eb('dead_lettered', '+', settled.dead_lettered),
           outcome_cancelled: eb('outcome_cancelled', '+', settled.cancelled),
           outcome_pending: eb('outcome_pending', '-', n),
+          // An operation finished before outcomes were recorded (migration 014) may learn of a re-failure now.
+          status: sql<string>`case when status = 'completed' and failed + dead_lettered + ${settled.dead_lettered} > 0 then 'completed_with_failures' else status end`,
           updated_at: nowIso,
         }))
         .where('operation_id', '=', op.operation_id)
