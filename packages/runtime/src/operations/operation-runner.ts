@@ -158,6 +158,12 @@ export class OperationRunner {
     if (why) void this.deps.log.write({ level: 'warn', component: 'operations', error_code: 'OPERATION_LEASE_LOST', message: `operation ${id}: ${why}` }).catch(() => undefined);
   }
 
+  /** Drops an operation whose fence failed: quietly when it was cancelled or paused, with a warning when another node took it. */
+  private async lost(id: string): Promise<void> {
+    const row = await this.deps.store.operations.get(id).catch(() => undefined);
+    this.drop(id, row?.status === 'running' && row.lease_owner !== this.deps.nodeId ? `${this.deps.nodeId} lost its lease to ${row.lease_owner ?? 'no node'}` : undefined);
+  }
+
   private async tick(): Promise<void> {
     if (this.suspended || this.deps.isResetting()) return;
     if (Date.now() - this.scannedAt >= SCAN_MS) {
@@ -192,7 +198,7 @@ export class OperationRunner {
         held.tokens -= Math.max(sent.taken, n > 0 ? 1 : 0);
         if (sent.taken > 0) this.deps.wakeDispatcher();
       } catch (err) {
-        if (err instanceof LeaseLost) this.drop(id, `${this.deps.nodeId} no longer holds it (taken over, cancelled or paused)`);
+        if (err instanceof LeaseLost) await this.lost(id);
         else await this.fault(`operation ${id}: ${(err as Error).message}`);
       }
     }
