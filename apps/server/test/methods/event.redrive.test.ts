@@ -226,7 +226,9 @@ describe('event.redrive', () => {
     await fails(server, 'operation.get', { operation_id: 'op_missing' }, 'NOT_FOUND');
     await fails(server, 'operation.cancel', { operation_id: 'op_missing' }, 'NOT_FOUND');
 
-    // Pages of operation.list: newest first, each once, cursors bound to the filter.
+    // Pages of operation.list: newest first, each once, cursors bound to the filter. Outcomes are
+    // recorded as deliveries settle (the cancelled one's too): compare once none is pending.
+    await waitFor(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), 20_000, 'outcomes to settle');
     const all = await ok(server, 'operation.list', { limit: 500 });
     const paged: string[] = [];
     let cursor: string | undefined;
