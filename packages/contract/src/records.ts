@@ -313,7 +313,13 @@ export type DeadLetter = z.infer<typeof deadLetter>;
 export type StoredEvent = z.infer<typeof storedEvent>;
 export type Run = z.infer<typeof run>;
 export const operationKind = z.enum(['redrive', 'replay']);
-export const operationStatus = z.enum(['running', 'completed', 'cancelled', 'failed']);
+/**
+ * running: sending items, or waiting for the deliveries it created to settle; paused: stopped by
+ * stop_after_failures; completed: everything sent and every new delivery delivered;
+ * completed_with_failures: everything sent and settled, but items failed or their deliveries
+ * dead-lettered again; cancelled; failed.
+ */
+export const operationStatus = z.enum(['running', 'paused', 'completed', 'completed_with_failures', 'cancelled', 'failed']);
 
 export const operation = z.object({
   operation_id: z.string(),
@@ -327,8 +333,17 @@ export const operation = z.object({
     skipped: z.number().int().describe('items with nothing to send any more (already redriven, removed by a reset)'),
   }),
   outcomes: z
-    .object({ pending: z.number().int(), delivered: z.number().int(), dead_lettered: z.number().int(), cancelled: z.number().int() })
-    .describe('what became of the deliveries the operation created so far'),
+    .object({
+      pending: z.number().int().describe('sent items whose deliveries have not settled yet'),
+      delivered: z.number().int(),
+      dead_lettered: z.number().int().describe('sent items whose delivery (redrive) or one of whose deliveries (replay) dead-lettered again'),
+      cancelled: z.number().int(),
+    })
+    .describe('what became of the sent items, recorded on each item as its deliveries settle (never recomputed later)'),
+  stop_after_failures: z.number().int().optional().describe('the operation pauses once failed items and dead-lettered-again items reach this'),
+  records_removed_at: timestamp
+    .optional()
+    .describe('a runtime reset removed the deliveries and events this operation created; its counts and outcomes are as recorded before'),
   selection: z.record(z.string(), z.unknown()).describe('the filter the operation was planned from'),
   plan_hash: z.string(),
   actor_token_id: z.string(),
@@ -345,7 +360,11 @@ export const operationItem = z.object({
   event_id: z.string().optional().describe('the event of the dead letter (redrive), or the replayed event (replay)'),
   status: z.enum(['pending', 'done', 'failed', 'skipped']),
   result_id: z.string().optional().describe('the delivery (redrive) or event (replay) created'),
-  note: z.string().optional(),
+  outcome: z
+    .enum(['delivered', 'dead_lettered', 'cancelled'])
+    .optional()
+    .describe('a done item, once its deliveries settled: delivered, dead-lettered again, or cancelled; absent while they are pending'),
+  note: z.string().optional().describe('why an item was skipped or failed'),
 });
 
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;

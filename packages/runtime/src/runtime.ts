@@ -146,6 +146,8 @@ export class Runtime {
       clock,
       bundle,
       log: this.log,
+      nodeId: this.dispatcher.owner,
+      deadAfterMs: this.nodes.deadAfterMs,
       isResetting: () => this.isResetting(),
       ingressPaused: async () => (await this.ingress.state()) === 'paused',
       wakeDispatcher: wake,

@@ -116,7 +116,7 @@ export interface OperationsTable {
   operation_id: string;
   /** redrive | replay */
   kind: string;
-  /** running | completed | cancelled | failed */
+  /** running | paused | completed | completed_with_failures | cancelled | failed */
   status: string;
   /** The selection the operation was planned from, as JSON. */
   selection: string;
@@ -132,6 +132,20 @@ export interface OperationsTable {
   finished_at: string | null;
   cancelled_by_token_id: string | null;
   error: string | null;
+  /** The node sending the operation's items, while it holds the lease (ADR 0013). */
+  lease_owner: Generated<string | null>;
+  /** Bumped by each claim: a batch's writes count only under the epoch its sender claimed. */
+  lease_epoch: Generated<number>;
+  lease_expires_at: Generated<string | null>;
+  /** Pause after this many re-failures (items failed plus deliveries dead-lettered again). */
+  stop_after_failures: Generated<number | null>;
+  /** Sent items by what became of their deliveries, as they settle; and those not settled yet. */
+  delivered: Generated<number>;
+  dead_lettered: Generated<number>;
+  outcome_cancelled: Generated<number>;
+  outcome_pending: Generated<number>;
+  /** When a reset removed the deliveries and events this operation created. */
+  records_removed_at: Generated<string | null>;
 }
 
 export interface OperationItemsTable {
@@ -145,6 +159,11 @@ export interface OperationItemsTable {
   result_id: string | null;
   note: string | null;
   processed_at: string | null;
+  /** What became of the item's deliveries: delivered | dead_lettered | cancelled (null until settled). */
+  outcome: Generated<string | null>;
+  settled_at: Generated<string | null>;
+  /** The event the item concerns, recorded when it is sent. */
+  event_id: Generated<string | null>;
 }
 
 export interface LogsTable {

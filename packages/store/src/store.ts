@@ -97,7 +97,7 @@ export class Store {
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);
     this.runReads = new RunReadRepository(db);
-    this.operations = new OperationRepository(db);
+    this.operations = new OperationRepository(db, engine);
     this.runtimeRecords = new RuntimeRecordReads(db);
     this.lookup = new LookupRepository(db);
     this.deliveries = new DeliveryRepository(db, engine);

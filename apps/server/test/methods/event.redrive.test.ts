@@ -28,7 +28,18 @@ async function finished(server: TestServer, operationId: string, timeoutMs = 20_
     op = (await ok(server, 'operation.get', { operation_id: operationId })).operation;
     return op.status !== 'running';
   }, timeoutMs, `operation ${operationId} to finish`);
+  await expectCountsAddUp(server, operationId);
   return op!;
+}
+
+/** done + failed + skipped + pending = total, and the row's counts and outcomes are its items'. */
+async function expectCountsAddUp(server: TestServer, operationId: string): Promise<void> {
+  const { operation: op, items } = await ok(server, 'operation.get', { operation_id: operationId, items_limit: 500 });
+  const tally = (status: string) => items.filter((i) => i.status === status).length;
+  expect(items).toHaveLength(op.counts.total);
+  expect({ ...op.counts, pending: tally('pending') }).toEqual({ total: op.counts.total, done: tally('done'), failed: tally('failed'), skipped: tally('skipped'), pending: op.counts.total - op.counts.done - op.counts.failed - op.counts.skipped });
+  const outcome = (o: string) => items.filter((i) => i.outcome === o).length;
+  expect(op.outcomes).toEqual({ delivered: outcome('delivered'), dead_lettered: outcome('dead_lettered'), cancelled: outcome('cancelled'), pending: items.filter((i) => i.status === 'done' && !i.outcome).length });
 }
 
 async function deadLettersOf(server: TestServer, eventIds: string[]) {
@@ -97,9 +108,11 @@ describe('event.redrive', () => {
     const again = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100, idempotency_key: key });
     expect(again.operation!.operation_id).toBe(applied.operation!.operation_id);
 
+    // Every redriven delivery dead-lettered again: not a plain success.
     const op = await finished(server, applied.operation!.operation_id);
-    expect(op.status).toBe('completed');
+    expect(op.status).toBe('completed_with_failures');
     expect(op.counts).toEqual({ total: 4, done: 4, failed: 0, skipped: 0 });
+    expect(op.outcomes).toEqual({ pending: 0, delivered: 0, dead_lettered: 4, cancelled: 0 });
     await waitForQuiet(server);
     expect(await count(server, 'operations')).toBeGreaterThanOrEqual(1);
 
@@ -121,7 +134,7 @@ describe('event.redrive', () => {
     }
     const final = await ok(server, 'operation.get', { operation_id: op.operation_id });
     expect(final.operation.outcomes).toMatchObject({ dead_lettered: 4, delivered: 0, pending: 0 });
-    expect(final.items.map((i) => i.status)).toEqual(['done', 'done', 'done', 'done']);
+    expect(final.items.map((i) => [i.status, i.outcome])).toEqual(Array(4).fill(['done', 'dead_lettered']));
 
     // The same selection again: all four already redriven, nothing to send.
     const repeat = await ok(server, 'event.redrive', { dry_run: true, ...selection });
@@ -227,7 +240,9 @@ describe('event.redrive', () => {
     await fails(server, 'operation.get', { operation_id: 'op_missing' }, 'NOT_FOUND');
     await fails(server, 'operation.cancel', { operation_id: 'op_missing' }, 'NOT_FOUND');
 
-    // Pages of operation.list: newest first, each once, cursors bound to the filter.
+    // Pages of operation.list: newest first, each once, cursors bound to the filter. Outcomes are
+    // recorded as deliveries settle (the cancelled one's too): compare once none is pending.
+    await waitFor(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), 20_000, 'outcomes to settle');
     const all = await ok(server, 'operation.list', { limit: 500 });
     const paged: string[] = [];
     let cursor: string | undefined;
@@ -291,6 +306,54 @@ describe('event.redrive', () => {
       expect(done.counts.done).toBe(2);
     } finally {
       if ((await ok(server, 'runtime.status')).ingress === 'paused') await ok(server, 'runtime.resume');
+    }
+  });
+
+  it('stop_after_failures pauses a redrive into a still-broken subscriber; a paused operation can be cancelled', async () => {
+    const ids = await publishCharges(server, 8, 'stop-after');
+    const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 4, stop_after_failures: 2 });
+    expect(applied.operation!.stop_after_failures).toBe(2);
+    const id = applied.operation!.operation_id;
+    const paused = await finished(server, id);
+    expect(paused.status).toBe('paused');
+    expect(paused.outcomes.dead_lettered).toBeGreaterThanOrEqual(2);
+    expect(paused.counts.done).toBeLessThan(8);
+    // It stays paused: nothing more is sent.
+    await waitForQuiet(server);
+    const still = (await ok(server, 'operation.get', { operation_id: id })).operation;
+    expect(still).toMatchObject({ status: 'paused', counts: paused.counts });
+    expect((await ok(server, 'operation.list', { status: 'paused' })).operations.map((o) => o.operation_id)).toContain(id);
+    const cancelled = await ok(server, 'operation.cancel', { operation_id: id });
+    expect(cancelled).toMatchObject({ cancelled: true, operation: { status: 'cancelled' } });
+    await expectCountsAddUp(server, id);
+  });
+
+  it('past operations read the same after a reset, and say that their records were removed', async () => {
+    const ids = await publishCharges(server, 3, 'before-reset');
+    const selection = { dead_letter_ids: (await deadLettersOf(server, ids)).map((l) => l.dead_letter_id) };
+    const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
+    const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+    const id = applied.operation!.operation_id;
+    await finished(server, id);
+    const replayEstimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
+    const replay = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: replayEstimate.plan.plan_hash, rate_per_second: 100 });
+    const replayed = await finished(server, replay.operation!.operation_id);
+    expect(replayed).toMatchObject({ status: 'completed', outcomes: { delivered: 3, dead_lettered: 0, pending: 0 } });
+    await waitForQuiet(server);
+    const before = await Promise.all([id, replayed.operation_id].map((operation_id) => ok(server, 'operation.get', { operation_id })));
+    expect(before[0]!.operation).toMatchObject({ status: 'completed_with_failures', outcomes: { dead_lettered: 3 } });
+
+    const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+    await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string });
+    const after = await Promise.all([id, replayed.operation_id].map((operation_id) => ok(server, 'operation.get', { operation_id })));
+    for (const [i, read] of after.entries()) {
+      const { records_removed_at, updated_at: _u, ...operation } = read.operation;
+      const { updated_at: _b, ...was } = before[i]!.operation;
+      expect(records_removed_at).toBeTruthy();
+      expect(operation).toEqual(was);
+      expect(read.items).toEqual(before[i]!.items);
     }
   });
 

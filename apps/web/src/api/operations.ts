@@ -35,12 +35,13 @@ export function useRecoveryEstimate(kind: RecoveryKind, selection: RecoverySelec
 export function useRecoveryApply(kind: RecoveryKind) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (params: { selection: RecoverySelection; expected_plan_hash: string; rate_per_second: number; idempotency_key: string }) =>
+    mutationFn: (params: { selection: RecoverySelection; expected_plan_hash: string; rate_per_second: number; stop_after_failures?: number; idempotency_key: string }) =>
       rpc(methodOf(kind), {
         ...selectionParams(kind, params.selection),
         dry_run: false,
         expected_plan_hash: params.expected_plan_hash,
         rate_per_second: params.rate_per_second,
+        ...(params.stop_after_failures ? { stop_after_failures: params.stop_after_failures } : {}),
         idempotency_key: params.idempotency_key,
       }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: rpcKeys.method('operation.list') }),

@@ -32,6 +32,12 @@ const applyParams = {
     .max(MAX_OPERATION_RATE)
     .optional()
     .describe(`items sent per second, default ${DEFAULT_OPERATION_RATE}`),
+  stop_after_failures: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('pause the operation (status paused) once this many of its items failed or their deliveries dead-lettered again; unset: never pause'),
   idempotency_key: idempotencyKey,
 };
 

@@ -38,6 +38,8 @@ export interface RecoveryRequest {
   dryRun: boolean;
   expectedPlanHash?: string;
   ratePerSecond?: number;
+  /** Pause after this many re-failures. */
+  stopAfterFailures?: number;
   actorTokenId: string;
 }
 
@@ -187,12 +189,14 @@ export class Recovery {
           actor_token_id: request.actorTokenId,
           created_at: nowIso,
           updated_at: nowIso,
+          stop_after_failures: request.stopAfterFailures ?? null,
         },
         targets,
+        empty ? undefined : this.runner.creationLease,
       );
       if (empty) await this.store.operations.finish(trx, operation_id, 'completed', nowIso);
       const row = await this.store.operations.get(operation_id, trx);
-      const result: ApplyOutcome = { dry_run: false, plan, operation: toOperation(row!, {}) };
+      const result: ApplyOutcome = { dry_run: false, plan, operation: toOperation(row!) };
       await onCommit?.(trx, result);
       return result;
     });
@@ -203,35 +207,32 @@ export class Recovery {
   async get(operationId: string, itemsLimit: number): Promise<{ operation: Operation; items: OperationItem[] }> {
     const row = await this.store.operations.get(operationId);
     if (!row) throw new RpcError('NOT_FOUND', `no operation ${operationId}`, { operation_id: operationId });
-    const [outcomes, items] = await Promise.all([this.store.operations.outcomes([row]), itemsLimit > 0 ? this.store.operations.items(operationId, itemsLimit) : []]);
-    return { operation: toOperation(row, outcomes.get(operationId)!), items: items.map(toOperationItem) };
+    const items = itemsLimit > 0 ? await this.store.operations.items(operationId, itemsLimit) : [];
+    return { operation: toOperation(row), items: items.map(toOperationItem) };
   }
 
   async list(options: Parameters<Store['operations']['list']>[0]) {
     const page = await this.store.operations.list(options);
-    const outcomes = await this.store.operations.outcomes(page.operations);
-    const operations = page.operations.map((row) => toOperation(row, outcomes.get(row.operation_id)!));
+    const operations = page.operations.map((row) => toOperation(row));
     return { operations, next: page.next };
   }
 
   async cancel(operationId: string, actorTokenId: string, onCommit?: OnEffectCommit<{ operation: Operation; cancelled: boolean }>) {
-    // Read before the transaction: the store has one connection, and a read outside the
-    // transaction while it is open would wait for it forever.
     const row = await this.store.operations.get(operationId);
     if (!row) throw new RpcError('NOT_FOUND', `no operation ${operationId}`, { operation_id: operationId });
-    const outcomes = (await this.store.operations.outcomes([row])).get(operationId)!;
     return this.store.transaction(async (trx) => {
       const nowIso = this.clock.now().toISOString();
       const cancelled = await this.store.operations.finish(trx, operationId, 'cancelled', nowIso, { cancelled_by_token_id: actorTokenId });
       const after = (await this.store.operations.get(operationId, trx))!;
-      const result = { operation: toOperation(after, outcomes), cancelled };
+      const result = { operation: toOperation(after), cancelled };
       await onCommit?.(trx, result);
       return result;
     });
   }
 }
 
-export function toOperation(row: OperationRow, outcomes: Record<string, number>): Operation {
+/** An operation as the API shows it: read from its row only (a reset's removals change nothing here). */
+export function toOperation(row: OperationRow): Operation {
   return {
     operation_id: row.operation_id,
     kind: row.kind as Operation['kind'],
@@ -239,11 +240,13 @@ export function toOperation(row: OperationRow, outcomes: Record<string, number>)
     rate_per_second: Number(row.rate_per_second),
     counts: { total: Number(row.total), done: Number(row.done), failed: Number(row.failed), skipped: Number(row.skipped) },
     outcomes: {
-      pending: (outcomes.pending ?? 0) + (outcomes.in_progress ?? 0),
-      delivered: outcomes.delivered ?? 0,
-      dead_lettered: outcomes.failed ?? 0,
-      cancelled: outcomes.cancelled ?? 0,
+      pending: Number(row.outcome_pending),
+      delivered: Number(row.delivered),
+      dead_lettered: Number(row.dead_lettered),
+      cancelled: Number(row.outcome_cancelled),
     },
+    ...(row.stop_after_failures !== null ? { stop_after_failures: Number(row.stop_after_failures) } : {}),
+    ...(row.records_removed_at ? { records_removed_at: row.records_removed_at } : {}),
     selection: JSON.parse(row.selection) as Record<string, unknown>,
     plan_hash: row.plan_hash,
     actor_token_id: row.actor_token_id,
@@ -255,13 +258,14 @@ export function toOperation(row: OperationRow, outcomes: Record<string, number>)
   };
 }
 
-function toOperationItem(row: OperationItemRow & { event_id: string | null }): OperationItem {
+function toOperationItem(row: OperationItemRow): OperationItem {
   return {
     item_index: Number(row.item_index),
     target_id: row.target_id,
     ...(row.event_id ? { event_id: row.event_id } : {}),
     status: row.status as OperationItem['status'],
     ...(row.result_id ? { result_id: row.result_id } : {}),
+    ...(row.outcome ? { outcome: row.outcome as NonNullable<OperationItem['outcome']> } : {}),
     ...(row.note ? { note: row.note } : {}),
   };
 }

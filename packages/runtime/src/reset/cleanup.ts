@@ -28,6 +28,11 @@ export async function previewCleanup(ctx: ResetContext): Promise<CleanupPreview>
 
 export async function cleanup(ctx: ResetContext): Promise<CleanupOutcome> {
   return ctx.store.transaction(async (tx) => {
+    // Redrive and replay operations are kept: their items' outcomes are recorded from the
+    // deliveries about to be removed, and they say that their records were removed.
+    const nowIso = ctx.clock.now().toISOString();
+    for (const op of await ctx.store.operations.allUnsettled(tx)) await ctx.store.operations.settle(tx, op, nowIso);
+    await ctx.store.operations.markRecordsRemoved(tx, nowIso);
     const deleted = await ctx.store.resets.deleteRunScoped(tx);
     const agents = await ctx.store.resets.resetAgents(tx, ctx.clock.now().toISOString());
     return { deleted, reset: { agents }, kept: KEPT_RECORDS };

@@ -13,6 +13,7 @@ import { claimPlanMigration } from './010_claim_plan';
 import { sparseIndexesMigration } from './011_sparse_indexes';
 import { claimPlanCachedMigration } from './012_claim_plan_cached';
 import { writeGuardMigration } from './013_write_guard';
+import * as operationLeases from './014_operation_leases';
 import * as incidentCause from './015_incident_cause';
 import * as decisionGuards from './016_decision_guards';
 
@@ -34,7 +35,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '011_sparse_indexes': sparseIndexesMigration(engine),
         '012_claim_plan_cached': claimPlanCachedMigration(engine),
         '013_write_guard': writeGuardMigration(engine),
-        // 014 is taken by operation leases (issue 36, another branch).
+        '014_operation_leases': operationLeases,
         '015_incident_cause': incidentCause,
         '016_decision_guards': decisionGuards,
       };

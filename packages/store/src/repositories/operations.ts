@@ -1,4 +1,6 @@
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { databaseNow } from '../database-time';
+import type { Engine } from '../engine';
 import type { Database, OperationItemsTable, OperationsTable } from '../schema';
 import { eventConditionsOf, type EventFilter, type PageTables } from './events';
 
@@ -48,6 +50,26 @@ export interface RedriveSource {
   max_attempts: number | null;
 }
 
+/** A new operation's row, before any item is sent. */
+export type NewOperation = Omit<Insertable<OperationsTable>, 'done' | 'failed' | 'skipped' | 'finished_at' | 'cancelled_by_token_id' | 'error' | 'lease_owner' | 'lease_epoch' | 'lease_expires_at'>;
+
+/** A lease on an operation: its writes count only while (operation, owner, epoch) still hold it. */
+export interface OperationLease {
+  operation_id: string;
+  owner: string;
+  epoch: number;
+}
+
+/** Sent items whose deliveries settled in one pass, by outcome. */
+export interface SettledOutcomes {
+  delivered: number;
+  dead_lettered: number;
+  cancelled: number;
+}
+
+/** Statuses in which an operation still sends (running) or may again (paused). */
+const UNFINISHED = ['running', 'paused'];
+
 export interface OperationPosition {
   created_at: string;
   operation_id: string;
@@ -69,7 +91,10 @@ function timeBounds(column: string, filter: EventFilter): Expression<SqlBool>[] 
  * "done" commit together and a restart never sends it twice).
  */
 export class OperationRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /**
    * Dead letters of the events the event filter selects; subscriber_id and reason_code apply to the
@@ -124,12 +149,24 @@ export class OperationRepository {
       .execute();
   }
 
-  /** Writes the operation and one pending item per target, in order. */
-  async create(tx: StoreTx, op: Omit<OperationRow, 'done' | 'failed' | 'skipped' | 'finished_at' | 'cancelled_by_token_id' | 'error'>, targets: string[]): Promise<void> {
+  /**
+   * Writes the operation and one pending item per target, in order. With `lease`, the operation is
+   * created already leased to that node (epoch 1): the applying node sends it.
+   */
+  async create(tx: StoreTx, op: NewOperation, targets: string[], lease?: { owner: string; leaseMs: number }): Promise<void> {
     markChange(tx, 'operations');
     await executorOf(tx)
       .insertInto('operations')
-      .values({ ...op, done: 0, failed: 0, skipped: 0, finished_at: null, cancelled_by_token_id: null, error: null })
+      .values({
+        ...op,
+        done: 0,
+        failed: 0,
+        skipped: 0,
+        finished_at: null,
+        cancelled_by_token_id: null,
+        error: null,
+        ...(lease ? { lease_owner: lease.owner, lease_epoch: 1, lease_expires_at: databaseNow(this.engine, lease.leaseMs) } : {}),
+      })
       .execute();
     for (let i = 0; i < targets.length; i += 500) {
       await executorOf(tx)
@@ -167,22 +204,212 @@ export class OperationRepository {
   }
 
   /** Items in order, each with the event it concerns (a redriven dead letter's, or the replayed one). */
-  items(operationId: string, limit: number): Promise<(OperationItemRow & { event_id: string | null })[]> {
+  items(operationId: string, limit: number): Promise<OperationItemRow[]> {
+    // The event recorded when the item was sent; before that, the dead letter's (redrive, while it
+    // exists) or the target itself (replay).
     return this.db
       .selectFrom('operation_items as i')
+      .innerJoin('operations as o', 'o.operation_id', 'i.operation_id')
       .leftJoin('dead_letters as l', 'l.dead_letter_id', 'i.target_id')
       .selectAll('i')
-      .select((eb) => eb.fn.coalesce('l.event_id', 'i.target_id').as('event_id'))
+      .select(sql<string | null>`coalesce(i.event_id, l.event_id, case when o.kind = 'replay' then i.target_id end)`.as('event_id'))
       .where('i.operation_id', '=', operationId)
       .orderBy('i.item_index')
       .limit(limit)
       .execute();
   }
 
-  /** Ids of operations still running (a restarted process continues them). */
-  async runningIds(): Promise<string[]> {
-    const rows = await this.db.selectFrom('operations').select('operation_id').where('status', '=', 'running').orderBy('created_at').execute();
+  /** True when the operation's lease is held by no live node: its owner is none, dead, or its lease expired. */
+  private unheld(eb: ExpressionBuilder<Database, 'operations'>, deadAfterMs: number): Expression<SqlBool> {
+    return eb.or([
+      eb('lease_owner', 'is', null),
+      eb('lease_expires_at', '<=', databaseNow(this.engine)),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('nodes')
+            .select(sql`1`.as('one'))
+            .whereRef('nodes.node_id', '=', 'operations.lease_owner')
+            .where('nodes.last_seen_at', '>', databaseNow(this.engine, -deadAfterMs)),
+        ),
+      ),
+    ]);
+  }
+
+  /** Running operations no live node holds (their owner died, or its lease expired), oldest first. */
+  async claimable(deadAfterMs: number): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('operations')
+      .select('operation_id')
+      .where('status', '=', 'running')
+      .where((eb) => this.unheld(eb, deadAfterMs))
+      .orderBy('created_at')
+      .execute();
     return rows.map((r) => r.operation_id);
+  }
+
+  /**
+   * Takes a running operation for `owner` when no live node holds it: one conditional update that
+   * bumps the epoch, so the previous holder's writes are fenced off. The new epoch, or undefined
+   * when it is held (or not running).
+   */
+  async claim(operationId: string, owner: string, leaseMs: number, deadAfterMs: number): Promise<number | undefined> {
+    const row = await this.db
+      .updateTable('operations')
+      .set((eb) => ({ lease_owner: owner, lease_epoch: eb('lease_epoch', '+', 1), lease_expires_at: databaseNow(this.engine, leaseMs) }))
+      .where('operation_id', '=', operationId)
+      .where('status', '=', 'running')
+      .where((eb) => eb.or([eb('lease_owner', '=', owner), this.unheld(eb, deadAfterMs)]))
+      .returning('lease_epoch')
+      .executeTakeFirst();
+    return row ? Number(row.lease_epoch) : undefined;
+  }
+
+  /**
+   * The fence: extends the lease while (operation, owner, epoch) still holds it and the operation
+   * runs. A sender calls it first in each batch's transaction; false means the lease was lost (or
+   * the operation cancelled or paused) and the transaction must write nothing.
+   */
+  async renew(lease: OperationLease, leaseMs: number, tx?: StoreTx): Promise<boolean> {
+    const res = await (tx ? executorOf(tx) : this.db)
+      .updateTable('operations')
+      .set({ lease_expires_at: databaseNow(this.engine, leaseMs) })
+      .where('operation_id', '=', lease.operation_id)
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_epoch', '=', lease.epoch)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
+  /** Gives up a lease (a clean stop): another node may claim the operation at once. */
+  async release(lease: OperationLease): Promise<void> {
+    await this.db
+      .updateTable('operations')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('operation_id', '=', lease.operation_id)
+      .where('lease_owner', '=', lease.owner)
+      .where('lease_epoch', '=', lease.epoch)
+      .execute();
+  }
+
+  /** Operations no longer sending whose sent items still wait for their deliveries to settle. */
+  async unsettled(): Promise<Pick<OperationRow, 'operation_id' | 'kind'>[]> {
+    return this.db
+      .selectFrom('operations')
+      .select(['operation_id', 'kind'])
+      .where('status', '<>', 'running')
+      .where('outcome_pending', '>', 0)
+      .where('records_removed_at', 'is', null)
+      .execute();
+  }
+
+  /** Every operation with sent items not settled yet (a reset settles them before removing deliveries). */
+  async allUnsettled(tx: StoreTx): Promise<Pick<OperationRow, 'operation_id' | 'kind'>[]> {
+    return executorOf(tx).selectFrom('operations').select(['operation_id', 'kind']).where('outcome_pending', '>', 0).where('records_removed_at', 'is', null).execute();
+  }
+
+  /**
+   * Records, on each sent item whose deliveries have settled, what became of them (a redrive's
+   * one delivery; a replayed event's deliveries: dead-lettered if any was, cancelled if any was,
+   * else delivered), and adds them to the operation's summary in the same transaction. Each item
+   * is recorded once (only while its outcome is null), so passes on several nodes add up exactly.
+   */
+  async settle(tx: StoreTx, op: Pick<OperationRow, 'operation_id' | 'kind'>, nowIso: string): Promise<SettledOutcomes> {
+    const db = executorOf(tx);
+    const deliveryOf = (eb: ExpressionBuilder<Database, 'operation_items'>, statuses: string[]) => {
+      let q = eb.selectFrom('deliveries as d').select(sql`1`.as('one'));
+      q = op.kind === 'redrive' ? q.whereRef('d.delivery_id', '=', 'operation_items.result_id') : q.whereRef('d.event_id', '=', 'operation_items.result_id');
+      return eb.exists(q.where('d.status', 'in', statuses));
+    };
+    const mark = async (outcome: 'delivered' | 'dead_lettered' | 'cancelled', when: (eb: ExpressionBuilder<Database, 'operation_items'>) => Expression<SqlBool>) => {
+      const res = await db
+        .updateTable('operation_items')
+        .set({ outcome, settled_at: nowIso })
+        .where('operation_id', '=', op.operation_id)
+        .where('status', '=', 'done')
+        .where('outcome', 'is', null)
+        .where(when)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows);
+    };
+    const settled: SettledOutcomes =
+      op.kind === 'redrive'
+        ? {
+            delivered: await mark('delivered', (eb) => deliveryOf(eb, ['delivered'])),
+            dead_lettered: await mark('dead_lettered', (eb) => deliveryOf(eb, ['failed'])),
+            cancelled: await mark('cancelled', (eb) => deliveryOf(eb, ['cancelled'])),
+          }
+        : {
+            dead_lettered: await mark('dead_lettered', (eb) => eb.and([deliveryOf(eb, ['failed']), eb.not(deliveryOf(eb, ['pending', 'in_progress']))])),
+            cancelled: await mark('cancelled', (eb) => eb.and([deliveryOf(eb, ['cancelled']), eb.not(deliveryOf(eb, ['pending', 'in_progress', 'failed']))])),
+            delivered: await mark('delivered', (eb) => eb.not(deliveryOf(eb, ['pending', 'in_progress', 'failed', 'cancelled']))),
+          };
+    const n = settled.delivered + settled.dead_lettered + settled.cancelled;
+    if (n > 0) {
+      markChange(tx, 'operations');
+      await db
+        .updateTable('operations')
+        .set((eb) => ({
+          delivered: eb('delivered', '+', settled.delivered),
+          dead_lettered: eb('dead_lettered', '+', settled.dead_lettered),
+          outcome_cancelled: eb('outcome_cancelled', '+', settled.cancelled),
+          outcome_pending: eb('outcome_pending', '-', n),
+          // An operation finished before outcomes were recorded (migration 014) may learn of a re-failure now.
+          status: sql<string>`case when status = 'completed' and failed + dead_lettered + ${settled.dead_lettered} > 0 then 'completed_with_failures' else status end`,
+          updated_at: nowIso,
+        }))
+        .where('operation_id', '=', op.operation_id)
+        .execute();
+    }
+    return settled;
+  }
+
+  /**
+   * Ends a running operation whose items are all sent and settled: `completed` when nothing failed
+   * or dead-lettered again, else `completed_with_failures`. False while anything is outstanding.
+   */
+  async finishIfSettled(tx: StoreTx, operationId: string, nowIso: string): Promise<boolean> {
+    const res = await executorOf(tx)
+      .updateTable('operations')
+      .set({
+        status: sql<string>`case when failed + dead_lettered > 0 then 'completed_with_failures' else 'completed' end`,
+        finished_at: nowIso,
+        updated_at: nowIso,
+        lease_owner: null,
+        lease_expires_at: null,
+      })
+      .where('operation_id', '=', operationId)
+      .where('status', '=', 'running')
+      .where(sql<SqlBool>`done + failed + skipped = total`)
+      .where('outcome_pending', '=', 0)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'operations');
+    return true;
+  }
+
+  /** Pauses a running operation with items left to send once its re-failures reach stop_after_failures. */
+  async pauseIfFailing(tx: StoreTx, operationId: string, nowIso: string): Promise<boolean> {
+    const res = await executorOf(tx)
+      .updateTable('operations')
+      .set({ status: 'paused', updated_at: nowIso, lease_owner: null, lease_expires_at: null })
+      .where('operation_id', '=', operationId)
+      .where('status', '=', 'running')
+      .where('stop_after_failures', 'is not', null)
+      .where(sql<SqlBool>`failed + dead_lettered >= stop_after_failures`)
+      .where(sql<SqlBool>`done + failed + skipped < total`)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return false;
+    markChange(tx, 'operations');
+    return true;
+  }
+
+  /** A reset removed the records the operations created: they say so, and their outcomes stay as last recorded. */
+  async markRecordsRemoved(tx: StoreTx, nowIso: string): Promise<number> {
+    const res = await executorOf(tx).updateTable('operations').set({ records_removed_at: nowIso }).where('records_removed_at', 'is', null).where('done', '>', 0).executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) markChange(tx, 'operations');
+    return Number(res.numUpdatedRows);
   }
 
   pendingItems(tx: StoreTx, operationId: string, limit: number): Promise<OperationItemRow[]> {
@@ -197,10 +424,18 @@ export class OperationRepository {
   }
 
   /** Records one item's result; false when it was no longer pending (another process sent it). */
-  async finishItem(tx: StoreTx, item: { operation_id: string; item_index: number }, status: 'done' | 'failed' | 'skipped', resultId: string | null, note: string | null, now: string): Promise<boolean> {
+  async finishItem(
+    tx: StoreTx,
+    item: { operation_id: string; item_index: number },
+    status: 'done' | 'failed' | 'skipped',
+    resultId: string | null,
+    note: string | null,
+    now: string,
+    eventId: string | null = null,
+  ): Promise<boolean> {
     const res = await executorOf(tx)
       .updateTable('operation_items')
-      .set({ status, result_id: resultId, note, processed_at: now })
+      .set({ status, result_id: resultId, note, processed_at: now, ...(eventId ? { event_id: eventId } : {}) })
       .where('operation_id', '=', item.operation_id)
       .where('item_index', '=', item.item_index)
       .where('status', '=', 'pending')
@@ -218,55 +453,36 @@ export class OperationRepository {
         done: eb('done', '+', counts.done),
         failed: eb('failed', '+', counts.failed),
         skipped: eb('skipped', '+', counts.skipped),
+        // A sent item waits for its deliveries to settle.
+        outcome_pending: eb('outcome_pending', '+', counts.done),
         updated_at: now,
       }))
       .where('operation_id', '=', operationId)
       .execute();
   }
 
-  /** Moves a running operation to a final status; false when it was not running. */
+  /** Moves a running (or paused) operation to a final status; false when it was neither. */
   async finish(tx: StoreTx, operationId: string, status: 'completed' | 'cancelled' | 'failed', now: string, extra: { cancelled_by_token_id?: string; error?: string } = {}): Promise<boolean> {
     const res = await executorOf(tx)
       .updateTable('operations')
       .set({ status, finished_at: now, updated_at: now, ...extra })
       .where('operation_id', '=', operationId)
-      .where('status', '=', 'running')
+      .where('status', 'in', UNFINISHED)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return false;
     markChange(tx, 'operations');
     return true;
   }
 
-  /** Cancels every running operation (a reset); returns how many. */
+  /** Cancels every running or paused operation (a reset); returns how many. */
   async cancelAllRunning(tx: StoreTx, actorTokenId: string, now: string): Promise<number> {
     const res = await executorOf(tx)
       .updateTable('operations')
       .set({ status: 'cancelled', finished_at: now, updated_at: now, cancelled_by_token_id: actorTokenId, error: 'cancelled by a runtime reset' })
-      .where('status', '=', 'running')
+      .where('status', 'in', UNFINISHED)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) > 0) markChange(tx, 'operations');
     return Number(res.numUpdatedRows);
-  }
-
-  /**
-   * What became of the deliveries each operation created (redrive items' deliveries, or the
-   * replayed events' deliveries), by status: one grouped query per kind, whatever the page size.
-   */
-  async outcomes(operations: Pick<OperationRow, 'operation_id' | 'kind'>[]): Promise<Map<string, Record<string, number>>> {
-    const out = new Map<string, Record<string, number>>(operations.map((o) => [o.operation_id, {}]));
-    for (const kind of ['redrive', 'replay'] as const) {
-      const ids = operations.filter((o) => o.kind === kind).map((o) => o.operation_id);
-      if (ids.length === 0) continue;
-      const rows = await this.db
-        .selectFrom('operation_items as i')
-        .innerJoin('deliveries as d', kind === 'redrive' ? 'd.delivery_id' : 'd.event_id', 'i.result_id')
-        .select(['i.operation_id', 'd.status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('i.operation_id', 'in', ids)
-        .groupBy(['i.operation_id', 'd.status'])
-        .execute();
-      for (const r of rows) out.get(r.operation_id)![r.status] = Number(r.n);
-    }
-    return out;
   }
 
   /** The dead letter a redrive item sends again, with the failed delivery's subscriber type and attempts. */

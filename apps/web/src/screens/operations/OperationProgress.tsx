@@ -28,6 +28,18 @@ export function operationTone(status: Operation['status']): 'ok' | 'warn' | 'bad
   return status === 'completed' ? 'ok' : status === 'running' ? 'info' : status === 'failed' ? 'bad' : 'warn';
 }
 
+/** Items that failed or whose deliveries dead-lettered again. */
+export function failedAgainOf(op: Operation): number {
+  return op.counts.failed + op.outcomes.dead_lettered;
+}
+
+/** The status as shown: a finish with re-failures says how many ('completed · 14 of 14 failed again'). */
+export function operationLabel(op: Operation): string {
+  if (op.status === 'completed_with_failures') return `completed · ${failedAgainOf(op).toLocaleString()} of ${(op.counts.done + op.counts.failed).toLocaleString()} failed again`;
+  if (op.status === 'paused') return `paused · ${failedAgainOf(op).toLocaleString()} failed again`;
+  return op.status;
+}
+
 export function OperationProgress({ operationId }: { operationId: string }) {
   const query = useOperation(operationId);
   const cancel = useCancelOperation();
@@ -49,7 +61,7 @@ export function OperationProgress({ operationId }: { operationId: string }) {
   return (
     <div className="operation-progress" data-testid="operation-progress" data-status={op.status}>
       <div className="operation-progress-head">
-        <StatusBadge value={op.status} tone={operationTone(op.status)} />
+        <StatusBadge value={operationLabel(op)} tone={operationTone(op.status)} />
         <CopyId id={op.operation_id} what="operation id" />
       </div>
       <progress max={Math.max(total, 1)} value={total === 0 ? 1 : processed} aria-label={`${percent}% of items processed`} />
@@ -77,7 +89,18 @@ export function OperationProgress({ operationId }: { operationId: string }) {
         </dd>
       </dl>
       {op.error && <p className="callout callout-bad">{op.error}</p>}
-      {op.status === 'running' && (
+      {op.status === 'paused' && (
+        <p className="callout callout-warn" data-testid="op-paused">
+          Paused after {failedAgainOf(op).toLocaleString()} re-failures (stop after {op.stop_after_failures?.toLocaleString()}); nothing more is sent. Fix the subscriber, then
+          redrive what is left, or cancel.
+        </p>
+      )}
+      {op.records_removed_at && (
+        <p className="callout callout-info" data-testid="op-records-removed">
+          A runtime reset removed the deliveries and events this operation created; its counts and outcomes are as recorded before.
+        </p>
+      )}
+      {(op.status === 'running' || op.status === 'paused') && (
         <div>
           <button
             type="button"

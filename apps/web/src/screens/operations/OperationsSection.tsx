@@ -14,7 +14,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useUrlState } from '../../url-state';
-import { OperationProgress, operationTone, remainingOf } from './OperationProgress';
+import { OperationProgress, operationLabel, operationTone, remainingOf } from './OperationProgress';
 import './OperationsSection.css';
 
 export function OperationsSection() {
@@ -84,7 +84,8 @@ function OperationRow({ op, open, onToggle }: { op: Operation; open: boolean; on
       </td>
       <td>{op.kind}</td>
       <td>
-        <StatusBadge value={op.status} tone={operationTone(op.status)} />
+        <StatusBadge value={operationLabel(op)} tone={operationTone(op.status)} />
+        {op.records_removed_at ? <span className="muted small"> · records removed by a reset</span> : null}
       </td>
       <td className="num">
         {op.counts.done.toLocaleString()} / {op.counts.total.toLocaleString()}
@@ -145,6 +146,12 @@ function OperationDetail({ operationId }: { operationId: string }) {
                       <span className="mono">{item.result_id}</span>
                     )}
                   </>
+                )}
+                {item.outcome && (
+                  <span className={item.outcome === 'dead_lettered' ? 'bad small' : 'muted small'} data-testid="item-outcome">
+                    {' · '}
+                    {item.outcome === 'dead_lettered' ? 'dead-lettered again' : item.outcome}
+                  </span>
                 )}
                 {item.note && <span className="muted small"> · {item.note}</span>}
               </li>

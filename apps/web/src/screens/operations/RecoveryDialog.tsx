@@ -56,9 +56,10 @@ export function RecoveryDialog({
   }
   const apply = useRecoveryApply(kind);
   const [rate, setRate] = useState(String(DEFAULT_OPERATION_RATE));
+  const [stopAfter, setStopAfter] = useState('');
   const [typed, setTyped] = useState('');
   const [operationId, setOperationId] = useState<string | null>(null);
-  const ids = { rate: useId(), typed: useId(), rateHint: useId() };
+  const ids = { rate: useId(), typed: useId(), rateHint: useId(), stopAfter: useId() };
   const verb = kind === 'redrive' ? 'Redrive' : 'Replay';
 
   const close = () => {
@@ -76,15 +77,18 @@ export function RecoveryDialog({
   const plan = noneChosen ? undefined : estimate.data?.plan;
   const rateValue = Number(rate);
   const rateValid = Number.isFinite(rateValue) && rateValue >= 0.1 && rateValue <= MAX_OPERATION_RATE;
+  // Optional: empty never pauses; otherwise a whole number of re-failures, at least 1.
+  const stopAfterValue = stopAfter.trim() === '' ? undefined : Number(stopAfter);
+  const stopAfterValid = stopAfterValue === undefined || (Number.isInteger(stopAfterValue) && stopAfterValue >= 1);
   const needsTyped = (plan?.to_send ?? 0) > TYPED_CONFIRMATION_ABOVE;
   const confirmed = !needsTyped || typed.trim() === String(plan?.to_send);
   const stale = apply.error instanceof ApiError && apply.error.code === 'PLAN_STALE';
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (!plan || apply.isPending || !rateValid || !confirmed || plan.to_send === 0) return;
+    if (!plan || apply.isPending || !rateValid || !stopAfterValid || !confirmed || plan.to_send === 0) return;
     apply.mutate(
-      { selection: effective, expected_plan_hash: plan.plan_hash, rate_per_second: rateValue, idempotency_key: key },
+      { selection: effective, expected_plan_hash: plan.plan_hash, rate_per_second: rateValue, stop_after_failures: stopAfterValue, idempotency_key: key },
       { onSuccess: (r) => setOperationId(r.operation?.operation_id ?? null) },
     );
   };
@@ -184,6 +188,20 @@ export function RecoveryDialog({
                     : `Between 0.1 and ${MAX_OPERATION_RATE}.`}
                 </p>
               </div>
+              <div className="field recovery-rate">
+                <label htmlFor={ids.stopAfter}>Pause after failures (optional)</label>
+                <input
+                  id={ids.stopAfter}
+                  type="number"
+                  min={1}
+                  step={1}
+                  value={stopAfter}
+                  placeholder="never"
+                  onChange={(e) => setStopAfter(e.target.value)}
+                  aria-invalid={!stopAfterValid}
+                  data-testid="recovery-stop-after"
+                />
+              </div>
               {needsTyped && (
                 <div className="field field-wide">
                   <label htmlFor={ids.typed}>
@@ -211,7 +229,7 @@ export function RecoveryDialog({
             <button
               type="submit"
               className="btn btn-primary"
-              disabled={!plan || plan.to_send === 0 || apply.isPending || !rateValid || !confirmed || stale}
+              disabled={!plan || plan.to_send === 0 || apply.isPending || !rateValid || !stopAfterValid || !confirmed || stale}
               data-testid="apply-recovery"
             >
               {apply.isPending ? 'Starting…' : plan ? `${verb} ${plan.to_send.toLocaleString()}` : verb}
