@@ -28,7 +28,7 @@ test('the acting token shows as its name and its id on operations and mailbox hi
     const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
     return items.find((i) => i.payload.ticket_id === ticketId);
   });
-  await server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'e2e: actor label' });
+  await server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason_code: 'other', reason: 'e2e: actor label' });
   const review = await MailboxReview.open(page, item.mailbox_id);
   await expect(actorLabels(review.historyEntries('rejected')).first()).toHaveText(label);
   await expect(actorLabels(review.decided).first()).toHaveText(label);
