@@ -32,6 +32,24 @@ function rawConnection(): { socket: net.Socket; received: () => string; closed: 
 
 const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'health.ping' });
 
+/**
+ * Sends an over-limit request, waits for its 413, then sends a ping as a keep-alive client would:
+ * on the same socket, unless the 413 said Connection: close. The ping must be answered.
+ */
+async function expectNextRequestAnswered(overLimitRequest: string): Promise<void> {
+  let conn = rawConnection();
+  conn.socket.write(overLimitRequest);
+  await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
+  if (/\r\nconnection: close\r\n/i.test(conn.received())) {
+    await conn.closed;
+    conn = rawConnection();
+  }
+  const before = conn.received().length;
+  conn.socket.write(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`);
+  await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
+  conn.socket.end();
+}
+
 describe('a body over the limit on a keep-alive connection', () => {
   it('is answered 413 with Connection: close, and the socket is closed after the answer', async () => {
     const conn = rawConnection();
@@ -46,20 +64,8 @@ describe('a body over the limit on a keep-alive connection', () => {
   });
 
   it('does not break a keep-alive client: the request after a 413 gets its answer', async () => {
-    const pingRequest = `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`;
     const body = 'x'.repeat(BODY_LIMIT + 1);
-    let conn = rawConnection();
-    conn.socket.write(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
-    // A keep-alive client reuses the socket unless the answer said Connection: close.
-    if (/\r\nconnection: close\r\n/i.test(conn.received())) {
-      await conn.closed;
-      conn = rawConnection();
-    }
-    const before = conn.received().length;
-    conn.socket.write(pingRequest);
-    await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
-    conn.socket.end();
+    await expectNextRequestAnswered(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
   });
 
   it('answers an over-limit chunked body 413 with Connection: close, and closes the socket', async () => {
@@ -74,23 +80,12 @@ describe('a body over the limit on a keep-alive connection', () => {
   });
 
   it('does not leave a dead socket after a chunked body far over the limit: it says Connection: close or answers the next request', async () => {
-    const pingRequest = `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`;
-    let conn = rawConnection();
     // 1.5 MiB in 64 KiB chunks: far more than one socket read, so the server stops reading mid-body.
     const chunk = 'x'.repeat(64 * 1024);
     const chunks = Array.from({ length: 24 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
-    conn.socket.write(
+    await expectNextRequestAnswered(
       `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`,
     );
-    await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
-    if (/\r\nconnection: close\r\n/i.test(conn.received())) {
-      await conn.closed;
-      conn = rawConnection();
-    }
-    const before = conn.received().length;
-    conn.socket.write(pingRequest);
-    await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
-    conn.socket.end();
   });
 });
 
