@@ -24,6 +24,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
 import { causeLabel } from './incident-state';
 import './IncidentDetail.css';
+import { CountBreakdown } from '../../ui/CountBreakdown';
 
 type IncidentLogs = Result<'runtime.incident_logs'>;
 
@@ -290,27 +291,7 @@ function Occurrences({ data }: { data: IncidentLogs }) {
       {lists.length > 0 && (
         <div className="incident-breakdowns">
           {lists.map(([title, rows]) => (
-            <table key={title} className="incident-breakdown">
-              <caption>{title}</caption>
-              <tbody>
-                {rows.slice(0, 8).map((r) => (
-                  <tr key={r.value}>
-                    <th scope="row" className="mono" title={r.value}>
-                      {r.value}
-                    </th>
-                    <td className="num">{r.count.toLocaleString()}</td>
-                  </tr>
-                ))}
-                {rows.length > 8 && (
-                  <tr>
-                    <th scope="row" className="muted">
-                      {rows.length - 8} more
-                    </th>
-                    <td className="num">{rows.slice(8).reduce((n, r) => n + r.count, 0).toLocaleString()}</td>
-                  </tr>
-                )}
-              </tbody>
-            </table>
+            <CountBreakdown key={title} title={title} rows={rows.map((r) => [r.value, r.count] as const)} className="incident-breakdown" />
           ))}
         </div>
       )}

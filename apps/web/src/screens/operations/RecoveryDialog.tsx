@@ -20,6 +20,7 @@ import { Modal, useDialogKey } from '../../ui/Modal';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { OperationProgress } from './OperationProgress';
 import './RecoveryDialog.css';
+import { CountBreakdown } from '../../ui/CountBreakdown';
 
 /** Plans sending more than this many items need the count typed to confirm. */
 export const TYPED_CONFIRMATION_ABOVE = 25;
@@ -344,27 +345,5 @@ function PlanSummary({ plan, kind }: { plan: OperationPlan; kind: RecoveryKind }
 }
 
 function Breakdown({ title, rows }: { title: string; rows: [string, number][] }) {
-  return (
-    <table className="data plan-breakdown">
-      <caption>{title}</caption>
-      <tbody>
-        {rows.slice(0, 8).map(([name, count]) => (
-          <tr key={name}>
-            <th scope="row" className="mono">
-              {name}
-            </th>
-            <td className="num">{count.toLocaleString()}</td>
-          </tr>
-        ))}
-        {rows.length > 8 && (
-          <tr>
-            <th scope="row" className="muted">
-              {rows.length - 8} more
-            </th>
-            <td className="num">{rows.slice(8).reduce((n, [, c]) => n + c, 0).toLocaleString()}</td>
-          </tr>
-        )}
-      </tbody>
-    </table>
-  );
+  return <CountBreakdown title={title} rows={rows} className="data plan-breakdown" />;
 }
