@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
+import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
 import { CONTROL_BUNDLE } from './control-helpers';
 import { startServerProcess, type ServerProcess } from './server-process';
 
@@ -13,10 +14,10 @@ export interface CrashServers {
   dataDir: string;
   /** Starts a server process on the data folder (the control bundle); `env` adds to or overrides its environment. */
   start(env?: Record<string, string>): Promise<ServerProcess>;
-  /** One JSON-RPC body (a request or a batch); resolves with the parsed answer. */
-  call(url: string, body: unknown): Promise<any>;
-  /** One request; throws on an error answer. */
-  rpc(url: string, method: string, params?: unknown): Promise<any>;
+  /** One JSON-RPC body (a request or a batch); resolves with the parsed answer, unchecked (the caller asserts its shape). */
+  call(url: string, body: unknown): Promise<unknown>;
+  /** One request, typed from the contract; throws on an error answer. */
+  rpc<M extends MethodName>(url: string, method: M, params?: ParamsInput<M>): Promise<Result<M>>;
 }
 
 /** A data folder for one crash test file, removed (and its processes killed) after the file. */
@@ -27,7 +28,7 @@ export function crashServers(prefix: string, token: string): CrashServers {
     for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const call = async (url: string, body: unknown) => {
+  const call = async (url: string, body: unknown): Promise<unknown> => {
     const res = await fetch(url + '/v1/rpc', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -43,10 +44,10 @@ export function crashServers(prefix: string, token: string): CrashServers {
       return server;
     },
     call,
-    async rpc(url, method, params = {}) {
-      const res = await call(url, { jsonrpc: '2.0', id: 1, method, params });
+    async rpc<M extends MethodName>(url: string, method: M, params: ParamsInput<M> = {} as ParamsInput<M>): Promise<Result<M>> {
+      const res = (await call(url, { jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown; error?: unknown };
       if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`);
-      return res.result;
+      return res.result as Result<M>;
     },
   };
 }

@@ -28,7 +28,7 @@ it('a server killed during a redrive of 300 dead letters redrives each exactly o
   const estimate = await rpc(first.url, 'event.redrive', { dry_run: true, filter: { event_name: 'charge.requested' } });
   expect(estimate.plan.to_send).toBe(DEAD_LETTERS);
   const applied = await rpc(first.url, 'event.redrive', { dry_run: false, filter: { event_name: 'charge.requested' }, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 150 });
-  const operationId: string = applied.operation.operation_id;
+  const operationId = applied.operation!.operation_id;
 
   // Kill while the operation is under way, watched from outside (WAL allows a concurrent reader).
   const doneItems = () => scalar(`select count(*) as n from operation_items where status = 'done'`);

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
 import { testDatabaseFor } from '@switchboard/store/testing';
 import { startServerProcess, type ServerProcess } from '../server-process';
 
@@ -179,11 +180,11 @@ export class Cluster {
     }
   }
 
-  /** A request that must succeed: its result. */
-  async ok(node: ChaosNode, method: string, params: Record<string, unknown> = {}): Promise<any> {
-    const answer = await this.rpc(node.url, method, params);
+  /** A request that must succeed: its result, typed from the contract. */
+  async ok<M extends MethodName>(node: ChaosNode, method: M, params: ParamsInput<M> = {} as ParamsInput<M>): Promise<Result<M>> {
+    const answer = await this.rpc(node.url, method, params as Record<string, unknown>);
     if (answer.error || answer.result === undefined) throw new Error(`${method} on node ${node.label}: ${JSON.stringify(answer.error)}`);
-    return answer.result;
+    return answer.result as Result<M>;
   }
 
   async query<R extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {

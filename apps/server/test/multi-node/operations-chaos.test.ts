@@ -58,7 +58,7 @@ async function apply(node: ChaosNode, kind: 'redrive' | 'replay', filter: Record
   const estimate = await cluster.ok(node, method, { dry_run: true, ...selection });
   expect(estimate.plan.to_send).toBe(kind === 'redrive' ? REDRIVE_ITEMS : REPLAY_ITEMS);
   const applied = await cluster.ok(node, method, { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: rate });
-  return applied.operation.operation_id as string;
+  return applied.operation!.operation_id;
 }
 
 async function doneItems(operationId: string): Promise<number> {
