@@ -288,7 +288,7 @@ async function freshCluster(engine: Engine): Promise<Cluster> {
   }
   const store = await Store.open(target);
   // What each server would do at boot; done once here so that nodes starting together do not race to create it.
-  await store.tokens.create('env:SWITCHBOARD_TOKEN', TOKEN);
+  await store.tokens.create('env:SWITCHBOARD_TOKEN', { secret: TOKEN });
   await queueBacklog(store);
   const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), root)));
   const nodes = started.map((s) => new RpcClient(s.port, TOKEN));

@@ -53,7 +53,7 @@ const DEMO_CLAIM_KEY = 'demo_claimed_by';
 async function ensureToken(store: Store, envToken: string | undefined, logger: Logger, nodeId: string): Promise<string | undefined> {
   if (envToken) {
     const known = await store.tokens.findByHash(hashSecret(envToken));
-    if (!known) await store.tokens.create('env:SWITCHBOARD_TOKEN', envToken);
+    if (!known) await store.tokens.create('env:SWITCHBOARD_TOKEN', { secret: envToken });
     // A revoked token stays revoked; say so rather than let every request fail with no hint.
     else if (known.revoked_at) logger.warn('SWITCHBOARD_TOKEN names a revoked token; requests with it will be refused', { token_id: known.id });
     return undefined;

@@ -137,7 +137,13 @@ describe('browser session cookies', () => {
   test('login from this origin sets an httpOnly, SameSite=Strict session cookie', async () => {
     const { res, json, setCookie, cookie } = await login(server.token);
     expect(res.status).toBe(200);
-    expect(json).toEqual({ ok: true, token: { id: expect.stringMatching(/^tok_/), name: 'env:SWITCHBOARD_TOKEN' } });
+    expect(json).toEqual({
+      ok: true,
+      token: { id: expect.stringMatching(/^tok_/), name: 'env:SWITCHBOARD_TOKEN' },
+      user: { id: expect.stringMatching(/^usr_/), display_name: 'env:SWITCHBOARD_TOKEN', role: 'admin' },
+      scopes: expect.arrayContaining(['read', 'runtime:reset', 'users:admin']),
+      via: 'cookie',
+    });
     expect(cookie).toBeDefined();
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Strict/i);
@@ -188,7 +194,7 @@ describe('browser session cookies', () => {
     const { cookie } = await login(server.token);
     const plain = await rawGet(server, '/v1/auth/session', { cookie: cookie! });
     expect(plain.status).toBe(200);
-    expect(plain.json).toEqual({ token: { id: expect.any(String), name: 'env:SWITCHBOARD_TOKEN' }, via: 'cookie' });
+    expect(plain.json).toMatchObject({ token: { id: expect.any(String), name: 'env:SWITCHBOARD_TOKEN' }, user: { role: 'admin' }, via: 'cookie' });
     const sameSite = await rawGet(server, '/v1/auth/session', { cookie: cookie!, 'sec-fetch-site': 'same-origin' });
     expect(sameSite.status).toBe(200);
     const crossSite = await rawGet(server, '/v1/auth/session', { cookie: cookie!, 'sec-fetch-site': 'cross-site' });

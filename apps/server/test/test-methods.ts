@@ -13,6 +13,7 @@ export const echoDefinition = defineMethod({
   params: z.strictObject({ text: z.string(), n: z.number().optional() }),
   result: z.object({ text: z.string(), n: z.number().optional() }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -22,6 +23,7 @@ export const plainFaultDefinition = defineMethod({
   params: z.strictObject({}),
   result: z.object({}),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -31,6 +33,7 @@ export const sqlFaultDefinition = defineMethod({
   params: z.strictObject({}),
   result: z.object({}),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -40,6 +43,7 @@ export const badResultDefinition = defineMethod({
   params: z.strictObject({}),
   result: z.object({ ok: z.boolean() }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -56,6 +60,7 @@ export const recordDefinition = defineMethod({
   }),
   result: z.object({ execution: z.number().int(), value: z.unknown(), idempotency_replayed: z.boolean() }),
   errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'events:publish',
   mutating: true,
 });
 

@@ -36,8 +36,9 @@ it('a token created by another process is accepted on its first request', async 
   expect((await ping('sbk_not_yet_created_token_000001')).error?.data.code).toBe('UNAUTHENTICATED');
   const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
   const { createHash } = await import('node:crypto');
+  other.prepare("insert into users (id, display_name, role, disabled, created_at) values ('usr_fromcli0000001', 'from-cli', 'viewer', 0, ?)").run(new Date().toISOString());
   other
-    .prepare('insert into tokens (id, name, prefix, hash, created_at, last_used_at, revoked_at) values (?, ?, ?, ?, ?, null, null)')
+    .prepare("insert into tokens (id, name, prefix, hash, created_at, last_used_at, revoked_at, user_id) values (?, ?, ?, ?, ?, null, null, 'usr_fromcli0000001')")
     .run('tok_fromcli0000001', 'from-cli', 'sbk_not_', createHash('sha256').update('sbk_not_yet_created_token_000001').digest('hex'), new Date().toISOString());
   other.close();
   expect((await ping('sbk_not_yet_created_token_000001')).result).toBeTruthy();

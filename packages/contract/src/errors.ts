@@ -9,6 +9,12 @@ export const errorRegistry = {
   INVALID_PARAMS: { rpcCode: -32602, retryable: false, httpStatus: 200, message: 'Invalid params' },
   INTERNAL: { rpcCode: -32603, retryable: true, httpStatus: 200, message: 'Internal error' },
   UNAUTHENTICATED: { rpcCode: -32001, retryable: false, httpStatus: 401, message: 'Missing or invalid access token' },
+  FORBIDDEN: {
+    rpcCode: -32003,
+    retryable: false,
+    httpStatus: 200,
+    message: "The caller's role or token does not grant the scope this method needs",
+  },
   NOT_FOUND: { rpcCode: -32004, retryable: false, httpStatus: 200, message: 'Not found' },
   INVALID_CURSOR: { rpcCode: -32602, retryable: false, httpStatus: 200, message: 'Invalid cursor' },
   IDEMPOTENCY_CONFLICT: { rpcCode: -32009, retryable: false, httpStatus: 200, message: 'Idempotency key reused with a different body' },

@@ -1,3 +1,4 @@
+export * from './access';
 export * from './canonical-json';
 export * from './errors';
 export * from './method';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Scope } from './access';
 import type { ErrorCode } from './errors';
 
 /**
@@ -17,6 +18,8 @@ export interface MethodDefinition<
   result: Result;
   /** Error codes beyond the transport-level ones every method can return. */
   errors: readonly ErrorCode[];
+  /** The scope a caller needs; a call without it is refused with FORBIDDEN before anything runs. */
+  scope: Scope;
   /** Mutating methods accept `idempotency_key` and go through the idempotency layer. */
   mutating: boolean;
   deprecated?: boolean;
@@ -40,6 +43,7 @@ export const transportErrorCodes: readonly ErrorCode[] = [
   'STORE_BUSY',
   'STORE_UNAVAILABLE',
   'UNAUTHENTICATED',
+  'FORBIDDEN',
   'RATE_LIMITED',
   'PAYLOAD_TOO_LARGE',
 ];

@@ -3,6 +3,7 @@
  * so the published API reference cannot drift from what is enforced.
  */
 import { z } from 'zod';
+import { ROLES, roleScopes } from './access';
 import { errorRegistry, type ErrorCode } from './errors';
 import { transportErrorCodes, type MethodDefinition } from './method';
 
@@ -44,6 +45,8 @@ export function buildOpenRpcDocument(defs: Record<string, MethodDefinition>, inf
       })),
       result: { name: 'result', schema: toSchema(def.result, 'output') },
       errors: codes.map(errorObject),
+      'x-scope': def.scope,
+      'x-roles': ROLES.filter((r) => roleScopes[r].includes(def.scope)),
       ...(def.deprecated ? { deprecated: true } : {}),
       ...(def.websocketOnly ? { tags: [{ name: 'websocket-only' }] } : {}),
     };

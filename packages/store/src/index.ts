@@ -2,6 +2,7 @@ export * from './clock';
 export type { Engine } from './engine';
 export * from './repositories/idempotency';
 export * from './repositories/tokens';
+export * from './repositories/users';
 export * from './repositories/web-sessions';
 export * from './repositories/agent-reads';
 export * from './repositories/conversation-reads';

@@ -13,6 +13,21 @@ export interface TokensTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  user_id: string | null;
+  /** JSON array of scopes the token is narrowed to; null: its user's role's scopes. */
+  scopes: string | null;
+}
+
+export interface UsersTable {
+  id: string;
+  display_name: string;
+  email: string | null;
+  role: string;
+  disabled: number;
+  created_at: string;
+  last_seen_at: string | null;
+  /** "issuer sub" of a person who signs in with OpenID Connect. */
+  oidc_subject: string | null;
 }
 
 export interface WebSessionsTable {
@@ -388,6 +403,7 @@ export interface Database {
   nodes: NodesTable;
   changes: ChangesTable;
   tokens: TokensTable;
+  users: UsersTable;
   web_sessions: WebSessionsTable;
   idempotency: IdempotencyTable;
   runtime_state: RuntimeStateTable;

@@ -7,6 +7,7 @@ import { openSqlite } from './open-sqlite';
 import { DatabaseUnreachableError, openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { TokenRepository } from './repositories/tokens';
+import { UserRepository } from './repositories/users';
 import { WebSessionRepository } from './repositories/web-sessions';
 import { AgentReadRepository } from './repositories/agent-reads';
 import { ConversationReadRepository } from './repositories/conversation-reads';
@@ -48,6 +49,7 @@ export interface StoreOptions {
  */
 export class Store {
   readonly tokens: TokenRepository;
+  readonly users: UserRepository;
   readonly webSessions: WebSessionRepository;
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
@@ -88,6 +90,7 @@ export class Store {
     // On PostgreSQL other processes commit through connections of their own; the change feed's
     // listener, while it follows the feed, tells this one of their token changes.
     this.tokens = new TokenRepository(db, clock, this.changes, changeCounter ?? (() => this.listener?.tokensVersion()));
+    this.users = new UserRepository(db, clock, this.changes, () => this.tokens.forgetVerified());
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db, this.changes, engine);

@@ -12,9 +12,9 @@ import { openRpcDocument } from '../openrpc-document';
 import type { Logger } from '../logger';
 import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { MethodExecutor } from '../rpc/method-executor';
-import type { HandlerContext } from '../rpc/handler';
+import type { HandlerContext, Principal } from '../rpc/handler';
 import { errorJson, type AppEnv } from './app-env';
-import { SESSION_COOKIE, SESSION_TTL_MS, isSameOrigin } from './authenticate';
+import { SESSION_COOKIE, SESSION_TTL_MS, isSameOrigin, principalOf } from './authenticate';
 import { accessLog } from './middleware/access-log';
 import { bodyLimit } from './middleware/body-limit';
 import { correlationId } from './middleware/correlation-id';
@@ -39,6 +39,16 @@ export interface AppDeps {
 }
 
 type Env = AppEnv;
+
+/** What /v1/auth/session (and a sign-in) tell the console about the caller. */
+function sessionBody(p: Principal) {
+  return {
+    token: { id: p.tokenId, name: p.tokenName },
+    user: { id: p.userId, display_name: p.userName, role: p.role },
+    scopes: [...p.scopes],
+    via: p.via,
+  };
+}
 
 
 export function createApp(deps: AppDeps): Hono<Env> {
@@ -87,6 +97,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
       c.set('authFailure', 'unknown or revoked token');
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: that token is unknown or revoked', { reason: 'unknown_token' });
     }
+    const principal = principalOf(token, 'cookie');
+    if (!principal) {
+      c.set('authFailure', 'the token belongs to a disabled user');
+      return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: the person this token belongs to is disabled', { reason: 'user_disabled' });
+    }
     const session = await store.webSessions.create(token.id, SESSION_TTL_MS);
     setCookie(c, SESSION_COOKIE, session.secret, {
       httpOnly: true,
@@ -95,8 +110,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
       secure: protocolOf(c) === 'https',
       expires: session.expiresAt,
     });
-    c.set('principal', { tokenId: token.id, tokenName: token.name, via: 'cookie' });
-    return c.json({ ok: true, token: { id: token.id, name: token.name } });
+    c.set('principal', principal);
+    return c.json({ ok: true, ...sessionBody(principal) });
   });
 
   app.post('/v1/auth/logout', async (c) => {
@@ -112,8 +127,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.get('/v1/auth/session', authenticated, (c) => {
-    const p = c.get('principal');
-    return c.json({ token: { id: p.tokenId, name: p.tokenName }, via: p.via });
+    return c.json(sessionBody(c.get('principal')));
   });
 
   app.get('/v1/openrpc.json', authenticated, (c) => c.json(openRpcDocument()));

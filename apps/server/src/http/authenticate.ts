@@ -3,7 +3,8 @@
  * Cookie-authenticated calls must come from our own origin: a browser attaches the cookie to
  * cross-site requests and upgrades too, so the Origin check is what stops CSRF and hijacking.
  */
-import type { Store, TokenRecord } from '@switchboard/store';
+import { effectiveScopes, isRole } from '@switchboard/contract';
+import type { Store, TokenRecord, VerifiedToken } from '@switchboard/store';
 import type { Principal } from '../rpc/handler';
 
 export const SESSION_COOKIE = 'sb_session';
@@ -63,6 +64,26 @@ function cookieOriginAllowed(input: AuthInput): boolean {
   return input.safeMethod === true && (!input.fetchSite || input.fetchSite === 'same-origin' || input.fetchSite === 'none');
 }
 
+/** The principal a verified token stands for; undefined when its person may not act (disabled, unknown role). */
+export function principalOf(token: VerifiedToken, via: Principal['via']): Principal | undefined {
+  const { user } = token;
+  if (user.disabled || !isRole(user.role)) return undefined;
+  const narrowed = token.scopes ? (JSON.parse(token.scopes) as string[]) : null;
+  return {
+    tokenId: token.id,
+    tokenName: token.name,
+    userId: user.id,
+    userName: user.display_name,
+    role: user.role,
+    scopes: new Set(effectiveScopes(user.role, narrowed)),
+    via,
+  };
+}
+
+function noteSeen(store: Store, token: VerifiedToken): void {
+  void store.users.noteSeen(token.user).catch(() => undefined);
+}
+
 export async function authenticate(store: Store, input: AuthInput): Promise<AuthOutcome> {
   const header = input.authorization;
   if (header) {
@@ -70,8 +91,11 @@ export async function authenticate(store: Store, input: AuthInput): Promise<Auth
     if (!match) return { ok: false, reason: 'malformed Authorization header; expected "Bearer <token>"' };
     const token = await store.tokens.verify(match[1]!);
     if (!token) return { ok: false, reason: 'unknown or revoked token' };
+    const principal = principalOf(token, 'bearer');
+    if (!principal) return { ok: false, reason: 'the token belongs to a disabled user' };
     noteUse(store, token);
-    return { ok: true, principal: { tokenId: token.id, tokenName: token.name, via: 'bearer' } };
+    noteSeen(store, token);
+    return { ok: true, principal };
   }
   const session = readCookie(input.cookie, SESSION_COOKIE);
   if (session) {
@@ -80,8 +104,11 @@ export async function authenticate(store: Store, input: AuthInput): Promise<Auth
     if (!tokenId) return { ok: false, reason: 'session expired or its token was revoked' };
     const token = await store.tokens.findActiveById(tokenId);
     if (!token) return { ok: false, reason: 'session expired or its token was revoked' };
+    const principal = principalOf(token, 'cookie');
+    if (!principal) return { ok: false, reason: 'the session belongs to a disabled user' };
     noteUse(store, token);
-    return { ok: true, principal: { tokenId: token.id, tokenName: token.name, via: 'cookie' } };
+    noteSeen(store, token);
+    return { ok: true, principal };
   }
   return { ok: false, reason: 'missing access token' };
 }

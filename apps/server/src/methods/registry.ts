@@ -38,6 +38,8 @@ import { operationGet } from './operation/get';
 import { operationList } from './operation/list';
 import { operationCancel } from './operation/cancel';
 import { runtimeSetToolServerFaults, runtimeToolServers } from './runtime/tool-servers';
+import { tokenCreate, tokenList, tokenRevoke } from './people/tokens';
+import { userCreate, userList, userUpdate } from './people/users';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -78,5 +80,11 @@ export const handlers = {
   'operation.list': operationList,
   'operation.cancel': operationCancel,
   'runtime.tool_servers': runtimeToolServers,
+  'user.list': userList,
+  'user.create': userCreate,
+  'user.update': userUpdate,
+  'token.list': tokenList,
+  'token.create': tokenCreate,
+  'token.revoke': tokenRevoke,
   'runtime.set_tool_server_faults': runtimeSetToolServerFaults,
 } satisfies CompleteHandlerRegistry;

@@ -1,4 +1,4 @@
-import type { MethodDefinition, MethodName, Params, Result } from '@switchboard/contract';
+import type { MethodDefinition, MethodName, Params, Result, Role, Scope } from '@switchboard/contract';
 import type { z } from 'zod';
 import type { Store } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
@@ -6,10 +6,15 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { KeyedCall } from './idempotency';
 
-/** Who is calling: the token a request authenticated with (never its secret). */
+/** Who is calling: the token a request authenticated with (never its secret) and its person. */
 export interface Principal {
   tokenId: string;
   tokenName: string;
+  userId: string;
+  userName: string;
+  role: Role;
+  /** What this caller may do: the role's scopes, narrowed by the token's own list. */
+  scopes: ReadonlySet<Scope>;
   via: 'bearer' | 'cookie';
 }
 

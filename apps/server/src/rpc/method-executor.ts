@@ -3,7 +3,7 @@
  * idempotency layer for mutating methods, the handler, and result validation. Transport-agnostic:
  * HTTP and WebSocket both call it.
  */
-import { MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
+import { leastRoleFor, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { withIdempotency, type KeyedCall } from './idempotency';
 import { retryableStoreError } from './store-busy';
@@ -88,6 +88,15 @@ export class MethodExecutor {
       throw new RpcError('METHOD_NOT_FOUND', `Method not found: ${name.slice(0, 100)}`, { method: name.slice(0, 100) });
     }
     const { definition: def, handler } = callable;
+    // Before validation and idempotency: a refused call leaves no trace but its audit record.
+    if (!ctx.principal.scopes.has(def.scope)) {
+      throw new RpcError('FORBIDDEN', `Forbidden: ${name} needs the ${def.scope} scope (role ${leastRoleFor(def.scope)} or above); this ${ctx.principal.role}'s token does not have it`, {
+        method: name,
+        required_scope: def.scope,
+        role: ctx.principal.role,
+        needs_role: leastRoleFor(def.scope),
+      });
+    }
     if (def.websocketOnly && ctx.transport !== 'ws') {
       throw new RpcError('INVALID_REQUEST', `${name} is only available on the WebSocket endpoint /v1/ws`, { method: name, transport: ctx.transport });
     }

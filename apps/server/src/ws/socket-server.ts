@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { RpcError, errorRegistry, toErrorObject } from '@switchboard/contract';
+import { RpcError, errorRegistry, toErrorObject, type Scope } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { ChangeListener, Store } from '@switchboard/store';
 import type { Config } from '../config';
@@ -53,9 +53,12 @@ const RESUME_POLL_MS = 50;
 
 const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
 
-function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorRegistry, message: string, correlationId: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: toErrorObject(new RpcError(code, message), correlationId) });
-  const reason = ({ 401: 'Unauthorized', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request';
+/** The WebSocket carries heartbeats and change notices: opening one needs the heartbeat scope. */
+const WEBSOCKET_SCOPE = 'heartbeat' satisfies Scope;
+
+function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorRegistry, message: string, correlationId: string, details: Record<string, unknown> = {}): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: toErrorObject(new RpcError(code, message, details), correlationId) });
+  const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\n` +
       (status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '') +
@@ -106,6 +109,14 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
         if (!outcome.ok) {
           logUpgrade(401, 'UNAUTHENTICATED', { token_id: null, detail: outcome.reason });
           rejectUpgrade(socket, 401, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`, correlationId);
+          return;
+        }
+        if (!outcome.principal.scopes.has(WEBSOCKET_SCOPE)) {
+          logUpgrade(403, 'FORBIDDEN', { token_id: outcome.principal.tokenId });
+          rejectUpgrade(socket, 403, 'FORBIDDEN', `Forbidden: the WebSocket needs the ${WEBSOCKET_SCOPE} scope`, correlationId, {
+            required_scope: WEBSOCKET_SCOPE,
+            role: outcome.principal.role,
+          });
           return;
         }
         logUpgrade(101, 'ok', { token_id: outcome.principal.tokenId });

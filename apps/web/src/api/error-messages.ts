@@ -17,6 +17,7 @@ const serverCodes = {
   INVALID_PARAMS: { title: 'Some filter values are not valid', hint: 'Check the filters (ids, dates, numbers) and try again.' },
   INTERNAL: { title: 'The server failed unexpectedly', hint: 'Try again. If it keeps failing, check the server log for the correlation id.' },
   UNAUTHENTICATED: { title: 'You are signed out', hint: 'The token is unknown, revoked or the session expired. Sign in again.' },
+  FORBIDDEN: { title: 'Your role cannot do that', hint: 'Ask an admin for a role that can, or sign in as someone who can. Your role may have changed since the page loaded.' },
   NOT_FOUND: { title: 'Nothing with that id exists', hint: 'It may have been removed by a runtime reset, or the id is mistyped.' },
   INVALID_CURSOR: { title: 'The list position is no longer valid', hint: 'The filters changed or the link is old. Reload the list from the start.' },
   IDEMPOTENCY_CONFLICT: { title: 'That request key was already used for a different request', hint: 'Start the action again; the console will use a fresh key.' },

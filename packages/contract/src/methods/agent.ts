@@ -12,6 +12,7 @@ export const agentList = defineMethod({
     next_cursor: nextCursor,
   }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -25,5 +26,6 @@ export const agentGet = defineMethod({
     last_turn_ref: lastTurnRef.optional(),
   }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });

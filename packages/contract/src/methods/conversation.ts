@@ -19,6 +19,7 @@ export const conversationList = defineMethod({
   }),
   result: z.object({ conversations: z.array(conversation), next_cursor: nextCursor }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -28,5 +29,6 @@ export const conversationGet = defineMethod({
   params: z.strictObject({ session_id: z.string().min(1) }),
   result: z.object({ conversation, turns: z.array(turn) }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });

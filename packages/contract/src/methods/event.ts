@@ -34,6 +34,7 @@ export const eventList = defineMethod({
   }),
   result: z.object({ events: z.array(storedEvent), next_cursor: nextCursor }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -67,6 +68,7 @@ export const eventPublish = defineMethod({
   params: z.strictObject(publishParams),
   result: publishResult,
   errors: publishErrors,
+  scope: 'events:publish',
   mutating: true,
 });
 
@@ -76,6 +78,7 @@ export const runStart = defineMethod({
   params: z.strictObject(publishParams),
   result: publishResult,
   errors: publishErrors,
+  scope: 'events:publish',
   mutating: true,
   deprecated: true,
 });

@@ -9,6 +9,7 @@ export const healthPing = defineMethod({
   params: emptyParams,
   result: z.object({ ok: z.boolean(), ts: timestamp }),
   errors: [],
+  scope: 'heartbeat',
   mutating: false,
 });
 
@@ -18,6 +19,7 @@ export const healthCheck = defineMethod({
   params: emptyParams,
   result: healthCheckResult,
   errors: [],
+  scope: 'heartbeat',
   mutating: false,
 });
 
@@ -33,6 +35,7 @@ export const healthSubscribe = defineMethod({
   params: emptyParams,
   result: z.object({ subscription_id: z.string() }),
   errors: [],
+  scope: 'heartbeat',
   mutating: false,
   websocketOnly: true,
 });
@@ -43,6 +46,7 @@ export const healthUnsubscribe = defineMethod({
   params: z.strictObject({ subscription_id: z.string().min(1) }),
   result: z.object({ ok: z.boolean() }),
   errors: ['NOT_FOUND'],
+  scope: 'heartbeat',
   mutating: false,
   websocketOnly: true,
 });

@@ -5,6 +5,7 @@ import { eventList, eventPublish, runStart } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
 import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectReasons } from './mailbox';
 import { eventRedrive, eventReplay, eventReplays, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
+import { tokenCreate, tokenList, tokenRevoke, userCreate, userList, userUpdate } from './people';
 import { rpcDiscover } from './rpc';
 import { runGet, runTree } from './run';
 import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
@@ -50,6 +51,12 @@ export const methods = {
   [operationCancel.name]: operationCancel,
   [runtimeToolServers.name]: runtimeToolServers,
   [runtimeSetToolServerFaults.name]: runtimeSetToolServerFaults,
+  [userList.name]: userList,
+  [userCreate.name]: userCreate,
+  [userUpdate.name]: userUpdate,
+  [tokenList.name]: tokenList,
+  [tokenCreate.name]: tokenCreate,
+  [tokenRevoke.name]: tokenRevoke,
 } as const;
 
 export type Methods = typeof methods;
@@ -67,12 +74,14 @@ export function isMethodName(name: string): name is MethodName {
 }
 
 export * from './agent';
+export * from './audit';
 export * from './common';
 export * from './conversation';
 export * from './event';
 export * from './health';
 export * from './mailbox';
 export * from './operation';
+export * from './people';
 export * from './rpc';
 export * from './run';
 export * from './runtime';

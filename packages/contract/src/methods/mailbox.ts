@@ -23,6 +23,7 @@ export const mailboxList = defineMethod({
   }),
   result: z.object({ items: z.array(mailboxItem), next_cursor: nextCursor }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -41,6 +42,7 @@ export const mailboxGet = defineMethod({
     reject_reasons: z.array(rejectReason).describe("additive: the reason codes a reject of this item's type may carry (from the bundle)"),
   }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -76,6 +78,7 @@ export const mailboxReject = defineMethod({
   }),
   result: decisionResult,
   errors: ['NOT_FOUND', 'MAILBOX_NOT_PENDING', 'RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'mailbox:decide',
   mutating: true,
 });
 
@@ -106,6 +109,7 @@ export const mailboxApprove = defineMethod({
     'IDEMPOTENCY_CONFLICT',
     'IDEMPOTENCY_IN_PROGRESS',
   ],
+  scope: 'mailbox:decide',
   mutating: true,
 });
 
@@ -115,5 +119,6 @@ export const mailboxRejectReasons = defineMethod({
   params: z.strictObject({ type: z.string().min(1).optional() }),
   result: z.object({ reasons: z.array(rejectReason.extend({ type: z.string(), count: z.number().int() })) }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });

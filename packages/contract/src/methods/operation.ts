@@ -94,6 +94,7 @@ export const eventRedrive = defineMethod({
   }),
   result: applyResult,
   errors: applyErrors,
+  scope: 'events:redrive',
   mutating: true,
 });
 
@@ -109,6 +110,7 @@ export const eventReplay = defineMethod({
   }),
   result: applyResult,
   errors: applyErrors,
+  scope: 'events:redrive',
   mutating: true,
 });
 
@@ -118,6 +120,7 @@ export const eventReplays = defineMethod({
   params: z.strictObject({ event_id: z.string().min(1) }),
   result: z.object({ replays: z.array(z.object({ event_id: z.string(), run_id: z.string().optional(), created_at: timestamp })) }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -130,6 +133,7 @@ export const operationGet = defineMethod({
   }),
   result: z.object({ operation, items: z.array(operationItem) }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -144,6 +148,7 @@ export const operationList = defineMethod({
   }),
   result: z.object({ operations: z.array(operation), next_cursor: nextCursor }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -153,6 +158,7 @@ export const operationCancel = defineMethod({
   params: z.strictObject({ operation_id: z.string().min(1), idempotency_key: idempotencyKey }),
   result: z.object({ operation, cancelled: z.boolean().describe('true when this call stopped it') }),
   errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'events:redrive',
   mutating: true,
 });
 
@@ -171,6 +177,7 @@ export const runtimeToolServers = defineMethod({
   params: z.strictObject({}),
   result: z.object({ tool_servers: z.array(toolServer) }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -180,5 +187,6 @@ export const runtimeSetToolServerFaults = defineMethod({
   params: z.strictObject({ tool_server: z.string().min(1), faults: z.enum(['on', 'off']), idempotency_key: idempotencyKey }),
   result: z.object({ tool_server: toolServer }),
   errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'tool_servers:faults',
   mutating: true,
 });

@@ -8,5 +8,6 @@ export const rpcDiscover = defineMethod({
   params: emptyParams,
   result: z.record(z.string(), z.unknown()),
   errors: [],
+  scope: 'read',
   mutating: false,
 });

@@ -8,6 +8,7 @@ export const runGet = defineMethod({
   params: z.strictObject({ run_id: z.string().min(1) }),
   result: z.object({ run }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -78,5 +79,6 @@ export const runTree = defineMethod({
       .describe("additive: events replays published of this run's events, each in a run of its own"),
   }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });

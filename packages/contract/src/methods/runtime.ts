@@ -27,6 +27,7 @@ export const runtimeIncidents = defineMethod({
   }),
   result: z.object({ incidents: z.array(incident), next_cursor: nextCursor }),
   errors: ['INVALID_CURSOR'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -64,6 +65,7 @@ export const runtimeIncidentLogs = defineMethod({
       .describe('additive: the payload of the event named by the latest record that names one'),
   }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -82,6 +84,7 @@ export const runtimeIncidentUpdate = defineMethod({
   }),
   result: z.object({ incident_id: z.string(), state: incidentStateName, regressed: z.boolean(), state_changed_at: timestamp }),
   errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'incidents:write',
   mutating: true,
 });
 
@@ -91,6 +94,7 @@ export const runtimeIncidentActivity = defineMethod({
   params: z.strictObject({ incident_id: z.string().min(1) }),
   result: z.object({ activity: z.array(incidentActivity) }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -112,6 +116,7 @@ export const runtimeResets = defineMethod({
   params: z.strictObject({ limit: pageLimit }),
   result: z.object({ resets: z.array(resetRecord) }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -134,6 +139,7 @@ export const runtimeQueue = defineMethod({
     queue_depth: z.number().int(),
   }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -157,6 +163,7 @@ export const runtimeCatalog = defineMethod({
     ),
   }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -177,6 +184,7 @@ export const runtimeLookup = defineMethod({
     name: z.string().optional().describe('additive: a token\'s name'),
   }),
   errors: ['NOT_FOUND'],
+  scope: 'read',
   mutating: false,
 });
 
@@ -195,6 +203,7 @@ export const runtimeStatus = defineMethod({
     started_at: timestamp,
   }),
   errors: [],
+  scope: 'read',
   mutating: false,
 });
 
@@ -204,6 +213,7 @@ export const runtimePause = defineMethod({
   params: z.strictObject({ idempotency_key: idempotencyKey, reason: z.string().max(2000).optional() }),
   result: z.object({ ok: z.boolean(), ingress: z.enum(['open', 'paused']) }),
   errors: ['RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'runtime:pause',
   mutating: true,
 });
 
@@ -213,6 +223,7 @@ export const runtimeResume = defineMethod({
   params: z.strictObject({ idempotency_key: idempotencyKey }),
   result: z.object({ ok: z.boolean(), released: z.number().int().optional().describe('additive: queued items released') }),
   errors: ['RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'runtime:pause',
   mutating: true,
 });
 
@@ -245,5 +256,6 @@ export const runtimeNuke = defineMethod({
     reset_id: z.string().optional(),
   }),
   errors: ['RESET_IN_PROGRESS', 'PLAN_STALE', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'runtime:reset',
   mutating: true,
 });

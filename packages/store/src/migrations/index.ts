@@ -16,6 +16,7 @@ import { writeGuardMigration } from './013_write_guard';
 import * as operationLeases from './014_operation_leases';
 import * as incidentCause from './015_incident_cause';
 import * as decisionGuards from './016_decision_guards';
+import * as people from './017_people';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -38,6 +39,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '014_operation_leases': operationLeases,
         '015_incident_cause': incidentCause,
         '016_decision_guards': decisionGuards,
+        '017_people': people,
       };
     },
   };

@@ -3,10 +3,28 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database, TokensTable } from '../schema';
 import type { ChangeFeedRepository } from '../change-feed';
+import { executorOf, type StoreTx } from '../store-tx';
+import { newUserId, userOf, type UserRecord } from './users';
 
 export const TOKEN_PREFIX = 'sbk_';
 
 export type TokenRecord = Omit<TokensTable, 'hash'>;
+
+/** A verified token with the person it acts for. */
+export interface VerifiedToken extends TokenRecord {
+  user: UserRecord;
+}
+
+export interface CreateTokenOptions {
+  /** A secret chosen by the caller (SWITCHBOARD_TOKEN); a random one otherwise. */
+  secret?: string;
+  /** The person the token acts for; without one, a new admin user named after the token. */
+  userId?: string;
+  /** Narrows the token to these scopes (within the user's role). */
+  scopes?: readonly string[];
+}
+
+const tokenColumns = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'user_id', 'scopes'] as const;
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -28,7 +46,7 @@ function newId(prefix: string): string {
  * Creating and revoking a token are recorded in the change feed for that.
  */
 export class TokenRepository {
-  private readonly verified = new Map<string, TokenRecord>();
+  private readonly verified = new Map<string, VerifiedToken>();
   private verifiedAt: number | undefined;
 
   constructor(
@@ -43,24 +61,37 @@ export class TokenRepository {
     private readonly changeCounter: () => number | undefined,
   ) {}
 
-  async create(name: string, secret?: string): Promise<{ token: TokenRecord; secret: string }> {
-    const value = secret ?? TOKEN_PREFIX + randomBytes(24).toString('base64url');
+  async create(name: string, options: CreateTokenOptions = {}, tx?: StoreTx): Promise<{ token: TokenRecord; secret: string }> {
+    const value = options.secret ?? TOKEN_PREFIX + randomBytes(24).toString('base64url');
+    const now = this.clock.now().toISOString();
     const row: TokensTable = {
       id: newId('tok_'),
       name,
       prefix: value.slice(0, 8),
       hash: hashSecret(value),
-      created_at: this.clock.now().toISOString(),
+      created_at: now,
       last_used_at: null,
       revoked_at: null,
+      user_id: options.userId ?? newUserId(),
+      scopes: options.scopes ? JSON.stringify([...options.scopes]) : null,
     };
-    await this.changes.write('tokens', undefined, (trx) => trx.insertInto('tokens').values(row).execute());
+    await this.changes.write('tokens', tx, async (trx) => {
+      if (!options.userId) {
+        await trx.insertInto('users').values({ id: row.user_id!, display_name: name, email: null, role: 'admin', disabled: 0, created_at: now, last_seen_at: null, oidc_subject: null }).execute();
+      }
+      await trx.insertInto('tokens').values(row).execute();
+    });
     const { hash: _hash, ...token } = row;
     return { token, secret: value };
   }
 
-  /** Returns the active token for a presented secret, or undefined. */
-  async verify(secret: string): Promise<TokenRecord | undefined> {
+  /** Forgets every verified token (a user's role or state changed in this process). */
+  forgetVerified(): void {
+    this.verified.clear();
+  }
+
+  /** Returns the active token for a presented secret, with its user, or undefined. */
+  async verify(secret: string): Promise<VerifiedToken | undefined> {
     const hash = hashSecret(secret);
     const version = this.changeCounter();
     if (version !== this.verifiedAt) {
@@ -75,26 +106,32 @@ export class TokenRepository {
     const b = Buffer.from(hash, 'hex');
     if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
     const { hash: _hash, ...token } = row;
-    if (version !== undefined) this.verified.set(hash, token);
-    return token;
+    const user = await this.userOf(token);
+    if (!user) return undefined;
+    const verified = { ...token, user };
+    if (version !== undefined) this.verified.set(hash, verified);
+    return verified;
   }
 
-  async findActiveById(id: string): Promise<TokenRecord | undefined> {
-    const row = await this.db
-      .selectFrom('tokens')
-      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return row;
+  private async userOf(token: TokenRecord): Promise<UserRecord | undefined> {
+    if (!token.user_id) return undefined;
+    const row = await this.db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirst();
+    return row && userOf(row);
+  }
+
+  async findActiveById(id: string): Promise<VerifiedToken | undefined> {
+    const row = await this.db.selectFrom('tokens').select(tokenColumns).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    if (!row) return undefined;
+    const user = await this.userOf(row);
+    return user && { ...row, user };
+  }
+
+  async findById(id: string, tx?: StoreTx): Promise<TokenRecord | undefined> {
+    return (tx ? executorOf(tx) : this.db).selectFrom('tokens').select(tokenColumns).where('id', '=', id).executeTakeFirst();
   }
 
   async findByHash(hash: string): Promise<TokenRecord | undefined> {
-    return this.db
-      .selectFrom('tokens')
-      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-      .where('hash', '=', hash)
-      .executeTakeFirst();
+    return this.db.selectFrom('tokens').select(tokenColumns).where('hash', '=', hash).executeTakeFirst();
   }
 
   async touch(id: string): Promise<void> {
@@ -103,12 +140,11 @@ export class TokenRepository {
     for (const token of this.verified.values()) if (token.id === id) token.last_used_at = last_used_at;
   }
 
-  async list(): Promise<TokenRecord[]> {
-    return this.db
-      .selectFrom('tokens')
-      .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-      .orderBy('created_at')
-      .execute();
+  async list(options: { userId?: string; includeRevoked?: boolean } = {}): Promise<TokenRecord[]> {
+    let q = this.db.selectFrom('tokens').select(tokenColumns).orderBy('created_at').orderBy('id');
+    if (options.userId) q = q.where('user_id', '=', options.userId);
+    if (options.includeRevoked === false) q = q.where('revoked_at', 'is', null);
+    return q.execute();
   }
 
   async count(): Promise<number> {
@@ -117,8 +153,8 @@ export class TokenRepository {
   }
 
   /** Returns false when no active token has that id. */
-  async revoke(id: string): Promise<boolean> {
-    const res = await this.changes.write('tokens', undefined, (trx) =>
+  async revoke(id: string, tx?: StoreTx): Promise<boolean> {
+    const res = await this.changes.write('tokens', tx, (trx) =>
       trx.updateTable('tokens').set({ revoked_at: this.clock.now().toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst(),
     );
     for (const [hash, token] of this.verified) if (token.id === id) this.verified.delete(hash);
