@@ -48,11 +48,13 @@ describe('refusals', () => {
       { authorization: `Bearer ${operator.secret}` },
     );
     expect(res.status).toBe(200);
-    const byId = Object.fromEntries((res.json as { id: string }[]).map((m) => [m.id, m]));
-    expect(byId.publish.result).toMatchObject({ event_id: expect.any(String) });
+    const members = res.json as { id: string; result?: { event_id: string }; error?: { data: { details: unknown } } }[];
+    const byId = Object.fromEntries(members.map((m) => [m.id, m]));
+    expect(Object.keys(byId).sort()).toEqual(['publish', 'reset']);
+    expect(byId.publish!.result).toMatchObject({ event_id: expect.any(String) });
     expectRpcError(byId.reset, 'FORBIDDEN');
-    expect(byId.reset.error.data.details).toMatchObject({ required_scope: 'runtime:reset', role: 'operator', needs_role: 'admin' });
-    expect(await count(server, 'events', ['event_id', byId.publish.result.event_id])).toBe(1);
+    expect(byId.reset!.error!.data.details).toMatchObject({ required_scope: 'runtime:reset', role: 'operator', needs_role: 'admin' });
+    expect(await count(server, 'events', ['event_id', byId.publish!.result!.event_id])).toBe(1);
     expect((await ok(server, 'runtime.resets', {})).resets.length).toBe(resetsBefore);
   });
 
