@@ -29,6 +29,8 @@ const REVIEWER: Scope[] = [...VIEWER, 'mailbox:decide'];
 const OPERATOR: Scope[] = [...REVIEWER, 'events:publish', 'runtime:pause', 'events:redrive', 'incidents:write', 'tool_servers:faults'];
 const ADMIN: Scope[] = [...OPERATOR, 'runtime:reset', 'users:admin'];
 
+const roleTable: Record<Role, Scope[]> = { viewer: VIEWER, reviewer: REVIEWER, operator: OPERATOR, admin: ADMIN };
+
 const principals = {
   viewer: { role: 'viewer', may: VIEWER },
   reviewer: { role: 'reviewer', may: REVIEWER },
@@ -190,7 +192,9 @@ function expectForbidden(answer: unknown, method: MethodName, caller: Caller): v
   const { error } = answer as { error: { code: number; data: { retryable: boolean; details: Record<string, unknown> } } };
   expect(error.code).toBe(-32003);
   expect(error.data.retryable).toBe(false);
-  expect(error.data.details).toMatchObject({ required_scope: methods[method].scope, role: caller.spec.role });
+  const scope = methods[method].scope;
+  const needsRole = (Object.keys(roleTable) as Role[]).find((role) => roleTable[role].includes(scope));
+  expect(error.data.details).toMatchObject({ required_scope: scope, role: caller.spec.role, needs_role: needsRole });
 }
 
 async function quietSnapshot(): Promise<TableSnapshot> {
