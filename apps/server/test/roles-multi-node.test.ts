@@ -1,16 +1,19 @@
 /**
  * Two nodes on one PostgreSQL database: a role change, a disable and a revoke made through node A
  * apply to the next request node B serves once B read the change, although B remembered the
- * token as verified. PostgreSQL only: SQLite has one server per data folder.
+ * token as verified. First with both nodes in this process (so the test knows when B read the
+ * change), then with node B a server process of its own. PostgreSQL only: SQLite has one server
+ * per data folder.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testEngine } from '@switchboard/store/testing';
+import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
 import { CONTROL_BUNDLE, ok, waitFor } from './control-helpers';
-import { startTestServer, type TestServer } from './harness';
+import { TEST_TOKEN, startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
+import { startServerProcess, type ServerProcess } from './server-process';
 
 describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
   let dataDir: string;
@@ -69,5 +72,54 @@ describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
     expect(revoked.already_revoked).toBe(false);
     await caughtUp();
     expect((await b.rpc('health.ping', {}, { token: secret! })).error?.data.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe.runIf(testEngine() === 'postgres')('roles across two server processes', () => {
+  let dataDir: string;
+  let a: TestServer;
+  let b: ServerProcess;
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-roles-two-processes-'));
+    a = await startTestServer({ dataDir, env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
+    b = await startServerProcess({ SWITCHBOARD_DATABASE_URL: (await testDatabaseFor(dataDir))!, SWITCHBOARD_TOKEN: TEST_TOKEN, SWITCHBOARD_BUNDLE: CONTROL_BUNDLE }, 60_000);
+  }, 90_000);
+  afterAll(async () => {
+    if (b && b.child.exitCode === null) {
+      b.child.kill('SIGTERM');
+      await b.exited;
+    }
+    await a?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** One call to node B's API with `secret`: the error code, or 'ok'. */
+  async function onB(secret: string, method: string, params: unknown): Promise<string> {
+    const res = await fetch(b.url + '/v1/rpc', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+    const body = (await res.json()) as { error?: { data: { code: string } } };
+    return body.error?.data.code ?? 'ok';
+  }
+  const publish = (secret: string) => onB(secret, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
+  /** B learns of A's change from the feed, without a restart; this waits for its answer to turn. */
+  const becomes = (what: () => Promise<string>, code: string) => waitFor(async () => (await what()) === code, 10_000, `node B to answer ${code}`);
+
+  it('a role change and a revoke through node A reach node B, which had the token verified', async () => {
+    const { user } = await ok(a, 'user.create', { display_name: 'Oskar (operator)', role: 'operator' });
+    const { token, secret } = await ok(a, 'token.create', { user_id: user.id, name: 'oskar laptop' });
+    await becomes(() => publish(secret!), 'ok');
+    expect(await publish(secret!)).toBe('ok');
+
+    await ok(a, 'user.update', { user_id: user.id, role: 'reviewer' });
+    await becomes(() => publish(secret!), 'FORBIDDEN');
+    expect(await onB(secret!, 'health.ping', {})).toBe('ok');
+
+    await ok(a, 'token.revoke', { token_id: token.id });
+    await becomes(() => onB(secret!, 'health.ping', {}), 'UNAUTHENTICATED');
+    // And it stays refused.
+    expect(await onB(secret!, 'health.ping', {})).toBe('UNAUTHENTICATED');
   });
 });
