@@ -72,7 +72,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('users and token CLIs against a running server', () => {
+// Each step spawns a CLI process (a few seconds each on a loaded machine).
+describe('users and token CLIs against a running server', { timeout: 180_000 }, () => {
   let ana: { userId: string; tokenId: string; secret: string };
 
   test('create a person, then a narrowed token for them: it signs in with their role and only its scopes', async () => {
