@@ -86,6 +86,7 @@ if (postgres.url) {
     'apps/server/test/deep-params.test.ts',
     'apps/server/test/http-hardening.test.ts',
     'apps/server/test/methods/rpc.discover.test.ts',
+    'apps/server/test/readme-roles.test.ts',
     'apps/server/test/rpc-fuzz.test.ts',
     'apps/server/test/websocket-backpressure.test.ts',
     'apps/server/test/timestamp-offsets.test.ts',

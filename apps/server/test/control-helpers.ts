@@ -1,6 +1,6 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
-import { databaseOf, sql, testEngine } from '@switchboard/store/testing';
+import { databaseOf, snapshotTables, sql } from '@switchboard/store/testing';
 import { expect } from 'vitest';
 import type { TestServer } from './harness';
 import { ok } from './rpc-helpers';
@@ -49,27 +49,11 @@ export async function count(server: TestServer, table: string, where?: [string, 
 }
 
 /**
- * Every row of every table, for "changed nothing" checks. tokens.last_used_at is left out: every
- * authenticated request touches it, by design, and it is not runtime state.
+ * Every row of every table, for "changed nothing" checks (see snapshotTables: touch columns such as
+ * tokens.last_used_at, node heartbeats and the audit trail's tables are left out).
  */
 export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
-  const raw = databaseOf(server.store);
-  const tableList =
-    testEngine() === 'postgres'
-      ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`
-      : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`;
-  const tables = (await tableList.execute(raw)).rows.map((r) => r.name);
-  const out: Record<string, unknown[]> = {};
-  for (const t of tables) {
-    if (options.without?.includes(t)) continue;
-    const rows = (await sql`select * from ${sql.table(t)}`.execute(raw)).rows as Record<string, unknown>[];
-    out[t] = rows
-      // Moved by every request and every node heartbeat, not by the calls these snapshots watch.
-      .map((r) => (t === 'tokens' ? { ...r, last_used_at: undefined } : t === 'nodes' ? { ...r, last_seen_at: undefined, in_flight: undefined } : r))
-      .map((r) => JSON.stringify(r))
-      .sort();
-  }
-  return out;
+  return snapshotTables(server.store, options);
 }
 
 export function expectSameStore(before: Record<string, unknown[]>, after: Record<string, unknown[]>): void {

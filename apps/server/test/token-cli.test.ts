@@ -61,9 +61,11 @@ describe('token CLI', () => {
     const list = await runCli(['list'], env());
     expect(list.code).toBe(0);
     const [header, row] = list.stdout.trim().split('\n');
-    expect(header).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\s+REVOKED$/);
+    expect(header).toMatch(/^ID\s+NAME\s+USER\s+SCOPES\s+PREFIX\s+CREATED\s+LAST USED\s+REVOKED$/);
     expect(row).toContain(created.id);
     expect(row).toContain('ci pipeline');
+    // Without --user, a new admin named after the token, with every scope of the role.
+    expect(row).toMatch(/ci pipeline\s+ci pipeline \(admin\)\s+role\s/);
     expect(row).toContain(created.secret.slice(0, 8));
     expect(row).toContain('never');
     expect(list.stdout).not.toContain(created.secret);
@@ -105,7 +107,19 @@ describe('token CLI arguments', () => {
     return { code, stdout: out.join('\n'), stderr: err.join('\n') };
   }
 
-  test.each([[[]], [['create']], [['create', '   ']], [['revoke']], [['revoke', 'a', 'b']], [['list', 'extra']], [['frobnicate']]])(
+  test.each([
+    [[]],
+    [['create']],
+    [['create', '   ']],
+    [['create', 'x', '--user']],
+    [['create', 'x', '--scopes', 'read,everything']],
+    [['create', 'x', '--scopes', ',']],
+    [['create', 'x', '--owner', 'usr_1']],
+    [['revoke']],
+    [['revoke', 'a', 'b']],
+    [['list', 'extra']],
+    [['frobnicate']],
+  ])(
     'usage error %j exits 2 with the usage text',
     async (args) => {
       const run = await inProcess(args);

@@ -75,6 +75,56 @@ export async function countRows(store: Store, table: CountedTable, status?: stri
   return Number(r.n);
 }
 
+/** Columns moved by every authenticated request or node heartbeat, not by the calls a snapshot watches. */
+const TOUCH_COLUMNS: Record<string, readonly string[]> = {
+  tokens: ['last_used_at'],
+  users: ['last_seen_at'],
+  nodes: ['last_seen_at', 'in_flight'],
+};
+
+/** Tables of the audit trail: a refused call is recorded there, and only there. */
+const AUDIT_TABLE = /^audit/;
+
+export type TableSnapshot = Record<string, string[]>;
+
+/**
+ * Every row of every table (rows as sorted JSON), for "this call changed nothing" checks. Leaves
+ * out the touch columns above, the audit trail's tables (unless `includeAudit`), and any table
+ * named in `without`.
+ */
+export async function snapshotTables(store: Store, options: { without?: readonly string[]; includeAudit?: boolean } = {}): Promise<TableSnapshot> {
+  const db = databaseOf(store);
+  const tableList =
+    store.engine === 'postgres'
+      ? sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_name not like 'kysely_%' order by 1`
+      : sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name`;
+  const tables = (await tableList.execute(db)).rows.map((r) => r.name);
+  const out: TableSnapshot = {};
+  for (const table of tables) {
+    if (options.without?.includes(table)) continue;
+    if (!options.includeAudit && AUDIT_TABLE.test(table)) continue;
+    const ignored = TOUCH_COLUMNS[table] ?? [];
+    const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows;
+    out[table] = rows
+      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([column]) => !ignored.includes(column)))))
+      .sort();
+  }
+  return out;
+}
+
+/** The tables whose rows differ between two snapshots, each with the rows only one side has. */
+export function snapshotDifferences(before: TableSnapshot, after: TableSnapshot): { table: string; removed: string[]; added: string[] }[] {
+  const differences: { table: string; removed: string[]; added: string[] }[] = [];
+  for (const table of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[table] ?? [];
+    const is = after[table] ?? [];
+    const removed = was.filter((row) => !is.includes(row));
+    const added = is.filter((row) => !was.includes(row));
+    if (removed.length || added.length || was.length !== is.length) differences.push({ table, removed, added });
+  }
+  return differences;
+}
+
 /**
  * From now on, a transaction that inserts an event whose payload contains `marker` fails at its
  * COMMIT, after all its statements ran (a deferred foreign key): what a commit whose connection

@@ -8,7 +8,7 @@ import metaSchemaModule from '@open-rpc/meta-schema';
 import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { methodNames, methods } from '@switchboard/contract';
+import { ROLES, SCOPES, methodNames, methods, roleScopes } from '@switchboard/contract';
 import { startTestServer, type TestServer } from '../harness';
 import { rawGet } from '../rpc-helpers';
 import { createTestMethods } from '../test-methods';
@@ -106,6 +106,23 @@ describe('OpenRPC document', () => {
       expect(codes).toEqual(expect.arrayContaining(['INVALID_PARAMS', 'UNAUTHENTICATED', 'INTERNAL']));
       for (const code of methods[method.name as keyof typeof methods].errors) expect(codes).toContain(code);
     }
+  });
+
+  test('every method carries its scope (x-scope) and the roles that hold it (x-roles), here and in /v1/openrpc.json', async () => {
+    const doc = await discover();
+    const file = (await rawGet(server, '/v1/openrpc.json', { authorization: `Bearer ${server.token}` })).json;
+    for (const published of [doc, file]) {
+      for (const method of published.methods) {
+        const def = methods[method.name as keyof typeof methods];
+        expect(SCOPES).toContain(method['x-scope']);
+        expect({ method: method.name, scope: method['x-scope'] }).toEqual({ method: method.name, scope: def.scope });
+        expect({ method: method.name, roles: method['x-roles'] }).toEqual({ method: method.name, roles: ROLES.filter((r) => roleScopes[r].includes(def.scope)) });
+        expect(method['x-roles']).toContain('admin');
+      }
+    }
+    // The extensions are what makes the document valid: unprefixed members are not allowed on a method.
+    const unprefixed = { ...doc, methods: doc.methods.map(({ 'x-scope': scope, ...m }: any) => ({ ...m, scope })) };
+    expect(validateOpenRpc(unprefixed).ok).toBe(false);
   });
 
   test('param lists match the contract: names and requiredness', async () => {
