@@ -127,6 +127,7 @@ describe('two approvals from different people', () => {
     expect((await approve(fx, item.mailbox_id, carol)).status).toBe('approved');
     // A type the bundle does not declare keeps the v1 rule: the publisher approves their own item.
     const memo = await openOf(fx, 'memo.filed', 'usr_alice');
+    expect((await fx.runtime.mailbox.approvalState(memo)).run_started_by_user_id).toBeNull();
     expect((await approve(fx, memo.mailbox_id, alice)).status).toBe('approved');
   });
 

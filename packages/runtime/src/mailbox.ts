@@ -191,10 +191,14 @@ export class MailboxService {
     });
   }
 
-  /** Approvals so far, who may decide and who started the run: what the decision sheet shows. */
+  /**
+   * Approvals so far, who may decide, and who started the run when that keeps them from approving
+   * (a declared type): what the decision sheet shows.
+   */
   async approvalState(item: MailboxItemRow): Promise<{ approvals: MailboxApproval[]; deciders: MailboxDeciders; run_started_by_user_id: string | null }> {
     const approvals = (await this.store.mailboxDecisions.approvals(item.mailbox_id)).map(toMailboxApproval);
-    const run_started_by_user_id = item.run_id ? await this.store.mailboxDecisions.runStartedBy(item.run_id) : null;
+    const starterRuleApplies = item.run_id !== null && this.bundle.definition.mailbox_types[item.type] !== undefined;
+    const run_started_by_user_id = starterRuleApplies ? await this.store.mailboxDecisions.runStartedBy(item.run_id!) : null;
     return { approvals, deciders: this.deciders(item.type), run_started_by_user_id };
   }
 

@@ -42,7 +42,7 @@ export const mailboxGet = defineMethod({
     reject_reasons: z.array(rejectReason).describe("additive: the reason codes a reject of this item's type may carry (from the bundle)"),
     approvals: z.array(mailboxApproval).optional().describe('additive: the approvals given so far, oldest first'),
     deciders: mailboxDeciders.optional().describe("additive: who may decide this item's type and how many distinct approvals it needs"),
-    run_started_by_user_id: z.string().optional().describe('additive: the person whose publish started the run; they may not approve its item'),
+    run_started_by_user_id: z.string().optional().describe("additive: the person whose publish started the run, when the item's type keeps them from approving it"),
   }),
   errors: ['NOT_FOUND'],
   scope: 'read',
