@@ -1,4 +1,5 @@
 import type { Browser, Page } from '@playwright/test';
+import { seriousViolations } from '../console-checks';
 import { eventually, expect, signInContext, test, type SharedServer } from '../fixtures';
 import { MailboxReview } from '../pages/mailbox-page';
 
@@ -54,6 +55,8 @@ test.describe('two-person approval', () => {
     await expect(ritaPage.getByTestId('approval-progress')).toHaveText(`1 of 2 approvals · approved by ${rita}`);
     await expect(ritaView.approveButton).toBeDisabled();
     await expect(ritaPage.getByTestId('approve-unavailable')).toHaveText('You already approved this item; it needs an approval from someone else.');
+    await expect(ritaView.approveButton).toHaveAttribute('aria-describedby', 'approve-unavailable');
+    expect(await seriousViolations(ritaPage)).toEqual([]);
 
     const raviPage = await pageAs(browser, server, raviToken);
     const raviView = await MailboxReview.open(raviPage, item.mailbox_id);
