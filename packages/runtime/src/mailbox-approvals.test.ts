@@ -81,6 +81,9 @@ describe('two approvals from different people', () => {
     expect(await db.selectFrom('mailbox_items').select(['status', 'approvals_count']).where('mailbox_id', '=', item.mailbox_id).executeTakeFirstOrThrow()).toEqual({ status: 'pending', approvals_count: 1 });
     expect(await db.selectFrom('mailbox_history').select('action').where('mailbox_id', '=', item.mailbox_id).execute()).toEqual([{ action: 'created' }]);
     expect((await fx.runtime.mailbox.approvalState(item)).approvals.map((a) => a.user_name)).toEqual(['Name of usr_alice']);
+    expect(await db.selectFrom('mailbox_approvals').select(['user_id', 'role', 'token_id', 'decision_id']).where('mailbox_id', '=', item.mailbox_id).execute()).toEqual([
+      { user_id: 'usr_alice', role: 'reviewer', token_id: 'tok_of_usr_alice', decision_id: first.mailbox_decision_id },
+    ]);
 
     const second = await approve(fx, item.mailbox_id, bob);
     expect(second).toMatchObject({ status: 'approved', downstream_event_name: 'refund.approved', approvals_required: 2 });

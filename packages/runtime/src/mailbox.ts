@@ -307,6 +307,7 @@ export class MailboxService {
           });
         }
       }
+      const mailbox_decision_id = newId('dec', now);
       const mine: MailboxApprovalRow = {
         mailbox_id: item.mailbox_id,
         user_id: decider.userId,
@@ -314,12 +315,12 @@ export class MailboxService {
         role: decider.role,
         token_id: input.actorTokenId,
         approved_at: now.toISOString(),
+        decision_id: mailbox_decision_id,
         reason: input.reason?.trim() || null,
         override_note: overrideNote ?? null,
       };
       await this.store.mailboxDecisions.addApproval(trx, mine);
       const approvals = [...earlier, mine].map(toMailboxApproval);
-      const mailbox_decision_id = newId('dec', now);
       if (count < approvals_required) {
         await this.log.write(
           {

@@ -266,6 +266,8 @@ export interface MailboxApprovalsTable {
   role: string;
   token_id: string;
   approved_at: string;
+  /** The mailbox_decision_id the approval answered with. */
+  decision_id: string;
   reason: string | null;
   override_note: string | null;
 }

@@ -20,6 +20,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('token_id', 'text', (c) => c.notNull())
     .addColumn('approved_at', 'text', (c) => c.notNull())
+    .addColumn('decision_id', 'text', (c) => c.notNull())
     .addColumn('reason', 'text')
     .addColumn('override_note', 'text')
     .addPrimaryKeyConstraint('mailbox_approvals_pk', ['mailbox_id', 'user_id'])
