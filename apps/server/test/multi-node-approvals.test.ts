@@ -3,7 +3,8 @@
  * approving the same two-approval item at the same moment, one through each node, many times.
  * Each item must end approved with exactly one downstream event, one answer "approved" and the
  * other "pending" (whichever came second saw the first's approval). Without the item-row
- * serialisation both approvals count one of two and the item stays pending with no event.
+ * serialisation both approvals count one of two and the item stays pending with no event. One
+ * person approving through both nodes at once gets one approval and one ALREADY_APPROVED.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -66,4 +67,20 @@ describe.runIf(testEngine() === 'postgres')('two people approving one item at on
     expect(summary).toEqual({ rounds: ROUNDS, answers: { 'approved+pending': ROUNDS }, item_status: { approved: ROUNDS }, events_per_item: { '1': ROUNDS } });
     expect(rows.every((r) => r.approvals === 2 && r.approvals_count === 2)).toBe(true);
   }, 180_000);
+
+  it('one person approving the same item through both nodes at once: one approval counts, the other is ALREADY_APPROVED', async () => {
+    const rounds = 20;
+    const answers: string[] = [];
+    const pendingWithOne: boolean[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const item = await openItemOf(a, 'order.placed', { order_id: `same-${round}`, amount: round });
+      const both = await Promise.all([a, b].map((node) => node.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }, { token: rita.secret })));
+      answers.push(both.map((r) => r.result?.status ?? r.error!.data.code).sort().join('+'));
+      const got = (await b.rpc('mailbox.get', { mailbox_id: item.mailbox_id })).result!;
+      pendingWithOne.push(got.item.status === 'pending' && got.approvals!.length === 1);
+    }
+    console.log(`two-person multi-node, same person: ${JSON.stringify(answers.reduce<Record<string, number>>((t, v) => ({ ...t, [v]: (t[v] ?? 0) + 1 }), {}))}`);
+    expect(answers).toEqual(Array(rounds).fill('ALREADY_APPROVED+pending'));
+    expect(pendingWithOne.every(Boolean)).toBe(true);
+  }, 120_000);
 });
