@@ -29,6 +29,12 @@ export const errorRegistry = {
     httpStatus: 200,
     message: "Some of the entity's gates fail; approving anyway needs an override note",
   },
+  ALREADY_APPROVED: {
+    rpcCode: -32033,
+    retryable: false,
+    httpStatus: 200,
+    message: 'This person already approved this item; its type needs approvals from different people',
+  },
   RESET_IN_PROGRESS: { rpcCode: -32040, retryable: true, httpStatus: 200, message: 'A runtime reset is in progress' },
   PLAN_STALE: { rpcCode: -32041, retryable: false, httpStatus: 200, message: 'Runtime state changed since the reset plan was previewed' },
   RATE_LIMITED: { rpcCode: -32029, retryable: true, httpStatus: 429, message: 'Rate limited' },

@@ -100,6 +100,23 @@ export const mailboxHistoryEntry = z.object({
     .describe('additive: the gates that failed when that approval overrode them'),
 });
 
+/** One person's approval of a mailbox item (a type may need several, from different people). */
+export const mailboxApproval = z.object({
+  user_id: z.string(),
+  user_name: z.string(),
+  at: timestamp,
+});
+
+/**
+ * Who may decide a mailbox type (from the bundle): `roles` and `user_ids` empty means every role
+ * with mailbox decisions; otherwise a person with one of the roles or one of the user ids.
+ */
+export const mailboxDeciders = z.object({
+  roles: z.array(z.string()),
+  user_ids: z.array(z.string()),
+  approvals_required: z.number().int().min(1),
+});
+
 export const subscriberSource = z.enum(['event_catalog']);
 
 export const downstreamPreview = z.object({
@@ -302,6 +319,8 @@ export type LogRecord = z.infer<typeof logRecord>;
 export type MailboxItem = z.infer<typeof mailboxItem>;
 export type MailboxHistoryEntry = z.infer<typeof mailboxHistoryEntry>;
 export type DecisionSheet = z.infer<typeof decisionSheet>;
+export type MailboxApproval = z.infer<typeof mailboxApproval>;
+export type MailboxDeciders = z.infer<typeof mailboxDeciders>;
 export type EntityRecord = z.infer<typeof entityRecord>;
 export type Conversation = z.infer<typeof conversation>;
 export type Turn = z.infer<typeof turn>;

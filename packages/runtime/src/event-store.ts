@@ -144,7 +144,7 @@ export async function insertRun(
   store: Store,
   tx: StoreTx,
   bundle: LoadedBundle,
-  run: { run_id: string; root_event_id: string; event_name: string; entity_id: string | null; status: 'running' | 'queued'; created_at: string },
+  run: { run_id: string; root_event_id: string; event_name: string; entity_id: string | null; status: 'running' | 'queued'; created_at: string; started_by_user_id?: string | null },
 ): Promise<void> {
   await store.runWrites.insertRun(tx, { ...run, bundle_fingerprint: bundle.fingerprint, settled_at: null });
 }

@@ -3,7 +3,7 @@ export type { AgentDefinition, BundleDefinition, EntityTypeDefinition, NodeDefin
 export { DEFAULT_BUNDLE_PATH, Runtime, type AppliedReset, type IngressState, type RuntimeOptions, type RuntimeStatus } from './runtime';
 export { Dispatcher, backoffFor, type DispatcherOptions } from './dispatcher';
 export type { PublishInput, PublishResult } from './ingress';
-export type { ApproveInput, DecisionOutcome, RejectInput } from './mailbox';
+export type { ApproveInput, Decider, DecisionOutcome, RejectInput } from './mailbox';
 export { OTHER_REASON_CODE, RUNTIME_ACTOR } from './mailbox';
 export { evaluateGates, toEntityRecord } from './entities';
 export { evaluateCondition } from './conditions';

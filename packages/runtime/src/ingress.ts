@@ -25,6 +25,8 @@ export interface PublishInput {
   bundle_ref?: { fingerprint: string };
   /** Who published: "api" by default; the demo uses "demo". */
   source?: string;
+  /** The person who published, kept on the run: they may not approve its mailbox items. */
+  startedByUserId?: string;
 }
 
 export interface PublishResult {
@@ -232,6 +234,7 @@ export class Ingress {
         created_at: nowIso,
         bundle_fingerprint: this.bundle.fingerprint,
         settled_at: null,
+        started_by_user_id: input.startedByUserId ?? null,
       })),
     );
     const seqs = await this.store.runWrites.appendEvents(trx, events);
@@ -261,6 +264,7 @@ export class Ingress {
       event_name: input.event_name,
       entity_id: input.entity_id ?? null,
       created_at: nowIso,
+      started_by_user_id: input.startedByUserId ?? null,
     });
     await store.runWrites.enqueuePublish(trx, {
       queue_id: newId('q', now),

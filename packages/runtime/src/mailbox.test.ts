@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseOf } from '@switchboard/store/testing';
+import type { Role } from '@switchboard/contract';
+import type { Decider } from './mailbox';
 import { bootFixture, minimalBundle, type Fixture } from './testing/runtime-fixture';
+
+/** A person deciding: their id doubles as their name. */
+const person = (userId: string, role: Role = 'reviewer'): Decider => ({ userId, userName: userId, role });
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -49,7 +54,7 @@ describe('approval gate and mailbox decisions', () => {
   it('approve emits the route event in the same run with the source entity; the run reopens and settles', async () => {
     fx = await bootFixture(approvalBundle);
     const { res, item } = await openItem(fx);
-    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, reason: 'fine', override_note: 'customer on file elsewhere', decision_payload: { amount: 35 }, expected_entity_revision: 1, actorTokenId: 'tok_1' });
+    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, reason: 'fine', override_note: 'customer on file elsewhere', decision_payload: { amount: 35 }, expected_entity_revision: 1, actorTokenId: 'tok_1', decider: person('tok_1') });
     expect(out).toMatchObject({ ok: true, status: 'approved', downstream_event_name: 'refund.approved', downstream_subscriber_source: 'event_catalog', downstream_subscribers: ['track-order'] });
     const ev = await databaseOf(fx.store).selectFrom('events').selectAll().where('event_id', '=', out.downstream_event_id!).executeTakeFirstOrThrow();
     expect(ev).toMatchObject({ run_id: res.run_id, entity_id: 'order-o-1', chain_depth: 1, parent_event_id: res.event_id, source: `mailbox:${item.mailbox_id}` });
@@ -70,8 +75,8 @@ describe('approval gate and mailbox decisions', () => {
     const { item } = await openItem(fx);
     const eventsBefore = await databaseOf(fx.store).selectFrom('events').select('event_id').execute();
     const results = await Promise.allSettled([
-      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'no', actorTokenId: 'tok_a' }),
-      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'nope', actorTokenId: 'tok_b' }),
+      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'no', actorTokenId: 'tok_a', decider: person('tok_a') }),
+      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'nope', actorTokenId: 'tok_b', decider: person('tok_b') }),
     ]);
     const won = results.filter((r) => r.status === 'fulfilled');
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -90,8 +95,8 @@ describe('approval gate and mailbox decisions', () => {
     fx = await bootFixture(approvalBundle);
     const { item } = await openItem(fx);
     const results = await Promise.allSettled([
-      fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, override_note: 'no customer yet', actorTokenId: 'a' }),
-      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'x', actorTokenId: 'b' }),
+      fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, override_note: 'no customer yet', actorTokenId: 'a', decider: person('a') }),
+      fx.runtime.rejectMailboxItem({ mailbox_id: item.mailbox_id, reason: 'x', actorTokenId: 'b', decider: person('b') }),
     ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const approvedEvents = await databaseOf(fx.store).selectFrom('events').select('event_id').where('event_name', '=', 'refund.approved').execute();
@@ -103,7 +108,7 @@ describe('approval gate and mailbox decisions', () => {
     const { item } = await openItem(fx);
     await fx.runtime.publish({ event_name: 'refund.requested', payload: { order_id: 'o-1', amount: 41 }, entity_id: 'order-o-1' });
     await fx.runtime.dispatcher.runUntilIdle();
-    await expect(fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, expected_entity_revision: 1, actorTokenId: 'a' })).rejects.toMatchObject({
+    await expect(fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, expected_entity_revision: 1, actorTokenId: 'a', decider: person('a') })).rejects.toMatchObject({
       code: 'STALE_DECISION_SHEET',
       details: { expected: 1, actual: 2 },
     });
@@ -113,7 +118,7 @@ describe('approval gate and mailbox decisions', () => {
 
   it('unknown ids are NOT_FOUND', async () => {
     fx = await bootFixture(approvalBundle);
-    await expect(fx.runtime.rejectMailboxItem({ mailbox_id: 'mbx_x', reason: 'r', actorTokenId: 'a' })).rejects.toMatchObject({ code: 'NOT_FOUND', details: { resource: 'mailbox_item', id: 'mbx_x' } });
+    await expect(fx.runtime.rejectMailboxItem({ mailbox_id: 'mbx_x', reason: 'r', actorTokenId: 'a', decider: person('a') })).rejects.toMatchObject({ code: 'NOT_FOUND', details: { resource: 'mailbox_item', id: 'mbx_x' } });
     await expect(fx.runtime.decisionSheet('mbx_x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
@@ -139,7 +144,7 @@ describe('approval gate and mailbox decisions', () => {
       downstream_preview: { available: false, subscriber_source: 'event_catalog', subscribers: [], reason: 'no_approval_route' },
       entity_context: { available: false, reason: 'no_source_entity' },
     });
-    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, actorTokenId: 'a' });
+    const out = await fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, actorTokenId: 'a', decider: person('a') });
     expect(out.downstream_event_id).toBeUndefined();
     expect(out.status).toBe('approved');
   });

@@ -1,10 +1,15 @@
 /**
- * Mailbox items: opened by approval gates, decided by operators. A decision and its history entry
+ * Mailbox items: opened by approval gates, decided by people. A decision and its history entry
  * commit in one transaction, and the status flip is a conditional UPDATE (WHERE status='pending'),
  * so of two concurrent decisions exactly one wins and the other sees MAILBOX_NOT_PENDING.
+ *
+ * The bundle may restrict who decides a type and require several approvals from different people
+ * (the two-person rule). Each approval first counts itself on the item's row under its lock
+ * (countApproval), so approvals of one item on any number of nodes go one at a time: exactly one
+ * of them reaches the required count, and only that one decides the item and emits its event.
  */
-import { RpcError, type DecisionSheet } from '@switchboard/contract';
-import type { MailboxItemRow, Store, StoreTx } from '@switchboard/store';
+import { RpcError, type DecisionSheet, type MailboxApproval, type MailboxDeciders, type Role } from '@switchboard/contract';
+import type { MailboxApprovalRow, MailboxItemRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { evaluateGates, toEntityRecord } from './entities';
 import { insertEventWithDeliveries } from './event-store';
@@ -50,12 +55,20 @@ export async function openMailboxItem(store: Store, tx: StoreTx, now: Date, item
   return mailbox_id;
 }
 
+/** The person deciding: their role and id decide whether they may, and each approval is theirs. */
+export interface Decider {
+  userId: string;
+  userName: string;
+  role: Role;
+}
+
 export interface RejectInput {
   mailbox_id: string;
   reason: string;
   /** One of the bundle's reject reason codes for the item's type. */
   reason_code?: string;
   actorTokenId: string;
+  decider: Decider;
 }
 
 export interface ApproveInput {
@@ -66,6 +79,7 @@ export interface ApproveInput {
   decision_payload?: Record<string, unknown>;
   expected_entity_revision?: number;
   actorTokenId: string;
+  decider: Decider;
 }
 
 /** The reason code any type that declares codes also accepts, with the reason text saying why. */
@@ -89,11 +103,18 @@ export function failingGates(sheet: DecisionSheet): { failing: FailingGate[]; to
 export interface DecisionOutcome {
   ok: true;
   mailbox_decision_id: string;
-  status: 'approved' | 'rejected';
+  /** 'pending' after an approval that is not the last one the type needs. */
+  status: 'pending' | 'approved' | 'rejected';
+  approvals?: MailboxApproval[];
+  approvals_required?: number;
   downstream_event_id?: string;
   downstream_event_name?: string;
   downstream_subscriber_source?: 'event_catalog';
   downstream_subscribers?: string[];
+}
+
+export function toMailboxApproval(row: MailboxApprovalRow): MailboxApproval {
+  return { user_id: row.user_id, user_name: row.user_name, at: row.approved_at };
 }
 
 export class MailboxService {
@@ -132,6 +153,55 @@ export class MailboxService {
     }
   }
 
+  /** Who may decide a type, as the bundle declares it: without a declaration, every decider and one approval. */
+  deciders(type: string): MailboxDeciders {
+    const policy = this.bundle.definition.mailbox_types[type];
+    return { roles: policy?.deciders?.roles ?? [], user_ids: policy?.deciders?.users ?? [], approvals_required: policy?.approvals_required ?? 1 };
+  }
+
+  /** FORBIDDEN unless the type lets this person decide (by role or by user id). */
+  private refuseUnlessDecider(item: MailboxItemRow, decider: Decider): void {
+    const { roles, user_ids } = this.deciders(item.type);
+    if (roles.length === 0 && user_ids.length === 0) return;
+    if (roles.includes(decider.role) || user_ids.includes(decider.userId)) return;
+    const who = [roles.length ? `the roles ${roles.join(', ')}` : '', user_ids.length ? `the users ${user_ids.join(', ')}` : ''].filter(Boolean).join(' or ');
+    throw new RpcError('FORBIDDEN', `${item.type} items may be decided only by ${who}; ${decider.userName} is ${decider.role}`, {
+      reason: 'not_a_decider',
+      mailbox_type: item.type,
+      allowed_roles: roles,
+      allowed_user_ids: user_ids,
+      role: decider.role,
+      user_id: decider.userId,
+    });
+  }
+
+  /**
+   * FORBIDDEN when the approver started the item's run: nobody approves their own request. Only for
+   * types the bundle declares under mailbox_types: an undeclared type keeps the v1 rule (any decider
+   * approves), so a one-person install still approves what it published.
+   */
+  private async refuseRunStarter(trx: StoreTx, item: MailboxItemRow, decider: Decider): Promise<void> {
+    if (!item.run_id || !this.bundle.definition.mailbox_types[item.type]) return;
+    const startedBy = await this.store.mailboxDecisions.runStartedBy(item.run_id, trx);
+    if (startedBy !== decider.userId) return;
+    throw new RpcError('FORBIDDEN', `${decider.userName} started run ${item.run_id} and may not approve its ${item.type} item; someone else has to`, {
+      reason: 'started_the_run',
+      run_id: item.run_id,
+      user_id: decider.userId,
+    });
+  }
+
+  /**
+   * Approvals so far, who may decide, and who started the run when that keeps them from approving
+   * (a declared type): what the decision sheet shows.
+   */
+  async approvalState(item: MailboxItemRow): Promise<{ approvals: MailboxApproval[]; deciders: MailboxDeciders; run_started_by_user_id: string | null }> {
+    const approvals = (await this.store.mailboxDecisions.approvals(item.mailbox_id)).map(toMailboxApproval);
+    const starterRuleApplies = item.run_id !== null && this.bundle.definition.mailbox_types[item.type] !== undefined;
+    const run_started_by_user_id = starterRuleApplies ? await this.store.mailboxDecisions.runStartedBy(item.run_id!) : null;
+    return { approvals, deciders: this.deciders(item.type), run_started_by_user_id };
+  }
+
   /** The bundle's reject reason codes for a mailbox item type. */
   rejectReasons(type: string): { code: string; label: string }[] {
     return this.bundle.definition.reject_reasons[type] ?? [];
@@ -142,6 +212,7 @@ export class MailboxService {
     const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
+      this.refuseUnlessDecider(item, input.decider);
       const code = input.reason_code;
       const declared = this.rejectReasons(item.type).map((r) => r.code);
       // A type that declares codes needs one ("other" when none fits, with the reason saying why),
@@ -169,7 +240,7 @@ export class MailboxService {
         reason_code: code ?? null,
       });
       await this.log.write(
-        { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.actorTokenId}: ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
+        { level: 'info', component: 'mailbox', message: `${item.type} ${item.mailbox_id} rejected by ${input.decider.userName} (${input.actorTokenId}): ${reason}`, run_id: item.run_id, entity_id: item.source_entity_id, event_id: item.source_event_id },
         trx,
       );
       const rejected: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'rejected' };
@@ -183,6 +254,25 @@ export class MailboxService {
     const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
+      const { decider } = input;
+      this.refuseUnlessDecider(item, decider);
+      await this.refuseRunStarter(trx, item, decider);
+      // Counted first: from here this transaction holds the item's row, so every approval read
+      // below is committed and no other approval of this item runs until this one ends. Any
+      // refusal below rolls the count back with everything else.
+      const { approvals_required } = this.deciders(item.type);
+      const count = await this.store.mailboxDecisions.countApproval(trx, item.mailbox_id);
+      if (count === undefined) {
+        const current = await this.store.mailboxDecisions.item(item.mailbox_id, trx);
+        throw new RpcError('MAILBOX_NOT_PENDING', `Mailbox item ${item.mailbox_id} is already ${current?.status ?? 'decided'}`, { status: current?.status ?? 'unknown' });
+      }
+      const earlier = await this.store.mailboxDecisions.approvals(item.mailbox_id, trx);
+      if (earlier.some((a) => a.user_id === decider.userId)) {
+        throw new RpcError('ALREADY_APPROVED', `${decider.userName} already approved ${item.mailbox_id}; ${item.type} needs ${approvals_required} approvals from different people`, {
+          approvals: earlier.map(toMailboxApproval),
+          approvals_required,
+        });
+      }
       if (input.expected_entity_revision !== undefined) {
         const entity = item.source_entity_id ? await this.store.entities.get(item.source_entity_id, trx) : undefined;
         const actual = entity?.revision ?? null;
@@ -217,8 +307,37 @@ export class MailboxService {
           });
         }
       }
-      await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null }, sheet);
       const mailbox_decision_id = newId('dec', now);
+      const mine: MailboxApprovalRow = {
+        mailbox_id: item.mailbox_id,
+        user_id: decider.userId,
+        user_name: decider.userName,
+        role: decider.role,
+        token_id: input.actorTokenId,
+        approved_at: now.toISOString(),
+        decision_id: mailbox_decision_id,
+        reason: input.reason?.trim() || null,
+        override_note: overrideNote ?? null,
+      };
+      await this.store.mailboxDecisions.addApproval(trx, mine);
+      const approvals = [...earlier, mine].map(toMailboxApproval);
+      if (count < approvals_required) {
+        await this.log.write(
+          {
+            level: 'info',
+            component: 'mailbox',
+            message: `${item.type} ${item.mailbox_id}: approval ${count} of ${approvals_required} by ${decider.userName} (${input.actorTokenId}); still pending`,
+            run_id: item.run_id,
+            entity_id: item.source_entity_id,
+            event_id: item.source_event_id,
+          },
+          trx,
+        );
+        const partial: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'pending', approvals, approvals_required };
+        await onCommit?.(trx, partial);
+        return partial;
+      }
+      await this.decide(trx, item, 'approved', now, { emitted_payload: payload ? JSON.stringify(payload) : null }, sheet);
       await this.store.mailboxDecisions.addHistory(trx, {
         mailbox_id: item.mailbox_id,
         action: 'approved',
@@ -230,7 +349,7 @@ export class MailboxService {
         override_note: overrideNote ?? null,
         overridden_gates: overrideNote && gates.failing.length ? JSON.stringify(gates.failing) : null,
       });
-      const result: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'approved' };
+      const result: DecisionOutcome = { ok: true, mailbox_decision_id, status: 'approved', approvals, approvals_required };
       if (route && payload) {
         const source = item.source_event_id ? await this.store.runWrites.eventChain(trx, item.source_event_id) : undefined;
         const runId = item.run_id ?? source?.run_id ?? null;
@@ -259,7 +378,7 @@ export class MailboxService {
         {
           level: 'info',
           component: 'mailbox',
-          message: `${item.type} ${item.mailbox_id} approved by ${input.actorTokenId}${gates.failing.length ? ` past failing gates ${gates.failing.map((g) => g.gate).join(', ')}` : ''}${result.downstream_event_name ? `; emitted ${result.downstream_event_name}` : ''}`,
+          message: `${item.type} ${item.mailbox_id} approved by ${approvals.map((a) => a.user_name).join(' and ')} (${input.actorTokenId})${gates.failing.length ? ` past failing gates ${gates.failing.map((g) => g.gate).join(', ')}` : ''}${result.downstream_event_name ? `; emitted ${result.downstream_event_name}` : ''}`,
           run_id: item.run_id,
           entity_id: item.source_entity_id,
           event_id: result.downstream_event_id ?? item.source_event_id,

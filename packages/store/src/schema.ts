@@ -64,6 +64,8 @@ export interface RunsTable {
   bundle_fingerprint: string;
   created_at: string;
   settled_at: string | null;
+  /** The person whose publish started the run (migration 019); null when unknown. */
+  started_by_user_id: Generated<string | null>;
 }
 
 export interface EventsTable {
@@ -252,6 +254,22 @@ export interface MailboxItemsTable {
   emitted_event_id: Generated<string | null>;
   /** A reject's reason code, from the bundle's codes for the item's type. */
   reason_code: Generated<string | null>;
+  /** Approvals so far; incremented only while pending, which serialises approvals (migration 019). */
+  approvals_count: Generated<number>;
+}
+
+/** One person's approval of a mailbox item (migration 019). */
+export interface MailboxApprovalsTable {
+  mailbox_id: string;
+  user_id: string;
+  user_name: string;
+  role: string;
+  token_id: string;
+  approved_at: string;
+  /** The mailbox_decision_id the approval answered with. */
+  decision_id: string;
+  reason: string | null;
+  override_note: string | null;
 }
 
 export interface MailboxHistoryTable {
@@ -416,6 +434,7 @@ export interface Database {
   entities: EntitiesTable;
   mailbox_items: MailboxItemsTable;
   mailbox_history: MailboxHistoryTable;
+  mailbox_approvals: MailboxApprovalsTable;
   agents: AgentsTable;
   conversations: ConversationsTable;
   turns: TurnsTable;

@@ -30,6 +30,8 @@ describe('mailbox.approve', () => {
       downstream_event_name: 'order.approved',
       downstream_subscribers: ['mark-approved'],
       downstream_subscriber_source: 'event_catalog',
+      approvals: [{ user_id: expect.stringMatching(/^usr_/), user_name: expect.any(String), at: expect.any(String) }],
+      approvals_required: 1,
     });
     const { events } = await ok(server, 'event.list', { filter: { event_id: result.downstream_event_id } });
     expect(events[0]).toMatchObject({ event_name: 'order.approved', entity_id: item.entity_id, run_id: item.run_id, payload: { order_id: 'A1', amount: 42 } });

@@ -30,6 +30,10 @@ const serverCodes = {
     title: "Some of the entity's gates fail",
     hint: 'Approving anyway needs an override note saying why; it is kept with the decision.',
   },
+  ALREADY_APPROVED: {
+    title: 'You already approved this item',
+    hint: 'Its type needs approvals from different people; another reviewer has to give the next one.',
+  },
   RESET_IN_PROGRESS: { title: 'A runtime reset is in progress', hint: 'Wait for the reset to finish, then try again.' },
   PLAN_STALE: { title: 'The runtime changed since the plan was previewed', hint: 'Preview again (dry run or estimate) and review the new plan before applying.' },
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
-import { decisionSheet, mailboxHistoryEntry, mailboxItem, mailboxPriority, mailboxStatus, subscriberSource } from '../records';
+import { decisionSheet, mailboxApproval, mailboxDeciders, mailboxHistoryEntry, mailboxItem, mailboxPriority, mailboxStatus, subscriberSource } from '../records';
 import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
 export const rejectReason = z.object({ code: z.string(), label: z.string() });
@@ -40,6 +40,9 @@ export const mailboxGet = defineMethod({
     emitted_payload: z.record(z.string(), z.unknown()).optional().describe('additive: the payload approval emitted'),
     emitted_event_id: z.string().optional().describe('additive: the event approval emitted'),
     reject_reasons: z.array(rejectReason).describe("additive: the reason codes a reject of this item's type may carry (from the bundle)"),
+    approvals: z.array(mailboxApproval).optional().describe('additive: the approvals given so far, oldest first'),
+    deciders: mailboxDeciders.optional().describe("additive: who may decide this item's type and how many distinct approvals it needs"),
+    run_started_by_user_id: z.string().optional().describe("additive: the person whose publish started the run, when the item's type keeps them from approving it"),
   }),
   errors: ['NOT_FOUND'],
   scope: 'read',
@@ -56,11 +59,13 @@ const decisionResult = z.object({
   idempotency_replayed: z.boolean(),
   mailbox_decision_id: z.string(),
   ok: z.boolean(),
-  status: mailboxStatus.describe("the item's status after the call"),
+  status: mailboxStatus.describe("the item's status after the call: still pending after an approval that is not the last one its type needs"),
   downstream_event_id: z.string().optional(),
   downstream_event_name: z.string().optional(),
   downstream_subscriber_source: subscriberSource.optional(),
   downstream_subscribers: z.array(z.string()).optional(),
+  approvals: z.array(mailboxApproval).optional().describe('additive: the approvals given so far, this one included'),
+  approvals_required: z.number().int().optional().describe("additive: how many distinct approvals the item's type needs"),
 });
 
 export const mailboxReject = defineMethod({
@@ -77,7 +82,7 @@ export const mailboxReject = defineMethod({
     idempotency_key: idempotencyKey,
   }),
   result: decisionResult,
-  errors: ['NOT_FOUND', 'MAILBOX_NOT_PENDING', 'RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  errors: ['NOT_FOUND', 'MAILBOX_NOT_PENDING', 'FORBIDDEN', 'RESET_IN_PROGRESS', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
   scope: 'mailbox:decide',
   mutating: true,
 });
@@ -105,6 +110,8 @@ export const mailboxApprove = defineMethod({
     'MAILBOX_NOT_PENDING',
     'STALE_DECISION_SHEET',
     'GATE_OVERRIDE_REQUIRED',
+    'ALREADY_APPROVED',
+    'FORBIDDEN',
     'RESET_IN_PROGRESS',
     'IDEMPOTENCY_CONFLICT',
     'IDEMPOTENCY_IN_PROGRESS',

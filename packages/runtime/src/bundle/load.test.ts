@@ -59,6 +59,31 @@ describe('bundle loader', () => {
     expect(() => loadBundle(path.join(dir, 'missing.yaml'))).toThrow(/missing\.yaml: \(file\): cannot read: ENOENT/);
   });
 
+  it('checks mailbox_types: opened type, known deciding roles, enough named approvers, an approval count', () => {
+    const withGate = (mailboxTypes: unknown) => {
+      const bundle = minimalBundle({ mailbox_types: mailboxTypes });
+      (bundle.nodes as any)['review-order'] = { kind: 'approval_gate', mailbox_type: 'order_review', source_flow: 'orders' };
+      (bundle.events as any)['order.placed'].subscribers.push({ type: 'node', id: 'review-order' });
+      return bundle;
+    };
+    expect(loadError(withGate({ order_reveiw: {} }))).toMatchObject({ at: 'mailbox_types.order_reveiw', problem: 'no approval_gate node opens "order_reveiw" items' });
+    expect(loadError(withGate({ order_review: { deciders: { roles: ['auditor'] } } }))).toMatchObject({
+      at: 'mailbox_types.order_review.deciders.roles[0]',
+      problem: 'unknown role "auditor" (one of viewer, reviewer, operator, admin)',
+    });
+    expect(loadError(withGate({ order_review: { deciders: { roles: ['viewer'] } } })).problem).toBe('role "viewer" cannot decide mailbox items (it lacks mailbox:decide)');
+    expect(loadError(withGate({ order_review: { deciders: {} } })).at).toBe('mailbox_types.order_review.deciders');
+    expect(loadError(withGate({ order_review: { deciders: { users: ['usr_a', 'usr_a'] }, approvals_required: 2 } }))).toMatchObject({
+      at: 'mailbox_types.order_review.approvals_required',
+      problem: 'needs 2 distinct approvers but only 1 user(s) may decide',
+    });
+    expect(loadError(withGate({ order_review: { approvals_required: 0 } })).at).toBe('mailbox_types.order_review.approvals_required');
+    const file = writeBundle(tempDir(), withGate({ order_review: { deciders: { roles: ['reviewer'], users: ['usr_a'] }, approvals_required: 2 } }));
+    expect(loadBundle(file).definition.mailbox_types.order_review).toEqual({ deciders: { roles: ['reviewer'], users: ['usr_a'] }, approvals_required: 2 });
+    // The demo bundle's fraud reviews need two people.
+    expect(loadBundle(DEFAULT_BUNDLE_PATH).definition.mailbox_types.fraud_review?.approvals_required).toBe(2);
+  });
+
   it('gives the same fingerprint for the same content regardless of key order and format', () => {
     const a = minimalBundle();
     const reversed = Object.fromEntries(Object.entries(a).reverse());

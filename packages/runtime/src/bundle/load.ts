@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '@switchboard/contract';
+import { canonicalJson, isRole, roleScopes, ROLES } from '@switchboard/contract';
 import { parse as parseYaml } from 'yaml';
 import { parseCondition } from '../conditions';
 import { checkPayloadSchema } from '../payload-schema';
@@ -82,6 +82,7 @@ function withLookupTables(b: BundleDefinition): BundleDefinition {
     tool_servers: lookupTable(b.tool_servers),
     approval_routes: lookupTable(b.approval_routes),
     reject_reasons: lookupTable(b.reject_reasons),
+    mailbox_types: lookupTable(b.mailbox_types),
   };
 }
 
@@ -142,6 +143,21 @@ function checkReferences(file: string, b: BundleDefinition): void {
   });
   for (const [type, route] of Object.entries(b.approval_routes)) {
     if (!b.events[route.emit]) fail(`approval_routes.${type}.emit`, `unknown event "${route.emit}"`);
+  }
+  const openedTypes = new Set(Object.values(b.nodes).flatMap((n) => (n.kind === 'approval_gate' ? [n.mailbox_type] : [])));
+  for (const [type, policy] of Object.entries(b.mailbox_types)) {
+    const at = `mailbox_types.${type}`;
+    if (!openedTypes.has(type)) fail(at, `no approval_gate node opens "${type}" items`);
+    const deciders = policy.deciders;
+    if (!deciders) continue;
+    if (deciders.roles.length === 0 && deciders.users.length === 0) fail(`${at}.deciders`, 'name at least one role or user, or leave deciders out to let every reviewer decide');
+    deciders.roles.forEach((r, i) => {
+      if (!isRole(r)) fail(`${at}.deciders.roles[${i}]`, `unknown role "${r}" (one of ${ROLES.join(', ')})`);
+      else if (!roleScopes[r].includes('mailbox:decide')) fail(`${at}.deciders.roles[${i}]`, `role "${r}" cannot decide mailbox items (it lacks mailbox:decide)`);
+    });
+    if (deciders.roles.length === 0 && new Set(deciders.users).size < policy.approvals_required) {
+      fail(`${at}.approvals_required`, `needs ${policy.approvals_required} distinct approvers but only ${new Set(deciders.users).size} user(s) may decide`);
+    }
   }
   for (const [typeName, et] of Object.entries(b.entity_types)) {
     if (!et.states.includes(et.initial_state)) fail(`entity_types.${typeName}.initial_state`, `"${et.initial_state}" is not in states`);

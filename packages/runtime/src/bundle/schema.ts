@@ -124,6 +124,24 @@ export const entityTypeSchema = z.strictObject({
   managed_container: z.boolean().default(false),
 });
 
+/**
+ * Who may decide items of one mailbox type and how many distinct people must approve. Without
+ * `deciders`, anyone whose role grants mailbox decisions may decide; with it, a person qualifies
+ * by holding one of the listed roles (exactly, so "reviewer" alone keeps operators out) or by
+ * being one of the listed users. For a declared type, the person who started an item's run may
+ * not approve it.
+ */
+export const mailboxTypeSchema = z.strictObject({
+  description: z.string().optional(),
+  deciders: z
+    .strictObject({
+      roles: z.array(z.string().min(1)).default([]),
+      users: z.array(z.string().min(1)).default([]),
+    })
+    .optional(),
+  approvals_required: z.number().int().min(1).max(10).default(1),
+});
+
 export const toolServerSchema = z.strictObject({
   protocol: z.literal('mcp'),
   description: z.string().optional(),
@@ -154,6 +172,8 @@ export const bundleSchema = z.strictObject({
   tool_servers: z.record(name, toolServerSchema).default({}),
   /** mailbox item type → the event approval emits */
   approval_routes: z.record(name, z.strictObject({ emit: name })).default({}),
+  /** mailbox item type → who may decide it and how many approvals it needs (default: any decider, one approval) */
+  mailbox_types: z.record(name, mailboxTypeSchema).default({}),
   /** mailbox item type → the reason codes a reject of it may carry (counted and filtered by code) */
   reject_reasons: z
     .record(name, z.array(z.strictObject({ code: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a lower_snake_case code'), label: z.string().min(1).max(200) })).min(1))
@@ -164,5 +184,6 @@ export type BundleDefinition = z.output<typeof bundleSchema>;
 export type NodeDefinition = z.output<typeof nodeSchema>;
 export type AgentDefinition = z.output<typeof agentSchema>;
 export type EntityTypeDefinition = z.output<typeof entityTypeSchema>;
+export type MailboxTypeDefinition = z.output<typeof mailboxTypeSchema>;
 export type ToolServerDefinition = z.output<typeof toolServerSchema>;
 export type ScriptRule = z.output<typeof scriptRuleSchema>;

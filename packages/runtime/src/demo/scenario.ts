@@ -7,10 +7,13 @@
  * human operator.
  */
 import type { ActivityTotals } from '@switchboard/store';
+import type { Decider } from '../mailbox';
 import type { Runtime } from '../runtime';
 import { demoTicket } from './tickets';
 
 export const DEMO_ACTOR = 'demo';
+/** The scenario decides as a person of its own, an admin, so the bundle's decider rules apply to it too. */
+const DEMO_DECIDER: Decider = { userId: DEMO_ACTOR, userName: 'Demo scenario', role: 'admin' };
 
 export interface DemoScenarioOptions {
   tickets?: number;
@@ -54,6 +57,7 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
       reason: `Within the ${REFUND_LIMIT} EUR agent refund limit`,
       expected_entity_revision: sheet.entity_context.entity?.entity.revision,
       actorTokenId: DEMO_ACTOR,
+      decider: DEMO_DECIDER,
     });
     approved++;
   }
@@ -63,6 +67,7 @@ export async function runDemoScenario(runtime: Runtime, options: DemoScenarioOpt
       reason: 'Above the refund limit; offered store credit instead',
       reason_code: 'outside_policy',
       actorTokenId: DEMO_ACTOR,
+      decider: DEMO_DECIDER,
     });
     rejected++;
   }

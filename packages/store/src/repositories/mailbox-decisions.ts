@@ -1,14 +1,16 @@
 /**
  * Mailbox writes: items opened with their history, decisions as conditional updates (only a
- * pending item is decided, so of two concurrent decisions one wins) with their history entries.
+ * pending item is decided, so of two concurrent decisions one wins) with their history entries,
+ * and per-person approvals counted under the item's row lock (see countApproval).
  */
-import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { Database, MailboxHistoryTable, MailboxItemsTable } from '../schema';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Database, MailboxApprovalsTable, MailboxHistoryTable, MailboxItemsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import type { MailboxItemRow } from './mailbox-reads';
 export type NewMailboxItemRow = Omit<Insertable<MailboxItemsTable>, 'seq'>;
 export type NewMailboxHistoryRow = Omit<Insertable<MailboxHistoryTable>, 'seq'>;
+export type MailboxApprovalRow = Selectable<MailboxApprovalsTable>;
 
 export class MailboxDecisionRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -52,5 +54,47 @@ export class MailboxDecisionRepository {
   async setEmittedEvent(tx: StoreTx, mailboxId: string, eventId: string): Promise<void> {
     markChange(tx, 'mailbox');
     await executorOf(tx).updateTable('mailbox_items').set({ emitted_event_id: eventId }).where('mailbox_id', '=', mailboxId).execute();
+  }
+
+  /**
+   * Counts one more approval of a pending item and returns the new count; undefined when the item
+   * is no longer pending. The conditional UPDATE takes the item's row lock until the transaction
+   * ends: a concurrent approval (on any node) waits, then counts on top of this one's committed
+   * count, or finds the item decided. So exactly one approval sees the count reach what the type
+   * requires, and everything read after this call sees the other approvals already committed.
+   */
+  async countApproval(tx: StoreTx, mailboxId: string): Promise<number | undefined> {
+    const row = await executorOf(tx)
+      .updateTable('mailbox_items')
+      .set((eb) => ({ approvals_count: eb('approvals_count', '+', 1) }))
+      .where('mailbox_id', '=', mailboxId)
+      .where('status', '=', 'pending')
+      .returning('approvals_count')
+      .executeTakeFirst();
+    if (!row) return undefined;
+    markChange(tx, 'mailbox');
+    return Number(row.approvals_count);
+  }
+
+  async addApproval(tx: StoreTx, approval: MailboxApprovalRow): Promise<void> {
+    markChange(tx, 'mailbox');
+    await executorOf(tx).insertInto('mailbox_approvals').values(approval).execute();
+  }
+
+  /** An item's approvals so far, oldest first. */
+  approvals(mailboxId: string, tx?: StoreTx): Promise<MailboxApprovalRow[]> {
+    return (tx ? executorOf(tx) : this.db)
+      .selectFrom('mailbox_approvals')
+      .selectAll()
+      .where('mailbox_id', '=', mailboxId)
+      .orderBy('approved_at')
+      .orderBy('user_id')
+      .execute();
+  }
+
+  /** The person whose publish started a run; null when unknown. */
+  async runStartedBy(runId: string, tx?: StoreTx): Promise<string | null> {
+    const row = await (tx ? executorOf(tx) : this.db).selectFrom('runs').select('started_by_user_id').where('run_id', '=', runId).executeTakeFirst();
+    return row?.started_by_user_id ?? null;
   }
 }

@@ -128,6 +128,8 @@ export class ResetRepository {
     // Children before parents, so a foreign key added later would not break the order.
     const order: RemovedTable[] = ['turns', 'conversations', 'mailbox_history', 'mailbox_items', 'dead_letters', 'deliveries', 'ingress_queue', 'logs', 'events', 'entities', 'runs'];
     const db = executorOf(tx) as Kysely<any>;
+    // Approvals belong to their mailbox items (counted with them), so they go first and uncounted.
+    await db.deleteFrom('mailbox_approvals').execute();
     for (const table of order) {
       deleted[table] = 0;
       if (this.engine === 'postgres') {

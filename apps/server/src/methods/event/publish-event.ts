@@ -11,7 +11,7 @@ import type { HandlerContext } from '../../rpc/handler';
 export async function publishEvent(params: Params<'event.publish'>, ctx: HandlerContext): Promise<Result<'event.publish'>> {
   const toResult = (published: PublishResult): Result<'event.publish'> => ({ run_id: published.run_id, status: published.status, event_id: published.event_id });
   const published = await ctx.runtime.publish(
-    { event_name: params.event_name, payload: params.payload, entity_id: params.entity_id, bundle_ref: params.bundle_ref, source: 'api' },
+    { event_name: params.event_name, payload: params.payload, entity_id: params.entity_id, bundle_ref: params.bundle_ref, source: 'api', startedByUserId: ctx.principal.userId },
     ctx.keyedCall?.answerWith(toResult),
   );
   return toResult(published);

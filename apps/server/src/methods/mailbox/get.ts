@@ -11,6 +11,7 @@ export const mailboxGet: Handler<'mailbox.get'> = async (params, ctx) => {
   const decision_sheet = await ctx.runtime.decisionSheet(params.mailbox_id);
   const decided = found.item.decided_sheet ? (JSON.parse(found.item.decided_sheet) as DecisionSheet) : undefined;
   const emitted = parseJsonObject(found.item.emitted_payload);
+  const approval = await ctx.runtime.mailbox.approvalState(found.item);
   return {
     item,
     history: found.history.map(toMailboxHistoryEntry),
@@ -20,5 +21,8 @@ export const mailboxGet: Handler<'mailbox.get'> = async (params, ctx) => {
     ...(emitted ? { emitted_payload: emitted } : {}),
     ...(found.item.emitted_event_id ? { emitted_event_id: found.item.emitted_event_id } : {}),
     reject_reasons: ctx.runtime.mailbox.rejectReasons(found.item.type),
+    approvals: approval.approvals,
+    deciders: approval.deciders,
+    ...(approval.run_started_by_user_id ? { run_started_by_user_id: approval.run_started_by_user_id } : {}),
   };
 };

@@ -13,10 +13,12 @@ import { JsonTree } from '../../ui/JsonTree';
 import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { approvalProgress, approveUnavailable } from './approval-rules';
 import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
+import { useViewer } from './use-viewer';
 import './MailboxReview.css';
 
 type Review = Result<'mailbox.get'>;
@@ -64,6 +66,9 @@ function ReviewBody({
 }) {
   const { item, history, decision_sheet: sheet } = review;
   const decisionEntry = [...history].reverse().find((h) => h.action !== 'created');
+  const viewer = useViewer();
+  const progress = approvalProgress(review);
+  const cannotApprove = approveUnavailable(review, viewer);
   return (
     <div className="review" data-testid="mailbox-review" data-status={item.status}>
       <dl className="kv">
@@ -99,9 +104,24 @@ function ReviewBody({
 
       {outcome && <OutcomeNotice outcome={outcome} onNext={onNext} />}
 
+      {progress && (
+        <p className="approval-progress" data-testid="approval-progress">
+          <strong>{progress.text}</strong>
+          {progress.names.length > 0 && <> · approved by {progress.names.join(', ')}</>}
+        </p>
+      )}
+
       {item.status === 'pending' ? (
         <div className="decision-bar" role="group" aria-label="Decision">
-          <button type="button" className="btn btn-primary" onClick={() => onDecide('approve')} data-testid="approve-button">
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => onDecide('approve')}
+            disabled={cannotApprove !== null}
+            title={cannotApprove ?? undefined}
+            aria-describedby={cannotApprove ? 'approve-unavailable' : undefined}
+            data-testid="approve-button"
+          >
             Approve…
           </button>
           <button type="button" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
@@ -110,6 +130,11 @@ function ReviewBody({
           <span className="muted small kbd-hint">
             <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>j</kbd>/<kbd>k</kbd> next/previous
           </span>
+          {cannotApprove && (
+            <p id="approve-unavailable" className="approve-unavailable small" data-testid="approve-unavailable">
+              {cannotApprove}
+            </p>
+          )}
         </div>
       ) : (
         <div className={`decided decided-${item.status}`} data-testid="decided">
@@ -163,6 +188,10 @@ function OutcomeNotice({ outcome, onNext }: { outcome: DecisionOutcome; onNext: 
       {outcome.mode === 'reject' ? (
         <p>
           <strong>Rejected.</strong> No downstream event was emitted.
+        </p>
+      ) : outcome.status === 'pending' ? (
+        <p>
+          <strong>Approval recorded.</strong> {outcome.approvals?.length ?? 1} of {outcome.approvals_required ?? 2} approvals: the item stays pending until someone else approves it; nothing was emitted yet.
         </p>
       ) : outcome.downstream_event_id ? (
         <p>

@@ -17,6 +17,8 @@ import { MailboxQueue } from './MailboxQueue';
 import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { approveUnavailable } from './approval-rules';
+import { useViewer } from './use-viewer';
 import './MailboxScreen.css';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
@@ -70,11 +72,15 @@ export default function MailboxScreen() {
     return after ?? items.find((i) => i.status === 'pending' && i.mailbox_id !== mailboxId);
   }, [items, index, mailboxId]);
 
+  const viewer = useViewer();
   const decide = useCallback(
     (mode: DecisionMode) => {
-      if (review.data?.item.status === 'pending') setDialog({ mode, snapshot: review.data });
+      if (review.data?.item.status !== 'pending') return;
+      // The approve button says why it is unavailable; the shortcut does not open what it would refuse.
+      if (mode === 'approve' && approveUnavailable(review.data, viewer)) return;
+      setDialog({ mode, snapshot: review.data });
     },
-    [review.data],
+    [review.data, viewer],
   );
 
   useEffect(() => {
