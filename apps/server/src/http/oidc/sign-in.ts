@@ -51,7 +51,8 @@ export interface OidcSignInDeps {
 
 /** A console path of this origin: never another host (`//evil`, `/\evil`) nor an API route. */
 function consolePath(value: string | undefined): string {
-  if (!value || value.length > 2048 || !/^\/(?![/\\])/.test(value) || /[\u0000-\u001f]/.test(value) || value.startsWith('/v1/')) return '/';
+  const controlCharacter = [...value ?? ''].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+  if (!value || value.length > 2048 || !/^\/(?![/\\])/.test(value) || controlCharacter || value.startsWith('/v1/')) return '/';
   return value;
 }
 
