@@ -5,6 +5,7 @@
  * the required group is sent back to the sign-in with the reason.
  */
 import type { Page } from '@playwright/test';
+import { seriousViolations } from '../console-checks';
 import { startOidcProvider, type TestOidcProvider } from '../oidc-provider';
 import { expect, test } from '../fixtures';
 import { ServerProcess, freePort } from '../server-process';
@@ -91,4 +92,6 @@ test('a person outside the required group is sent back to the sign-in with the r
   // Still at the page she came for, without the reason in the address (a reload does not repeat it).
   await expect(page).toHaveURL(`${server.url}/incidents`);
   expect((await sessionIn(page)).status).toBe(401);
+  // The sign-in card with the button and the reason is as accessible as the token-only one.
+  expect(await seriousViolations(page)).toEqual([]);
 });

@@ -143,6 +143,26 @@ describe('signing in with OpenID Connect', () => {
     await server.store.users.update(ada!.id, { disabled: false });
   });
 
+  it('refuses a sign-in that would demote the last enabled admin, and keeps them admin', async () => {
+    provider.accounts.ada!.groups = ['switchboard', 'sb-admins'];
+    await new SignInWalker(server.url).signIn('ada');
+    const ada = (await server.store.users.findByOidcSubject(subjectOf('ada')))!;
+    // Every other admin (the test token's person) disabled: ada is the last one.
+    const others = (await server.store.users.list()).filter((u) => u.role === 'admin' && !u.disabled && u.id !== ada.id);
+    for (const u of others) await server.store.users.update(u.id, { disabled: true });
+    try {
+      provider.accounts.ada!.groups = ['switchboard', 'sb-operators'];
+      const walker = new SignInWalker(server.url);
+      const landed = await walker.signIn('ada');
+      expect(landed.searchParams.get(SIGN_IN_ERROR_PARAM)).toBe('last_admin');
+      expect(walker.sessionCookie).toBeUndefined();
+      expect((await server.store.users.get(ada.id))?.role).toBe('admin');
+    } finally {
+      for (const u of others) await server.store.users.update(u.id, { disabled: false });
+      provider.accounts.ada!.groups = ['switchboard', 'sb-admins'];
+    }
+  });
+
   it("signs out: the session ends and the answer names the provider's end-session URL", async () => {
     const walker = new SignInWalker(server.url);
     await walker.signIn('rita');
