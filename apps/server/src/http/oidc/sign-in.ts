@@ -140,7 +140,14 @@ export class OidcSignIn {
     deleteCookie(c, FLOW_COOKIE, { path: OIDC_CALLBACK_PATH, secure: protocolOf(c) === 'https' });
     c.header('Cache-Control', 'no-store');
     const returnTo = flow?.returnTo ?? '/';
-    const outcome = await this.complete(c, flow);
+    let outcome: SignInOutcome;
+    try {
+      outcome = await this.complete(c, flow);
+    } catch (err) {
+      // A browser navigation: back to the sign-in with a reason, not a JSON error page.
+      this.deps.logger.error('OpenID Connect sign-in failed', { correlation_id: c.get('correlationId'), error: (err as Error).message });
+      outcome = { ok: false, code: 'failed', detail: 'the sign-in could not be recorded' };
+    }
     if (!outcome.ok) {
       c.set('authFailure', `OpenID Connect sign-in refused (${outcome.code}): ${outcome.detail}`);
       this.deps.logger.warn('OpenID Connect sign-in refused', { correlation_id: c.get('correlationId'), reason: outcome.code, detail: outcome.detail });
