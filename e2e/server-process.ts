@@ -26,6 +26,8 @@ export async function freePort(): Promise<number> {
 
 export interface ServerOptions {
   token?: string;
+  /** A port chosen beforehand (when the URL must be known before the start, as a sign-in callback's is); a free one otherwise. */
+  port?: number;
   heartbeatMs?: number;
   env?: Record<string, string>;
 }
@@ -44,7 +46,7 @@ export class ServerProcess {
 
   static async start(opts: ServerOptions = {}): Promise<ServerProcess> {
     const server = new ServerProcess(opts);
-    server.port = await freePort();
+    server.port = opts.port ?? (await freePort());
     await server.startProcess();
     return server;
   }

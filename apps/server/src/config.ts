@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { ROLES, isRole, type Role } from '@switchboard/contract';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -50,6 +51,16 @@ const schema = z.object({
   SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100).default(30_000),
   SWITCHBOARD_HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.min(100).default(5_000),
   SWITCHBOARD_HTTP_MAX_CONNECTIONS: positiveInt.default(4096),
+  SWITCHBOARD_OIDC_ISSUER: z.string().optional(),
+  SWITCHBOARD_OIDC_CLIENT_ID: z.string().optional(),
+  SWITCHBOARD_OIDC_CLIENT_SECRET: z.string().optional(),
+  SWITCHBOARD_OIDC_REDIRECT_URL: z.string().optional(),
+  SWITCHBOARD_OIDC_SCOPES: z.string().optional(),
+  SWITCHBOARD_OIDC_ROLE_CLAIM: z.string().optional(),
+  SWITCHBOARD_OIDC_ROLE_MAP: z.string().optional(),
+  SWITCHBOARD_OIDC_DEFAULT_ROLE: z.string().optional(),
+  SWITCHBOARD_OIDC_REQUIRED_CLAIM: z.string().optional(),
+  SWITCHBOARD_OIDC_BUTTON_LABEL: z.string().max(80).optional(),
   SWITCHBOARD_TEST_FAILPOINT: z
     .string()
     .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
@@ -102,14 +113,39 @@ export interface Config {
     /** Open connections (HTTP and WebSocket); further ones are refused. */
     maxConnections: number;
   };
+  /** Signing in with OpenID Connect; undefined when not configured (token paste only). */
+  oidc?: OidcConfig;
   /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
   killAfterEffect?: number;
+}
+
+/** The callback path the redirect URL must point at (the route the server serves). */
+export const OIDC_CALLBACK_PATH = '/v1/auth/oidc/callback';
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Registered at the provider; its origin is also where sign-out returns to. */
+  redirectUrl: string;
+  /** Space-separated scopes requested; `openid` is always among them. */
+  scopes: string;
+  /** The claim whose values map to roles (e.g. `groups`). */
+  roleClaim: string;
+  /** Claim value -> role; a person holding several mapped values gets the highest role. */
+  roleMap: ReadonlyMap<string, Role>;
+  /** The role of a person with no mapped value; without one such a person is refused. */
+  defaultRole?: Role;
+  /** Only people whose claim holds this value may sign in. */
+  requiredClaim?: { name: string; value: string };
+  /** The console's sign-in button. */
+  buttonLabel: string;
 }
 
 export class ConfigError extends Error {}
 
 /** Never echoed back in an error message. */
-const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_KEY', 'SWITCHBOARD_DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_KEY', 'SWITCHBOARD_DATABASE_URL', 'SWITCHBOARD_OIDC_CLIENT_SECRET']);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `PORT=` in an env file means "not set", not 0 (which z.coerce.number would make of it).
@@ -131,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  SWITCHBOARD_NODE_DEAD_AFTER_MS: must be at least twice SWITCHBOARD_NODE_BEAT_MS (got ${e.SWITCHBOARD_NODE_DEAD_AFTER_MS} with a beat of ${e.SWITCHBOARD_NODE_BEAT_MS})`,
     );
   }
+  const oidc = oidcConfigOf(e);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -165,6 +202,116 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: e.SWITCHBOARD_HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.SWITCHBOARD_HTTP_MAX_CONNECTIONS,
     },
+    oidc,
     killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
+}
+
+const OIDC_REQUIRED = ['SWITCHBOARD_OIDC_ISSUER', 'SWITCHBOARD_OIDC_CLIENT_ID', 'SWITCHBOARD_OIDC_CLIENT_SECRET', 'SWITCHBOARD_OIDC_REDIRECT_URL'] as const;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * OpenID Connect is on when any SWITCHBOARD_OIDC_* variable is set, and then must be complete: a
+ * half-configured sign-in would otherwise surface as a failing button, not as a clear start error.
+ */
+function oidcConfigOf(e: Env): OidcConfig | undefined {
+  const set = (Object.keys(e) as (keyof Env)[]).filter((k) => k.startsWith('SWITCHBOARD_OIDC_') && e[k] !== undefined);
+  if (set.length === 0) return undefined;
+  const problems: string[] = [];
+  for (const name of OIDC_REQUIRED) {
+    if (e[name] === undefined) problems.push(`  ${name}: required when OpenID Connect is configured (${set.join(', ')} set)`);
+  }
+  const issuer = e.SWITCHBOARD_OIDC_ISSUER === undefined ? undefined : checkedWebUrl(e.SWITCHBOARD_OIDC_ISSUER, 'SWITCHBOARD_OIDC_ISSUER', problems);
+  if (issuer && (issuer.search || issuer.hash)) problems.push(`  SWITCHBOARD_OIDC_ISSUER: must be the issuer URL without a query or fragment (got ${JSON.stringify(e.SWITCHBOARD_OIDC_ISSUER)})`);
+  const redirect = e.SWITCHBOARD_OIDC_REDIRECT_URL === undefined ? undefined : checkedWebUrl(e.SWITCHBOARD_OIDC_REDIRECT_URL, 'SWITCHBOARD_OIDC_REDIRECT_URL', problems);
+  if (redirect && (redirect.pathname !== OIDC_CALLBACK_PATH || redirect.search || redirect.hash)) {
+    problems.push(`  SWITCHBOARD_OIDC_REDIRECT_URL: must end in ${OIDC_CALLBACK_PATH}, e.g. https://switchboard.example.com${OIDC_CALLBACK_PATH} (got ${JSON.stringify(e.SWITCHBOARD_OIDC_REDIRECT_URL)})`);
+  }
+  const roleMap = parseRoleMap(e.SWITCHBOARD_OIDC_ROLE_MAP, problems);
+  const defaultRole = e.SWITCHBOARD_OIDC_DEFAULT_ROLE;
+  if (defaultRole !== undefined && !isRole(defaultRole)) {
+    problems.push(`  SWITCHBOARD_OIDC_DEFAULT_ROLE: must be one of ${ROLES.join(', ')} (got ${JSON.stringify(defaultRole)})`);
+  }
+  if (!e.SWITCHBOARD_OIDC_ROLE_MAP && defaultRole === undefined) {
+    problems.push('  SWITCHBOARD_OIDC_ROLE_MAP: required unless SWITCHBOARD_OIDC_DEFAULT_ROLE is set (otherwise nobody could sign in), e.g. "sb-admins=admin,sb-operators=operator"');
+  }
+  let requiredClaim: OidcConfig['requiredClaim'];
+  if (e.SWITCHBOARD_OIDC_REQUIRED_CLAIM !== undefined) {
+    const eq = e.SWITCHBOARD_OIDC_REQUIRED_CLAIM.indexOf('=');
+    const name = e.SWITCHBOARD_OIDC_REQUIRED_CLAIM.slice(0, eq).trim();
+    const value = e.SWITCHBOARD_OIDC_REQUIRED_CLAIM.slice(eq + 1).trim();
+    if (eq < 0 || !name || !value) {
+      problems.push(`  SWITCHBOARD_OIDC_REQUIRED_CLAIM: must be claim=value, e.g. groups=switchboard (got ${JSON.stringify(e.SWITCHBOARD_OIDC_REQUIRED_CLAIM)})`);
+    } else requiredClaim = { name, value };
+  }
+  const scopes = new Set((e.SWITCHBOARD_OIDC_SCOPES ?? 'openid profile email').split(/\s+/).filter(Boolean));
+  scopes.add('openid');
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
+  return {
+    issuer: e.SWITCHBOARD_OIDC_ISSUER!,
+    clientId: e.SWITCHBOARD_OIDC_CLIENT_ID!,
+    clientSecret: e.SWITCHBOARD_OIDC_CLIENT_SECRET!,
+    redirectUrl: redirect!.href,
+    scopes: [...scopes].join(' '),
+    roleClaim: e.SWITCHBOARD_OIDC_ROLE_CLAIM?.trim() || 'groups',
+    roleMap,
+    defaultRole: defaultRole as Role | undefined,
+    requiredClaim,
+    buttonLabel: e.SWITCHBOARD_OIDC_BUTTON_LABEL?.trim() || 'Sign in with single sign-on',
+  };
+}
+
+/** An https URL, or http on this machine (development and tests); adds a problem line otherwise. */
+function checkedWebUrl(value: string, name: string, problems: string[]): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`  ${name}: must be a URL (got ${JSON.stringify(value.slice(0, 80))})`);
+    return undefined;
+  }
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+  if (!secure) {
+    problems.push(`  ${name}: must be an https URL (http only for localhost) (got ${JSON.stringify(value.slice(0, 80))})`);
+    return undefined;
+  }
+  return url;
+}
+
+/**
+ * "value=role,value=role", split at each pair's last "=" (a group name may hold one), or a JSON
+ * object {"value": "role"} for values that contain commas (LDAP distinguished names).
+ */
+function parseRoleMap(value: string | undefined, problems: string[]): Map<string, Role> {
+  const map = new Map<string, Role>();
+  if (value === undefined) return map;
+  let pairs: [string, unknown][];
+  if (value.trim().startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      pairs = Object.entries(parsed);
+    } catch {
+      problems.push('  SWITCHBOARD_OIDC_ROLE_MAP: starts with "{" but is not a JSON object of claim value to role');
+      return map;
+    }
+  } else {
+    pairs = value
+      .split(',')
+      .map((pair) => pair.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const eq = pair.lastIndexOf('=');
+        return eq < 0 ? [pair, undefined] : [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+      });
+  }
+  for (const [claimValue, role] of pairs) {
+    if (!claimValue || !isRole(role)) {
+      problems.push(`  SWITCHBOARD_OIDC_ROLE_MAP: each entry must be claimvalue=role with a role among ${ROLES.join(', ')} (got ${JSON.stringify(`${claimValue}=${String(role ?? '')}`)})`);
+      continue;
+    }
+    map.set(claimValue, role);
+  }
+  if (pairs.length === 0) problems.push('  SWITCHBOARD_OIDC_ROLE_MAP: holds no entry; e.g. "sb-admins=admin,sb-operators=operator"');
+  return map;
 }

@@ -2,6 +2,7 @@
 import { BundleError } from '@switchboard/runtime';
 import { DataDirInUseError, DatabaseUnreachableError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
+import { OidcIssuerUnreachableError } from './http/oidc/discovery';
 import { createLogger } from './logger';
 import { startServer } from './server';
 
@@ -31,6 +32,10 @@ async function main(): Promise<void> {
     }
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       process.stderr.write(`switchboard: ${config.host}:${config.port} is already in use (set PORT to another port)\n`);
+      process.exit(2);
+    }
+    if (err instanceof OidcIssuerUnreachableError) {
+      process.stderr.write(`switchboard: ${err.message} (SWITCHBOARD_OIDC_ISSUER)\n`);
       process.exit(2);
     }
     if (err instanceof DatabaseUnreachableError) {

@@ -10,6 +10,8 @@ import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, t
 import { lockDataDir, Store, hashSecret, type ChangeListener, type Clock } from '@switchboard/store';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { discoverIssuer } from './http/oidc/discovery';
+import { OidcSignIn } from './http/oidc/sign-in';
 import { RateLimiter } from './http/rate-limiter';
 import type { Logger } from './logger';
 import { handlers } from './methods/registry';
@@ -68,6 +70,8 @@ async function ensureToken(store: Store, envToken: string | undefined, logger: L
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, logger } = options;
   let ready = false;
+  // First, before anything holds a folder or a connection: a wrong issuer stops the start in one line.
+  const oidcClient = config.oidc ? await discoverIssuer(config.oidc) : undefined;
   // Before anything touches the SQLite folder: a second server on it is refused, naming the holder.
   // Several servers may share one PostgreSQL database: each registers as a node (see NodeRegistry).
   const folderLock = config.databaseUrl ? { release: () => undefined } : lockDataDir(config.dataDir);
@@ -140,7 +144,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
-    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, isReady: () => ready });
+    const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger }) : undefined;
+    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
       const serverOptions = {

@@ -8,3 +8,4 @@ export * from './records';
 export * from './json-depth';
 export * from './limits';
 export * from './nul-text';
+export * from './sign-in';

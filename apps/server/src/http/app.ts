@@ -3,8 +3,8 @@
  * files. Routes only parse, authenticate and dispatch; methods do the work.
  */
 import { Hono, type Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { RpcError } from '@switchboard/contract';
+import { deleteCookie, getCookie } from 'hono/cookie';
+import { RpcError, type AuthConfig, type SignOutAnswer } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
@@ -24,6 +24,8 @@ import { protocolOf, requireAuth } from './middleware/require-auth';
 import { securityHeaders } from './middleware/security-headers';
 import type { RateLimiter } from './rate-limiter';
 import { serveConsole } from './console-static';
+import type { OidcSignIn } from './oidc/sign-in';
+import { setSessionCookie } from './session-cookie';
 import { retryableStoreError } from '../rpc/store-busy';
 
 export interface AppDeps {
@@ -36,6 +38,8 @@ export interface AppDeps {
   isReady: () => boolean;
   /** Per-token request budget, shared with the WebSocket transport. */
   limiter: RateLimiter;
+  /** Single sign-on, when configured. */
+  oidc?: OidcSignIn;
 }
 
 type Env = AppEnv;
@@ -103,13 +107,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: the person this token belongs to is disabled', { reason: 'user_disabled' });
     }
     const session = await store.webSessions.create(token.id, SESSION_TTL_MS);
-    setCookie(c, SESSION_COOKIE, session.secret, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      secure: protocolOf(c) === 'https',
-      expires: session.expiresAt,
-    });
+    setSessionCookie(c, session);
     c.set('principal', principal);
     return c.json({ ok: true, ...sessionBody(principal) });
   });
@@ -121,10 +119,22 @@ export function createApp(deps: AppDeps): Hono<Env> {
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: sign-out must come from this origin', { reason: 'origin_mismatch' });
     }
     const secret = getCookie(c, SESSION_COOKIE);
-    if (secret) await store.webSessions.destroy(secret);
+    let endSessionUrl: string | undefined;
+    if (secret) {
+      endSessionUrl = await deps.oidc?.endSessionUrl(c, secret);
+      await store.webSessions.destroy(secret);
+    }
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
-    return c.json({ ok: true });
+    const answer: SignOutAnswer = { ok: true, ...(endSessionUrl ? { end_session_url: endSessionUrl } : {}) };
+    return c.json(answer);
   });
+
+  // Read before sign-in: whether the console offers single sign-on, and how the button reads.
+  app.get('/v1/auth/config', (c) => {
+    const answer: AuthConfig = { oidc: deps.oidc?.authConfig() ?? null };
+    return c.json(answer);
+  });
+  if (deps.oidc) app.route('/v1/auth/oidc', deps.oidc.routes());
 
   app.get('/v1/auth/session', authenticated, (c) => {
     return c.json(sessionBody(c.get('principal')));

@@ -3,7 +3,7 @@
  * browser sign-in routes. Only types come from the contract (`import type`), so zod never reaches
  * the bundle; the server validates every call anyway.
  */
-import type { MethodName, ParamsInput, Result, RpcErrorData } from '@switchboard/contract';
+import type { AuthConfig, MethodName, ParamsInput, Result, RpcErrorData, SignOutAnswer } from '@switchboard/contract';
 
 /** A failed call, normalised: JSON-RPC errors, HTTP failures and network failures all end up here. */
 export class ApiError extends Error {
@@ -118,6 +118,20 @@ export async function signIn(token: string): Promise<SessionInfo['token']> {
   return json.token;
 }
 
-export async function signOut(): Promise<void> {
-  await postJson('/v1/auth/logout', {});
+/** Ends the session; for a single sign-on session, the answer may name the provider's sign-out page. */
+export async function signOut(): Promise<SignOutAnswer | undefined> {
+  const { json } = await postJson<SignOutAnswer>('/v1/auth/logout', {});
+  return json;
+}
+
+/** How this server lets people sign in (read before sign-in). */
+export async function fetchAuthConfig(): Promise<AuthConfig> {
+  let response: Response;
+  try {
+    response = await fetch('/v1/auth/config', { credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(NETWORK_ERROR, 'The server could not be reached', { retryable: true });
+  }
+  if (!response.ok) throw new ApiError('INTERNAL', `Could not read the sign-in options (HTTP ${response.status})`, { retryable: true });
+  return (await response.json()) as AuthConfig;
 }
