@@ -26,6 +26,7 @@ import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
 import './EventBrowser.css';
+import { GuardedButton } from '../../ui/GuardedButton';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
   const [params, update] = useUrlState();
@@ -98,15 +99,15 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         <button type="button" className="btn btn-small" onClick={refresh} disabled={events.isFetching}>
           Refresh
         </button>
-        <button
-          type="button"
+        <GuardedButton
+          action={kind === 'redrive' ? 'event.redrive' : 'event.replay'}
           className="btn btn-small btn-primary"
           onClick={() => setRecoveryOpen(true)}
           disabled={!events.isSuccess || rows.length === 0}
           data-testid="open-recovery"
         >
           {pickedIds.size > 0 ? `${kind === 'redrive' ? 'Redrive' : 'Replay'} ${pickedIds.size} selected…` : kind === 'redrive' ? 'Redrive all matching…' : 'Replay all matching…'}
-        </button>
+        </GuardedButton>
         {pickedIds.size > 0 && (
           <button type="button" className="btn btn-small btn-quiet" onClick={() => setPicked({ filters: filterQuery, ids: new Set() })}>
             Clear selection

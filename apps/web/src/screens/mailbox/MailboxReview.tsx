@@ -18,6 +18,7 @@ import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet'
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import './MailboxReview.css';
+import { GuardedButton } from '../../ui/GuardedButton';
 
 type Review = Result<'mailbox.get'>;
 
@@ -101,12 +102,12 @@ function ReviewBody({
 
       {item.status === 'pending' ? (
         <div className="decision-bar" role="group" aria-label="Decision">
-          <button type="button" className="btn btn-primary" onClick={() => onDecide('approve')} data-testid="approve-button">
+          <GuardedButton action="mailbox.approve" className="btn btn-primary" onClick={() => onDecide('approve')} data-testid="approve-button">
             Approve…
-          </button>
-          <button type="button" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
+          </GuardedButton>
+          <GuardedButton action="mailbox.reject" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
             Reject…
-          </button>
+          </GuardedButton>
           <span className="muted small kbd-hint">
             <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>j</kbd>/<kbd>k</kbd> next/previous
           </span>

@@ -18,6 +18,7 @@ import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
 import './MailboxScreen.css';
+import { useCan } from '../../api/access';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
   const filter: MailboxFilter = {};
@@ -70,11 +71,12 @@ export default function MailboxScreen() {
     return after ?? items.find((i) => i.status === 'pending' && i.mailbox_id !== mailboxId);
   }, [items, index, mailboxId]);
 
+  const mayDecide = useCan('mailbox:decide').allowed;
   const decide = useCallback(
     (mode: DecisionMode) => {
-      if (review.data?.item.status === 'pending') setDialog({ mode, snapshot: review.data });
+      if (mayDecide && review.data?.item.status === 'pending') setDialog({ mode, snapshot: review.data });
     },
-    [review.data],
+    [review.data, mayDecide],
   );
 
   useEffect(() => {

@@ -12,6 +12,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useDialogKey } from '../../ui/Modal';
 import './OperationProgress.css';
+import { GuardedButton } from '../../ui/GuardedButton';
 
 export function remainingOf(op: Operation): number {
   return Math.max(0, op.counts.total - op.counts.done - op.counts.failed - op.counts.skipped);
@@ -102,15 +103,15 @@ export function OperationProgress({ operationId }: { operationId: string }) {
       )}
       {(op.status === 'running' || op.status === 'paused') && (
         <div>
-          <button
-            type="button"
+          <GuardedButton
+            action="operation.cancel"
             className="btn btn-small"
             disabled={cancel.isPending}
             onClick={() => cancel.mutate({ operation_id: op.operation_id, idempotency_key: key })}
             data-testid="cancel-operation"
           >
             {cancel.isPending ? 'Cancelling…' : 'Cancel operation'}
-          </button>
+          </GuardedButton>
           {cancel.error && <ErrorState compact error={cancel.error} />}
         </div>
       )}
