@@ -47,7 +47,11 @@ export function pathOf(hit: LookupHit): string | undefined {
 
 /** What an id names without a page of its own, in words (shown where the answer appears). */
 export function describeHit(hit: LookupHit): string {
-  if (hit.kind === 'token') return hit.name ? `Access token “${hit.name}” (${hit.id}). Tokens have no page.` : `Access token ${hit.id}. Tokens have no page.`;
+  if (hit.kind === 'token') {
+    const token = hit.name ? `Access token “${hit.name}” (${hit.id})` : `Access token ${hit.id}`;
+    const person = hit.user_name ? ` of ${hit.user_name}${hit.role ? ` (${hit.role})` : ''}` : '';
+    return `${token}${person}. Tokens have no page.`;
+  }
   return `${hit.kind} ${hit.id}`;
 }
 

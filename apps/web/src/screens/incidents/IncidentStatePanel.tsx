@@ -94,7 +94,12 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
             {' '}
             {incident.regressed ? 'resolved ' : 'since '}
             <RelativeTime iso={incident.state_changed_at} />
-            {incident.state_changed_by ? ` by ${incident.state_changed_by}` : ''}
+            {incident.state_changed_by && (
+              <>
+                {' by '}
+                <ActorLabel id={incident.state_changed_by} />
+              </>
+            )}
             {incident.regressed ? ', then it occurred again' : ''}
           </span>
         )}
