@@ -108,12 +108,16 @@ function UsersTable({ users, tokenLink }: { users: UserRecord[]; tokenLink: (use
               <th scope="col" className="hide-narrow">
                 Email
               </th>
-              <th scope="col">Role</th>
+              <th scope="col" className="col-role">
+                Role
+              </th>
               <th scope="col" className="hide-narrow">
                 Last seen
               </th>
-              <th scope="col">Status</th>
-              <th scope="col">
+              <th scope="col" className="col-status hide-narrow">
+                Status
+              </th>
+              <th scope="col" className="col-actions">
                 <span className="visually-hidden">Actions</span>
               </th>
             </tr>
@@ -142,7 +146,7 @@ function UsersTable({ users, tokenLink }: { users: UserRecord[]; tokenLink: (use
                     </select>
                   </td>
                   <td className="hide-narrow">{u.last_seen_at ? <RelativeTime iso={u.last_seen_at} /> : <span className="muted">never</span>}</td>
-                  <td>{u.disabled ? <StatusBadge value="disabled" tone="bad" /> : <StatusBadge value="enabled" tone="ok" />}</td>
+                  <td className="hide-narrow">{u.disabled ? <StatusBadge value="disabled" tone="bad" /> : <StatusBadge value="enabled" tone="ok" />}</td>
                   <td className="row-actions">
                     <button type="button" className="btn btn-small" disabled={busy} onClick={() => change(u, { disabled: !u.disabled })} data-testid="toggle-user">
                       {u.disabled ? 'Enable' : 'Disable'}

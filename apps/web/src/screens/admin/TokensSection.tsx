@@ -28,8 +28,10 @@ export function TokensTable({ tokens, people, onOwner }: { tokens: TokenRecord[]
               <th scope="col" className="hide-narrow">
                 Last used
               </th>
-              <th scope="col">Status</th>
-              <th scope="col">
+              <th scope="col" className="col-status">
+                Status
+              </th>
+              <th scope="col" className="col-actions">
                 <span className="visually-hidden">Actions</span>
               </th>
             </tr>
@@ -61,7 +63,7 @@ export function TokensTable({ tokens, people, onOwner }: { tokens: TokenRecord[]
                 <td className="row-actions">
                   {!t.revoked_at && (
                     <button type="button" className="btn btn-small btn-danger-outline" onClick={() => setRevoking(t)} data-testid="revoke-token">
-                      Revoke<span className="visually-hidden"> {t.name}</span>…
+                      Revoke…<span className="visually-hidden"> {t.name}</span>
                     </button>
                   )}
                 </td>

@@ -127,8 +127,8 @@ const OUTCOME_CHOICES = [
   { value: '', label: 'Any outcome' },
   { value: 'ok', label: 'Succeeded' },
   { value: 'error', label: 'Any error' },
-  { value: 'FORBIDDEN', label: 'Refused (FORBIDDEN)' },
-  { value: 'UNAUTHENTICATED', label: 'Not signed in (UNAUTHENTICATED)' },
+  { value: 'FORBIDDEN', label: 'Refused (forbidden)' },
+  { value: 'UNAUTHENTICATED', label: 'Unauthenticated' },
 ];
 
 function AuditFilterForm({ params, update }: { params: URLSearchParams; update: (patch: UrlPatch, opts?: { push?: boolean }) => void }) {
@@ -154,7 +154,7 @@ function AuditFilterForm({ params, update }: { params: URLSearchParams; update: 
     });
   };
   return (
-    <form className="filters" role="search" aria-label="Audit filters" onSubmit={submit}>
+    <form className="filters audit-filters" role="search" aria-label="Audit filters" onSubmit={submit}>
       <div className="field">
         <label htmlFor={ids.actor}>Actor (user or token id)</label>
         <input id={ids.actor} type="search" value={draft.actor} onChange={set('actor')} spellCheck={false} placeholder="usr_… or tok_…" data-testid="audit-actor" />
@@ -237,26 +237,36 @@ function AuditTable({ records, onActor }: { records: AuditRecord[]; onActor: (ac
                   )}
                 </td>
                 <td className="hide-narrow">{r.channel}</td>
-                <td>
+                <td className="method-cell">
                   <code title={r.correlation_id ? `correlation id ${r.correlation_id}` : undefined}>{r.method}</code>
-                </td>
-                <td className="hide-narrow targets-cell">
-                  {r.target_ids.length === 0 ? (
-                    <span className="muted">—</span>
-                  ) : (
-                    r.target_ids.map((t) => (
-                      <span key={t} className="target">
-                        <IdLink id={t} />
-                      </span>
-                    ))
+                  {/* On a phone the targets column gives way; the ids follow the method instead. */}
+                  {r.target_ids.length > 0 && (
+                    <div className="targets-inline">
+                      <Targets ids={r.target_ids} />
+                    </div>
                   )}
                 </td>
-                <td>{r.outcome === 'ok' ? <StatusBadge value="ok" tone="ok" /> : <StatusBadge value={r.outcome} tone={r.outcome === 'FORBIDDEN' || r.outcome === 'UNAUTHENTICATED' ? 'warn' : 'bad'} />}</td>
+                <td className="hide-narrow targets-cell">{r.target_ids.length === 0 ? <span className="muted">—</span> : <Targets ids={r.target_ids} />}</td>
+                <td title={r.outcome} data-testid="audit-outcome-cell">
+                  {r.outcome === 'ok' ? <StatusBadge value="ok" tone="ok" /> : <StatusBadge value={r.outcome} tone={r.outcome === 'FORBIDDEN' || r.outcome === 'UNAUTHENTICATED' ? 'warn' : 'bad'} />}
+                </td>
               </tr>
             );
           })}
         </tbody>
       </table>
     </div>
+  );
+}
+
+function Targets({ ids }: { ids: string[] }) {
+  return (
+    <>
+      {ids.map((t) => (
+        <span key={t} className="target">
+          <IdLink id={t} />
+        </span>
+      ))}
+    </>
   );
 }
