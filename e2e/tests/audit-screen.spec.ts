@@ -38,7 +38,7 @@ test('the Audit screen shows who rejected and who replayed, filters by actor, an
 
   // A target id opens its record, as "go to id" does.
   await page.goto(`/audit?target=${mailboxId}`);
-  await rejectRow.first().getByTestId('id-link').filter({ hasText: mailboxId }).click();
+  await rejectRow.first().getByTestId('id-link').filter({ hasText: mailboxId, visible: true }).click();
   await expect(page).toHaveURL(new RegExp(`/mailbox/${mailboxId}`));
   await expect(new MailboxReview(page).root).toBeVisible();
 });
