@@ -9,7 +9,7 @@ import { paths } from '../paths';
 
 export type LookupHit = Result<'runtime.lookup'>;
 
-/** Where each kind of record opens; undefined for a record with no page (a token). */
+/** Where each kind of record opens (a person: their actions in the audit trail); undefined for a token. */
 export function pathOf(hit: LookupHit): string | undefined {
   switch (hit.kind) {
     case 'event':
@@ -42,6 +42,8 @@ export function pathOf(hit: LookupHit): string | undefined {
       return paths.subscriber(hit.id);
     case 'token':
       return undefined;
+    case 'user':
+      return paths.actor(hit.id);
   }
 }
 

@@ -15,7 +15,8 @@ export type RecordKind =
   | 'operation'
   | 'node'
   | 'token'
-  | 'subscriber';
+  | 'subscriber'
+  | 'user';
 
 /** Event sources the runtime writes (`kind:id`), and the record kind the id after the colon names. */
 const SOURCE_KINDS: Record<string, RecordKind> = { node: 'subscriber', agent: 'agent', mailbox: 'mailbox', replay: 'operation' };
@@ -83,6 +84,10 @@ export class LookupRepository {
           .where('tokens.id', '=', id)
           .executeTakeFirst();
         return t ? { kind: 'token', id, name: t.name, user_id: t.user_id, user_name: t.display_name, role: t.role } : undefined;
+      },
+      async () => {
+        const u = await db.selectFrom('users').select(['id', 'display_name', 'role']).where('id', '=', id).executeTakeFirst();
+        return u ? { kind: 'user', id, user_id: u.id, user_name: u.display_name, role: u.role } : undefined;
       },
     ];
     for (const probe of probes) {
