@@ -19,6 +19,7 @@ import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import './MailboxReview.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import { useCan } from '../../api/access';
 
 type Review = Result<'mailbox.get'>;
 
@@ -64,6 +65,7 @@ function ReviewBody({
   onNext: (() => void) | undefined;
 }) {
   const { item, history, decision_sheet: sheet } = review;
+  const mayDecide = useCan('mailbox:decide').allowed;
   const decisionEntry = [...history].reverse().find((h) => h.action !== 'created');
   return (
     <div className="review" data-testid="mailbox-review" data-status={item.status}>
@@ -109,7 +111,12 @@ function ReviewBody({
             Reject…
           </GuardedButton>
           <span className="muted small kbd-hint">
-            <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+            {mayDecide && (
+              <>
+                <kbd>a</kbd> approve · <kbd>r</kbd> reject ·{' '}
+              </>
+            )}
+            <kbd>j</kbd>/<kbd>k</kbd> next/previous
           </span>
         </div>
       ) : (
