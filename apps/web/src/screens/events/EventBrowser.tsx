@@ -25,8 +25,8 @@ import { RunTree } from './RunTree';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
-import './EventBrowser.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './EventBrowser.css';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
   const [params, update] = useUrlState();

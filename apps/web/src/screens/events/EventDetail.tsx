@@ -18,8 +18,8 @@ import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { SourceLink } from '../../ui/SourceLink';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
-import './EventDetail.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './EventDetail.css';
 
 export function EventDetail({
   eventId,

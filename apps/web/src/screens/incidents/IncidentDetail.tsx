@@ -23,9 +23,9 @@ import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
 import { causeLabel } from './incident-state';
-import './IncidentDetail.css';
 import { CountBreakdown } from '../../ui/CountBreakdown';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './IncidentDetail.css';
 
 type IncidentLogs = Result<'runtime.incident_logs'>;
 

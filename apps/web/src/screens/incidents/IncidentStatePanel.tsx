@@ -14,9 +14,9 @@ import { newIdempotencyKey } from '../../ui/Modal';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { stateLabel, stateTone } from './incident-state';
-import './IncidentStatePanel.css';
 import { useCan } from '../../api/access';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './IncidentStatePanel.css';
 
 type State = NonNullable<Incident['state']>;
 

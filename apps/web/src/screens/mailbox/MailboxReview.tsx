@@ -17,9 +17,9 @@ import type { DecisionMode, DecisionOutcome } from './DecisionDialog';
 import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet';
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
-import './MailboxReview.css';
 import { GuardedButton } from '../../ui/GuardedButton';
 import { useCan } from '../../api/access';
+import './MailboxReview.css';
 
 type Review = Result<'mailbox.get'>;
 

@@ -17,8 +17,8 @@ import { MailboxQueue } from './MailboxQueue';
 import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
-import './MailboxScreen.css';
 import { useCan } from '../../api/access';
+import './MailboxScreen.css';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
   const filter: MailboxFilter = {};

@@ -11,8 +11,8 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useDialogKey } from '../../ui/Modal';
-import './OperationProgress.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './OperationProgress.css';
 
 export function remainingOf(op: Operation): number {
   return Math.max(0, op.counts.total - op.counts.done - op.counts.failed - op.counts.skipped);

@@ -9,8 +9,8 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { newIdempotencyKey } from '../../ui/Modal';
 import { StatusBadge } from '../../ui/StatusBadge';
-import './ToolServersSection.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './ToolServersSection.css';
 
 const percent = (n: number) => `${Math.round(n * 100)}%`;
 

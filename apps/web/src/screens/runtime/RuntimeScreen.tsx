@@ -17,8 +17,8 @@ import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
 import { PastResets, QueuedPublishes } from './RuntimeRecords';
 import { ToolServersSection } from '../operations/ToolServersSection';
-import './RuntimeScreen.css';
 import { GuardedButton } from '../../ui/GuardedButton';
+import './RuntimeScreen.css';
 
 export default function RuntimeScreen() {
   const status = useRuntimeStatus();
