@@ -49,7 +49,7 @@ export class GoToIdBox {
   }
 }
 
-/** Who did something, as every screen labels it: the token's name and its id. */
+/** Who did something, as every screen labels it: the person's name (user and token ids on hover). */
 export function actorLabels(scope: Locator): Locator {
   return scope.getByTestId('actor');
 }

@@ -1,5 +1,7 @@
 import { seriousViolations } from '../console-checks';
 import { eventually, expect, test } from '../fixtures';
+import { AdminPage, signInByPasting } from '../pages/people-page';
+import { personWithToken } from '../people';
 
 test.describe('accessibility (axe): no serious or critical violations', () => {
   test('sign-in screen', async ({ page }) => {
@@ -39,6 +41,22 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByTestId('event-row').first().click();
     await expect(page.getByTestId('dead-letter').first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('admin screen, the create-token dialog and its secret, and a viewer\'s refused actions', async ({ page, server }) => {
+    const admin = await personWithToken(server, 'admin', 'axe');
+    const viewer = await personWithToken(server, 'viewer', 'axe');
+    await signInByPasting(page, admin.secret, '/admin');
+    const adminPage = new AdminPage(page);
+    await expect(adminPage.users.first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    await adminPage.createTokenFor(`${viewer.name} (viewer)`, 'axe-token');
+    expect(await seriousViolations(page)).toEqual([]);
+    await adminPage.stored.click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signInByPasting(page, viewer.secret, '/runtime');
+    await expect(page.getByTestId('open-nuke')).toContainText('needs admin');
     expect(await seriousViolations(page)).toEqual([]);
   });
 

@@ -1,15 +1,19 @@
 /**
  * One actor label everywhere: an operation's row and a mailbox item's history and decision name
- * the acting token the same way, its name and its id.
+ * the acting person the same way, their display name, with the user and token ids on hover.
  */
+import type { Locator } from '@playwright/test';
 import { eventually, expect, test } from '../fixtures';
 import { MailboxReview } from '../pages/mailbox-page';
 import { OperationsSection } from '../pages/recovery-page';
 import { actorLabels } from '../pages/shell-page';
 
-test('the acting token shows as its name and its id on operations and mailbox history', async ({ signedIn: page, server }) => {
-  const session = (await (await page.request.get(`${server.url}/v1/auth/session`)).json()) as { token: { id: string; name: string } };
-  const label = new RegExp(`^${session.token.name}\\s+${session.token.id}$`);
+test('the acting person shows by name, with user and token ids on hover, on operations and mailbox history', async ({ signedIn: page, server }) => {
+  const session = (await (await page.request.get(`${server.url}/v1/auth/session`)).json()) as { token: { id: string; name: string }; user: { id: string; display_name: string } };
+  const label = session.user.display_name;
+  const expectIdsOnHover = async (actor: Locator) => {
+    await expect(actor).toHaveAttribute('title', new RegExp(`user ${session.user.id}.*token .*${session.token.id}`));
+  };
 
   const published = await server.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-actor' } });
   const estimate = await server.rpc('event.replay', { dry_run: true, event_ids: [published.event_id!] });
@@ -17,6 +21,7 @@ test('the acting token shows as its name and its id on operations and mailbox hi
   await page.goto(`/runtime?operation=${replay.operation!.operation_id}#operations`);
   const operations = new OperationsSection(page);
   await expect(actorLabels(operations.root).first()).toHaveText(label);
+  await expectIdsOnHover(actorLabels(operations.root).first());
 
   const ticketId = `E2E-actor-${Date.now().toString(36)}`;
   await server.rpc('event.publish', {
@@ -32,4 +37,5 @@ test('the acting token shows as its name and its id on operations and mailbox hi
   const review = await MailboxReview.open(page, item.mailbox_id);
   await expect(actorLabels(review.historyEntries('rejected')).first()).toHaveText(label);
   await expect(actorLabels(review.decided).first()).toHaveText(label);
+  await expectIdsOnHover(actorLabels(review.decided).first());
 });

@@ -52,6 +52,7 @@ test('"go to id" opens incidents, nodes, sources and deliveries, names a token, 
   // A token has no page: the answer says whose it is, in the popover.
   await goTo.go(session.token.id);
   await expect(goTo.answer).toContainText(`Access token “${session.token.name}”`);
+  await expect(goTo.answer).toContainText(`of ${session.user.display_name} (${session.user.role})`);
 
   // A miss stays in the popover and closes with it: on Escape, and when focus leaves the field.
   const longId = `no_such_id_${'x'.repeat(120)}`;

@@ -40,6 +40,8 @@ async function screensOf(server: ServerProcess): Promise<string[]> {
     `/conversations/${e(conversations.conversations[0]!.session_id)}`,
     '/runtime',
     `/runtime?operation=${e(operations.operations[0]!.operation_id)}#operations`,
+    '/admin',
+    '/audit',
   ];
 }
 

@@ -3,6 +3,7 @@ import { eventually, expect, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { MailboxQueue, MailboxReview } from '../pages/mailbox-page';
 import { freshRefundItem } from '../mailbox-items';
+import { actorLabels } from '../pages/shell-page';
 
 test.describe('mailbox', () => {
   test.describe.configure({ timeout: 90_000 });
@@ -63,7 +64,8 @@ test.describe('mailbox', () => {
     const rejected = after.history.filter((h) => h.action === 'rejected');
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ reason, reason_code: 'duplicate_request' });
-    await expect(entry).toContainText(rejected[0]!.actor_token_id);
+    // The entry names the person; the acting token's id is on hover.
+    await expect(actorLabels(entry)).toHaveAttribute('title', new RegExp(rejected[0]!.actor_token_id));
     // A rejection commits with its history entry and emits nothing, so the events are final now.
     const eventsAfter = (await server.rpc('event.list', { filter: { entity_id: entityId }, limit: 500 })).events;
     expect(eventsAfter.map((e) => e.event_id).sort()).toEqual([...eventsBefore].sort());

@@ -5,10 +5,11 @@ import './styles/primitives.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { Navigate, RouterProvider, createBrowserRouter } from 'react-router';
+import { RouterProvider, createBrowserRouter } from 'react-router';
 import { createQueryClient } from './api/query-client';
-import { homePath, screens } from './routes';
+import { screens } from './routes';
 import { AppShell } from './shell/AppShell';
+import { HomeRedirect } from './shell/HomeRedirect';
 import { NotFound } from './shell/NotFound';
 import { RouteError } from './shell/RouteError';
 import { LoadingState } from './ui/LoadingState';
@@ -22,7 +23,7 @@ const router = createBrowserRouter([
     errorElement: <RouteError />,
     hydrateFallbackElement: <LoadingState label="Loading the console" />,
     children: [
-      { index: true, element: <Navigate to={homePath} replace /> },
+      { index: true, element: <HomeRedirect /> },
       ...screens.map((screen) => ({
         path: screen.path,
         lazy: async () => ({ Component: (await screen.load()).default }),

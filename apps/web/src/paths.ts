@@ -21,6 +21,8 @@ export const paths = {
   /** The live server nodes, on the Runtime page. */
   nodes: () => '/runtime#nodes',
   operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,
+  /** A person, or a token: what they did, in the audit trail. */
+  actor: (actorId: string) => `/audit?${q({ actor: actorId })}`,
   /** A delivery opens on its event, whose detail marks it and scrolls it into view. */
   delivery: (eventId: string, deliveryId?: string) =>
     `/events?${q({ event_id: eventId, selected: eventId, ...(deliveryId ? { delivery: deliveryId } : {}) })}`,

@@ -3,12 +3,15 @@
  * their own code on first visit (route-level splitting). Adding a screen is one line here.
  */
 import type { ComponentType } from 'react';
+import type { Role, Scope } from '@switchboard/contract/roles';
 
 export interface ScreenRoute {
   /** Path under the app root; a trailing `/*` lets a screen own its sub-paths (e.g. `agents/*`). */
   path: string;
   /** Label in the header navigation; omit for routes reached only by link. */
   nav?: string;
+  /** The scope a screen is for: without it, the screen is left out of the navigation. */
+  needs?: Scope;
   load: () => Promise<{ default: ComponentType }>;
 }
 
@@ -20,7 +23,11 @@ export const screens: ScreenRoute[] = [
   { path: 'agents/*', nav: 'Agents', load: () => import('./screens/agents/AgentsScreen') },
   { path: 'conversations/*', nav: 'Conversations', load: () => import('./screens/conversations/ConversationsScreen') },
   { path: 'runtime', nav: 'Runtime', load: () => import('./screens/runtime/RuntimeScreen') },
+  { path: 'audit', nav: 'Audit', needs: 'audit:read', load: () => import('./screens/audit/AuditScreen') },
+  { path: 'admin', nav: 'Admin', needs: 'users:admin', load: () => import('./screens/admin/AdminScreen') },
 ];
 
-/** Where "/" goes. */
-export const homePath = '/incidents';
+/** Where "/" goes: a reviewer's work is the mailbox; everyone else starts with incidents. */
+export function homePathFor(role: Role | undefined): string {
+  return role === 'reviewer' ? '/mailbox' : '/incidents';
+}

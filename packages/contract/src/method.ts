@@ -10,6 +10,7 @@ export interface MethodDefinition<
   Name extends string = string,
   Params extends z.ZodType = z.ZodType,
   Result extends z.ZodType = z.ZodType,
+  MethodScope extends Scope = Scope,
 > {
   name: Name;
   summary: string;
@@ -19,7 +20,7 @@ export interface MethodDefinition<
   /** Error codes beyond the transport-level ones every method can return. */
   errors: readonly ErrorCode[];
   /** The scope a caller needs; a call without it is refused with FORBIDDEN before anything runs. */
-  scope: Scope;
+  scope: MethodScope;
   /** Mutating methods accept `idempotency_key` and go through the idempotency layer. */
   mutating: boolean;
   deprecated?: boolean;
@@ -27,9 +28,10 @@ export interface MethodDefinition<
   websocketOnly?: boolean;
 }
 
-export function defineMethod<Name extends string, Params extends z.ZodType, Result extends z.ZodType>(
-  def: MethodDefinition<Name, Params, Result>,
-): MethodDefinition<Name, Params, Result> {
+/** Keeps each method's scope as its literal type, so the console can check its own table against it. */
+export function defineMethod<Name extends string, Params extends z.ZodType, Result extends z.ZodType, MethodScope extends Scope>(
+  def: MethodDefinition<Name, Params, Result, MethodScope>,
+): MethodDefinition<Name, Params, Result, MethodScope> {
   return def;
 }
 

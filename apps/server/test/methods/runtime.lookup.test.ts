@@ -66,6 +66,15 @@ describe('runtime.lookup', () => {
     if (operations[0]) expect(await ok(server, 'runtime.lookup', { id: `replay:${operations[0].operation_id}` })).toMatchObject({ kind: 'operation', id: operations[0].operation_id });
   });
 
+  it("names a token's person, and a person by id: their id, display name and role, as they are now", async () => {
+    const person = await server.store.users.create({ display_name: 'Rosa Reviewer', role: 'reviewer' });
+    const { token } = await server.store.tokens.create('rosa-laptop', { userId: person.id });
+    expect(await ok(server, 'runtime.lookup', { id: token.id })).toEqual({ kind: 'token', id: token.id, name: 'rosa-laptop', user_id: person.id, user_name: 'Rosa Reviewer', role: 'reviewer' });
+    await server.store.users.update(person.id, { role: 'operator', display_name: 'Rosa Operator' });
+    expect(await ok(server, 'runtime.lookup', { id: token.id })).toMatchObject({ user_name: 'Rosa Operator', role: 'operator' });
+    expect(await ok(server, 'runtime.lookup', { id: person.id })).toEqual({ kind: 'user', id: person.id, user_id: person.id, user_name: 'Rosa Operator', role: 'operator' });
+  });
+
   it('says NOT_FOUND for an incident id, a source or a token that names nothing', async () => {
     const unknownIncident = `inc_${Buffer.from(JSON.stringify(['no.such.component', 'NO_SUCH_CODE'])).toString('base64url')}`;
     for (const id of [unknownIncident, 'inc_not-base64-json', 'node:no-such-subscriber', 'agent:no-such-agent', 'mailbox:mbx_nothing', 'replay:op_nothing', 'webhook:abc', 'node:', 'tok_nothing']) {

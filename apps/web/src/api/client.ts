@@ -4,6 +4,7 @@
  * the bundle; the server validates every call anyway.
  */
 import type { AuthConfig, MethodName, ParamsInput, Result, RpcErrorData, SignOutAnswer } from '@switchboard/contract';
+import type { Role, Scope } from '@switchboard/contract/roles';
 
 /** A failed call, normalised: JSON-RPC errors, HTTP failures and network failures all end up here. */
 export class ApiError extends Error {
@@ -33,6 +34,14 @@ const unauthenticatedListeners = new Set<Listener>();
 export function onUnauthenticated(listener: Listener): () => void {
   unauthenticatedListeners.add(listener);
   return () => unauthenticatedListeners.delete(listener);
+}
+
+const forbiddenListeners = new Set<Listener>();
+
+/** Called when a call is refused with FORBIDDEN: the role may have changed, so the shell reads the session again. */
+export function onForbidden(listener: Listener): () => void {
+  forbiddenListeners.add(listener);
+  return () => forbiddenListeners.delete(listener);
 }
 
 let nextId = 1;
@@ -82,7 +91,11 @@ export async function rpc<M extends MethodName>(method: M, params: ParamsInput<M
   const id = `web-${nextId++}`;
   const { status, json } = await postJson<RpcEnvelope<Result<M>>>('/v1/rpc', { jsonrpc: '2.0', id, method, params }, method, signal);
   if (status === 401) unauthenticatedListeners.forEach((l) => l());
-  if (json?.error) throw errorFromEnvelope(method, json.error);
+  if (json?.error) {
+    const error = errorFromEnvelope(method, json.error);
+    if (error.code === 'FORBIDDEN') forbiddenListeners.forEach((l) => l());
+    throw error;
+  }
   if (!json || !('result' in json)) {
     throw new ApiError(status >= 500 ? 'INTERNAL' : 'INVALID_RESPONSE', `Unexpected response from the server (HTTP ${status})`, {
       retryable: status >= 500,
@@ -92,8 +105,11 @@ export async function rpc<M extends MethodName>(method: M, params: ParamsInput<M
   return json.result as Result<M>;
 }
 
+/** Who is signed in, as GET /v1/auth/session answers: the token, its person, and what it may do. */
 export interface SessionInfo {
   token: { id: string; name: string };
+  user: { id: string; display_name: string; role: Role };
+  scopes: Scope[];
   via: 'cookie' | 'bearer';
 }
 

@@ -20,4 +20,11 @@ describe('explainError', () => {
     expect(explainError(new ApiError('SOMETHING_NEW', 'x')).title).toBe('The request failed');
     expect(explainError(new Error('bad')).code).toBe('CLIENT_ERROR');
   });
+  it('names the role and scope a refused call needed, and the caller\'s role', () => {
+    const refused = explainError(new ApiError('FORBIDDEN', 'Forbidden', { details: { required_scope: 'events:redrive', role: 'reviewer', needs_role: 'operator' } }));
+    expect(refused.title).toBe('This needs the operator role (scope events:redrive)');
+    expect(refused.hint).toContain('You are signed in as reviewer');
+    const narrowed = explainError(new ApiError('FORBIDDEN', 'Forbidden', { details: { required_scope: 'events:publish', role: 'admin', needs_role: 'operator' } }));
+    expect(narrowed.hint).toContain('this token is narrowed');
+  });
 });

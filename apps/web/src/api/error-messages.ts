@@ -3,6 +3,7 @@
  * Typed against the contract's registry, so a new server code fails the typecheck until it has a line here.
  */
 import type { ErrorCode } from '@switchboard/contract';
+import { isRole, ROLES } from '@switchboard/contract/roles';
 import { ApiError, NETWORK_ERROR } from './client';
 
 export interface ErrorExplanation {
@@ -51,9 +52,26 @@ const table: Record<string, ErrorExplanation> = { ...serverCodes, ...consoleCode
 
 export function explainError(err: unknown): ErrorExplanation & { code: string; message: string; correlationId?: string; retryable: boolean } {
   if (err instanceof ApiError) {
-    const entry = table[err.code] ?? { title: 'The request failed', hint: 'Try again; if it persists, report the code and correlation id.' };
+    const entry = (err.code === 'FORBIDDEN' && explainRefusal(err.details)) || (table[err.code] ?? { title: 'The request failed', hint: 'Try again; if it persists, report the code and correlation id.' });
     return { ...entry, code: err.code, message: err.message, correlationId: err.correlationId, retryable: err.retryable };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { title: 'Something went wrong in the console', hint: 'Reload the page.', code: 'CLIENT_ERROR', message, retryable: false };
+}
+
+/**
+ * A refused call names what it needed: the least role holding the scope, and the caller's role
+ * now (which may differ from the one the page loaded with, when an admin changed it meanwhile).
+ */
+function explainRefusal(details: Record<string, unknown>): ErrorExplanation | undefined {
+  const scope = typeof details.required_scope === 'string' ? details.required_scope : undefined;
+  const needs = isRole(details.needs_role) ? details.needs_role : undefined;
+  const role = isRole(details.role) ? details.role : undefined;
+  if (!scope && !needs) return undefined;
+  const title = `This needs ${needs ? `the ${needs} role` : 'another scope'}${scope ? ` (scope ${scope})` : ''}`;
+  const narrowed = role && needs && ROLES.indexOf(role) >= ROLES.indexOf(needs);
+  const hint = narrowed
+    ? `Your role (${role}) allows it, but this token is narrowed to fewer scopes. Sign in with another token, or ask an admin for one.`
+    : `You are signed in as ${role ?? 'a role without it'}; your role may have changed since the page loaded. Ask an admin for a role that can, or sign in as someone who can.`;
+  return { title, hint };
 }

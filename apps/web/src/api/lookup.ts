@@ -9,7 +9,7 @@ import { paths } from '../paths';
 
 export type LookupHit = Result<'runtime.lookup'>;
 
-/** Where each kind of record opens; undefined for a record with no page (a token). */
+/** Where each kind of record opens (a person: their actions in the audit trail); undefined for a token. */
 export function pathOf(hit: LookupHit): string | undefined {
   switch (hit.kind) {
     case 'event':
@@ -42,12 +42,18 @@ export function pathOf(hit: LookupHit): string | undefined {
       return paths.subscriber(hit.id);
     case 'token':
       return undefined;
+    case 'user':
+      return paths.actor(hit.id);
   }
 }
 
 /** What an id names without a page of its own, in words (shown where the answer appears). */
 export function describeHit(hit: LookupHit): string {
-  if (hit.kind === 'token') return hit.name ? `Access token “${hit.name}” (${hit.id}). Tokens have no page.` : `Access token ${hit.id}. Tokens have no page.`;
+  if (hit.kind === 'token') {
+    const token = hit.name ? `Access token “${hit.name}” (${hit.id})` : `Access token ${hit.id}`;
+    const person = hit.user_name ? ` of ${hit.user_name}${hit.role ? ` (${hit.role})` : ''}` : '';
+    return `${token}${person}. Tokens have no page.`;
+  }
   return `${hit.kind} ${hit.id}`;
 }
 

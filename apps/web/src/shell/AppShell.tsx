@@ -5,7 +5,7 @@
 import { Suspense, useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, NavLink, Outlet, useNavigation } from 'react-router';
-import { onUnauthenticated } from '../api/client';
+import { onForbidden, onUnauthenticated, type SessionInfo } from '../api/client';
 import { heartbeat, useHeartbeat } from '../api/heartbeat';
 import { useLiveUpdates } from '../api/live-updates';
 import { sessionQuery, useSession, useSignOut } from '../api/session';
@@ -32,6 +32,8 @@ export function AppShell() {
       }),
     [queryClient],
   );
+  // A refusal may mean an admin changed this person's role meanwhile: the buttons follow it.
+  useEffect(() => onForbidden(() => void queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey })), [queryClient]);
 
   useEffect(() => {
     if (!signedIn) return;
@@ -54,10 +56,10 @@ export function AppShell() {
     );
   }
   if (!session.data) return <SignIn />;
-  return <SignedInShell tokenName={session.data.token.name} />;
+  return <SignedInShell session={session.data} />;
 }
 
-function SignedInShell({ tokenName }: { tokenName: string }) {
+function SignedInShell({ session }: { session: SessionInfo }) {
   const queryClient = useQueryClient();
   const navigation = useNavigation();
   const signOut = useSignOut();
@@ -96,7 +98,7 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
         <nav aria-label="Main" className="main-nav">
           <ul>
             {screens
-              .filter((s) => s.nav)
+              .filter((s) => s.nav && (!s.needs || session.scopes.includes(s.needs)))
               .map((s) => (
                 <li key={s.path}>
                   <NavLink to={`/${s.path.replace(/\/\*$/, '')}`}>{s.nav}</NavLink>
@@ -109,8 +111,11 @@ function SignedInShell({ tokenName }: { tokenName: string }) {
           <RunningOperations />
           <HeartbeatIndicator />
           <div className="session">
-            <span className="session-name" title={`Signed in with token “${tokenName}”`}>
-              {tokenName}
+            <span className="session-who" data-testid="session-user" title={`${session.user.display_name} (user ${session.user.id}), ${session.user.role}, signed in with token “${session.token.name}” (${session.token.id})`}>
+              <span className="session-name">{session.user.display_name}</span>
+              <span className={`role-badge role-${session.user.role}`} data-testid="session-role">
+                {session.user.role}
+              </span>
             </span>
             <button type="button" className="btn btn-quiet" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
               Sign out

@@ -1,5 +1,4 @@
 import { Link } from 'react-router';
-import { homePath } from '../routes';
 
 export function NotFound() {
   return (
@@ -7,7 +6,7 @@ export function NotFound() {
       <h1>Page not found</h1>
       <p>This console has no screen at this address.</p>
       <p>
-        <Link to={homePath}>Go to incidents</Link>
+        <Link to="/">Go to the start page</Link>
       </p>
     </section>
   );

@@ -1,22 +1,27 @@
 /**
- * Who did something, one way everywhere: the token's name with its id beside it (the id is what
- * the audit trail keys on), the id alone while no name is known, and "the runtime" for the
- * runtime's own actions.
+ * Who did something, one way everywhere: the person's display name, with their user id and the
+ * acting token's name and id on hover (the ids are what the audit trail keys on). Until the
+ * person is known it shows the token's name, then its id; "the runtime" for the runtime's own.
  */
-import { useTokenName } from '../api/tokens';
+import { useTokenOwner } from '../api/tokens';
 import './ActorLabel.css';
 
-export function ActorLabel({ id, name }: { id: string | undefined; name?: string }) {
-  const known = useTokenName(id, name);
-  if (!id) return <span className="muted">—</span>;
+export function ActorLabel({ id, name, userId, userName }: { id: string | undefined; name?: string; userId?: string; userName?: string }) {
+  const owner = useTokenOwner(id, { tokenName: name, userId, userName });
+  if (!id && !userId) return <span className="muted">—</span>;
   if (id === 'runtime') return <span className="actor">the runtime</span>;
+  const shown = owner.userName ?? owner.tokenName ?? id ?? owner.userId!;
+  const hover = [
+    owner.userName ? owner.userName : undefined,
+    owner.userId ? `user ${owner.userId}` : undefined,
+    owner.role,
+    id ? `token ${owner.tokenName ? `“${owner.tokenName}” ` : ''}${id}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return (
-    <span className="actor" data-testid="actor" title={known ? `${known} (token ${id})` : `token ${id}`}>
-      {known && <strong className="actor-name">{known}</strong>}
-      {known && ' '}
-      <code className={known ? 'actor-id muted small' : 'actor-id'}>
-        {id}
-      </code>
+    <span className="actor" data-testid="actor" data-token-id={id} data-user-id={owner.userId} title={hover}>
+      <span className={owner.userName || owner.tokenName ? 'actor-name' : 'actor-name mono'}>{shown}</span>
     </span>
   );
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { role } from '../access';
 import { defineMethod } from '../method';
 import { incident, incidentActivity, incidentStateName, logRecord, timestamp, timestampParam } from '../records';
 import { emptyParams, idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
@@ -167,13 +168,13 @@ export const runtimeCatalog = defineMethod({
   mutating: false,
 });
 
-export const recordKind = z.enum(['event', 'run', 'entity', 'agent', 'session', 'mailbox', 'turn', 'dead_letter', 'delivery', 'log', 'operation', 'incident', 'node', 'token', 'subscriber']);
+export const recordKind = z.enum(['event', 'run', 'entity', 'agent', 'session', 'mailbox', 'turn', 'dead_letter', 'delivery', 'log', 'operation', 'incident', 'node', 'token', 'subscriber', 'user']);
 
 export const runtimeLookup = defineMethod({
   name: 'runtime.lookup',
   summary: 'Additive: which record an id names (any id the console shows), with what is needed to open it.',
   description:
-    'Kinds: event, run, entity, agent, session, mailbox (item), turn, dead_letter, delivery, log (record), operation, incident, node (a server process), token (an access token, by id; name is set) and subscriber (a node subscriber of the bundle). An event source as the runtime writes it (`node:<subscriber>`, `agent:<agent>`, `mailbox:<item>`, `replay:<operation>`) names what follows its colon. event_id is set for records that belong to an event; session_id for turns (and agent deliveries and logs); incident_id for a log record at warn or above and for an incident.',
+    'Kinds: event, run, entity, agent, session, mailbox (item), turn, dead_letter, delivery, log (record), operation, incident, node (a server process), token (an access token, by id; name is set, and user_id, user_name and role name the person it acts for), subscriber (a node subscriber of the bundle) and user (a person, by id; user_name and role are set). An event source as the runtime writes it (`node:<subscriber>`, `agent:<agent>`, `mailbox:<item>`, `replay:<operation>`) names what follows its colon. event_id is set for records that belong to an event; session_id for turns (and agent deliveries and logs); incident_id for a log record at warn or above and for an incident.',
   params: z.strictObject({ id: z.string().min(1).max(500) }),
   result: z.object({
     kind: recordKind,
@@ -182,6 +183,9 @@ export const runtimeLookup = defineMethod({
     session_id: z.string().optional(),
     incident_id: z.string().optional(),
     name: z.string().optional().describe('additive: a token\'s name'),
+    user_id: z.string().optional().describe('additive: for a token, the person it acts for'),
+    user_name: z.string().optional().describe('additive: for a token, its person\'s display name'),
+    role: role.optional().describe('additive: for a token, its person\'s role'),
   }),
   errors: ['NOT_FOUND'],
   scope: 'read',

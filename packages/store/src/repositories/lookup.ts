@@ -15,7 +15,8 @@ export type RecordKind =
   | 'operation'
   | 'node'
   | 'token'
-  | 'subscriber';
+  | 'subscriber'
+  | 'user';
 
 /** Event sources the runtime writes (`kind:id`), and the record kind the id after the colon names. */
 const SOURCE_KINDS: Record<string, RecordKind> = { node: 'subscriber', agent: 'agent', mailbox: 'mailbox', replay: 'operation' };
@@ -33,6 +34,10 @@ export interface FoundRecord {
   level_rank?: number;
   /** Tokens: the token's name. */
   name?: string;
+  /** Tokens: the person the token acts for. */
+  user_id?: string | null;
+  user_name?: string | null;
+  role?: string | null;
 }
 
 /**
@@ -72,8 +77,17 @@ export class LookupRepository {
       async () => ((await db.selectFrom('operations').select('operation_id').where('operation_id', '=', id).executeTakeFirst()) ? { kind: 'operation', id } : undefined),
       async () => ((await db.selectFrom('nodes').select('node_id').where('node_id', '=', id).executeTakeFirst()) ? { kind: 'node', id } : undefined),
       async () => {
-        const t = await db.selectFrom('tokens').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
-        return t ? { kind: 'token', id, name: t.name } : undefined;
+        const t = await db
+          .selectFrom('tokens')
+          .leftJoin('users', 'users.id', 'tokens.user_id')
+          .select(['tokens.id', 'tokens.name', 'tokens.user_id', 'users.display_name', 'users.role'])
+          .where('tokens.id', '=', id)
+          .executeTakeFirst();
+        return t ? { kind: 'token', id, name: t.name, user_id: t.user_id, user_name: t.display_name, role: t.role } : undefined;
+      },
+      async () => {
+        const u = await db.selectFrom('users').select(['id', 'display_name', 'role']).where('id', '=', id).executeTakeFirst();
+        return u ? { kind: 'user', id, user_id: u.id, user_name: u.display_name, role: u.role } : undefined;
       },
     ];
     for (const probe of probes) {

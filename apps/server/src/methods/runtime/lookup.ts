@@ -1,4 +1,4 @@
-import { RpcError } from '@switchboard/contract';
+import { isRole, RpcError } from '@switchboard/contract';
 import { INCIDENT_MIN_LEVEL_RANK } from '@switchboard/store';
 import { incidentId, parseIncidentId } from '../../records/incident';
 import { omitAbsent } from '../../records/omit-absent';
@@ -15,5 +15,15 @@ export const runtimeLookup: Handler<'runtime.lookup'> = async (params, ctx) => {
     found.kind === 'log' && found.component !== undefined && (found.level_rank ?? 0) >= INCIDENT_MIN_LEVEL_RANK
       ? incidentId({ component: found.component, error_code: found.error_code ?? null, cause_key: found.cause_key ?? '' })
       : undefined;
-  return omitAbsent({ kind: found.kind, id: found.id, event_id: found.event_id, session_id: found.session_id, incident_id: incident, name: found.name });
+  return omitAbsent({
+    kind: found.kind,
+    id: found.id,
+    event_id: found.event_id,
+    session_id: found.session_id,
+    incident_id: incident,
+    name: found.name,
+    user_id: found.user_id,
+    user_name: found.user_name,
+    role: isRole(found.role) ? found.role : undefined,
+  });
 };

@@ -25,6 +25,7 @@ import { RunTree } from './RunTree';
 import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './EventBrowser.css';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
@@ -98,15 +99,15 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         <button type="button" className="btn btn-small" onClick={refresh} disabled={events.isFetching}>
           Refresh
         </button>
-        <button
-          type="button"
+        <GuardedButton
+          action={kind === 'redrive' ? 'event.redrive' : 'event.replay'}
           className="btn btn-small btn-primary"
           onClick={() => setRecoveryOpen(true)}
           disabled={!events.isSuccess || rows.length === 0}
           data-testid="open-recovery"
         >
           {pickedIds.size > 0 ? `${kind === 'redrive' ? 'Redrive' : 'Replay'} ${pickedIds.size} selected…` : kind === 'redrive' ? 'Redrive all matching…' : 'Replay all matching…'}
-        </button>
+        </GuardedButton>
         {pickedIds.size > 0 && (
           <button type="button" className="btn btn-small btn-quiet" onClick={() => setPicked({ filters: filterQuery, ids: new Set() })}>
             Clear selection

@@ -18,6 +18,7 @@ import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { SourceLink } from '../../ui/SourceLink';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './EventDetail.css';
 
 export function EventDetail({
@@ -69,9 +70,9 @@ function EventBody({
   return (
     <>
       <div className="detail-actions">
-        <button type="button" className="btn btn-small" onClick={() => setRecovery({ kind: 'replay', ids: [event.event_id] })} data-testid="replay-event">
+        <GuardedButton action="event.replay" className="btn btn-small" onClick={() => setRecovery({ kind: 'replay', ids: [event.event_id] })} data-testid="replay-event">
           Replay this event…
-        </button>
+        </GuardedButton>
       </div>
       <dl className="kv">
         <dt>Event id</dt>
@@ -275,9 +276,9 @@ function DeadLetterCard({
           ; new attempt <a href={`#delivery-${dl.redrive.delivery_id}`} className="mono">{dl.redrive.delivery_id}</a> {newAttempt && <StatusBadge value={newAttempt.status} />}
         </p>
       ) : (
-        <button type="button" className="btn btn-small" onClick={onRedrive} data-testid="redrive-dead-letter">
+        <GuardedButton action="event.redrive" className="btn btn-small" onClick={onRedrive} data-testid="redrive-dead-letter">
           Redrive…
-        </button>
+        </GuardedButton>
       )}
     </li>
   );

@@ -23,8 +23,9 @@ import { Sparkline, sparklineLabel } from '../../ui/Sparkline';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IncidentStatePanel } from './IncidentStatePanel';
 import { causeLabel } from './incident-state';
-import './IncidentDetail.css';
 import { CountBreakdown } from '../../ui/CountBreakdown';
+import { GuardedButton } from '../../ui/GuardedButton';
+import './IncidentDetail.css';
 
 type IncidentLogs = Result<'runtime.incident_logs'>;
 
@@ -252,9 +253,9 @@ function DeadLetterRecovery({
           : `${total.toLocaleString()} dead letter${total === 1 ? '' : 's'}: ${redriven.toLocaleString()} redriven, ${delivered.toLocaleString()} of those delivered.`}
       </p>
       {n > 0 && (
-        <button type="button" className="btn btn-small" onClick={() => setScope(redrivable)} data-testid="incident-redrive">
+        <GuardedButton action="event.redrive" className="btn btn-small" onClick={() => setScope(redrivable)} data-testid="incident-redrive">
           Redrive {n === 1 ? 'this dead letter' : `these ${n.toLocaleString()} dead letters`}…
-        </button>
+        </GuardedButton>
       )}
       {scope && (
         <RecoveryDialog

@@ -14,6 +14,8 @@ import { newIdempotencyKey } from '../../ui/Modal';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { stateLabel, stateTone } from './incident-state';
+import { useCan } from '../../api/access';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './IncidentStatePanel.css';
 
 type State = NonNullable<Incident['state']>;
@@ -58,8 +60,9 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
 
   const sendRef = useRef(send);
   sendRef.current = send;
-  const canAcknowledge = state === 'open';
-  const canResolve = state !== 'resolved';
+  const allowed = useCan('runtime.incident_update').allowed;
+  const canAcknowledge = allowed && state === 'open';
+  const canResolve = allowed && state !== 'resolved';
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.metaKey || e.ctrlKey || e.altKey || update.isPending || document.querySelector('[role="dialog"]')) return;
@@ -91,7 +94,12 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
             {' '}
             {incident.regressed ? 'resolved ' : 'since '}
             <RelativeTime iso={incident.state_changed_at} />
-            {incident.state_changed_by ? ` by ${incident.state_changed_by}` : ''}
+            {incident.state_changed_by && (
+              <>
+                {' by '}
+                <ActorLabel id={incident.state_changed_by} />
+              </>
+            )}
             {incident.regressed ? ', then it occurred again' : ''}
           </span>
         )}
@@ -109,24 +117,24 @@ export function IncidentStatePanel({ incidentId, incident }: { incidentId: strin
       </div>
       <div className="incident-actions">
         {state === 'open' && (
-          <button type="button" className="btn btn-small" disabled={update.isPending} onClick={() => send('acknowledged')} data-testid="incident-acknowledge" aria-keyshortcuts="a">
+          <GuardedButton action="runtime.incident_update" className="btn btn-small" disabled={update.isPending} onClick={() => send('acknowledged')} data-testid="incident-acknowledge" aria-keyshortcuts="a">
             Acknowledge
-          </button>
+          </GuardedButton>
         )}
         {state !== 'resolved' && (
-          <button type="button" className="btn btn-small btn-primary" disabled={update.isPending} onClick={() => send('resolved')} data-testid="incident-resolve" aria-keyshortcuts="e">
+          <GuardedButton action="runtime.incident_update" className="btn btn-small btn-primary" disabled={update.isPending} onClick={() => send('resolved')} data-testid="incident-resolve" aria-keyshortcuts="e">
             Resolve
-          </button>
+          </GuardedButton>
         )}
         {state !== 'ignored' && (
-          <button type="button" className="btn btn-small" aria-expanded={ignoring} disabled={update.isPending} onClick={() => setIgnoring((v) => !v)} data-testid="incident-ignore">
+          <GuardedButton action="runtime.incident_update" className="btn btn-small" aria-expanded={ignoring} disabled={update.isPending} onClick={() => setIgnoring((v) => !v)} data-testid="incident-ignore">
             Ignore…
-          </button>
+          </GuardedButton>
         )}
         {(state !== 'open' || current.regressed) && (
-          <button type="button" className="btn btn-small" disabled={update.isPending} onClick={() => send('open')} data-testid="incident-reopen">
+          <GuardedButton action="runtime.incident_update" className="btn btn-small" disabled={update.isPending} onClick={() => send('open')} data-testid="incident-reopen">
             {state === 'open' ? 'Mark open' : 'Reopen'}
-          </button>
+          </GuardedButton>
         )}
       </div>
       {ignoring && (

@@ -19,6 +19,8 @@ import { DecidedSheet, DownstreamPreview, EntityContext } from './DecisionSheet'
 import { MailboxHistory } from './MailboxHistory';
 import { PRIORITY_TONE, STATUS_TONE } from './mailbox-format';
 import { useViewer } from './use-viewer';
+import { GuardedButton } from '../../ui/GuardedButton';
+import { useCan } from '../../api/access';
 import './MailboxReview.css';
 
 type Review = Result<'mailbox.get'>;
@@ -65,6 +67,7 @@ function ReviewBody({
   onNext: (() => void) | undefined;
 }) {
   const { item, history, decision_sheet: sheet } = review;
+  const mayDecide = useCan('mailbox:decide').allowed;
   const decisionEntry = [...history].reverse().find((h) => h.action !== 'created');
   const viewer = useViewer();
   const progress = approvalProgress(review);
@@ -113,8 +116,8 @@ function ReviewBody({
 
       {item.status === 'pending' ? (
         <div className="decision-bar" role="group" aria-label="Decision">
-          <button
-            type="button"
+          <GuardedButton
+            action="mailbox.approve"
             className="btn btn-primary"
             onClick={() => onDecide('approve')}
             disabled={cannotApprove !== null}
@@ -123,12 +126,17 @@ function ReviewBody({
             data-testid="approve-button"
           >
             Approve…
-          </button>
-          <button type="button" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
+          </GuardedButton>
+          <GuardedButton action="mailbox.reject" className="btn btn-danger" onClick={() => onDecide('reject')} data-testid="reject-button">
             Reject…
-          </button>
+          </GuardedButton>
           <span className="muted small kbd-hint">
-            <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>j</kbd>/<kbd>k</kbd> next/previous
+            {mayDecide && (
+              <>
+                <kbd>a</kbd> approve · <kbd>r</kbd> reject ·{' '}
+              </>
+            )}
+            <kbd>j</kbd>/<kbd>k</kbd> next/previous
           </span>
           {cannotApprove && (
             <p id="approve-unavailable" className="approve-unavailable small" data-testid="approve-unavailable">

@@ -19,6 +19,7 @@ import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { approveUnavailable } from './approval-rules';
 import { useViewer } from './use-viewer';
+import { useCan } from '../../api/access';
 import './MailboxScreen.css';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
@@ -73,14 +74,15 @@ export default function MailboxScreen() {
   }, [items, index, mailboxId]);
 
   const viewer = useViewer();
+  const mayDecide = useCan('mailbox:decide').allowed;
   const decide = useCallback(
     (mode: DecisionMode) => {
-      if (review.data?.item.status !== 'pending') return;
+      if (!mayDecide || review.data?.item.status !== 'pending') return;
       // The approve button says why it is unavailable; the shortcut does not open what it would refuse.
       if (mode === 'approve' && approveUnavailable(review.data, viewer)) return;
       setDialog({ mode, snapshot: review.data });
     },
-    [review.data, viewer],
+    [review.data, viewer, mayDecide],
   );
 
   useEffect(() => {

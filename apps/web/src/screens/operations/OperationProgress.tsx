@@ -11,6 +11,7 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { useDialogKey } from '../../ui/Modal';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './OperationProgress.css';
 
 export function remainingOf(op: Operation): number {
@@ -102,15 +103,15 @@ export function OperationProgress({ operationId }: { operationId: string }) {
       )}
       {(op.status === 'running' || op.status === 'paused') && (
         <div>
-          <button
-            type="button"
+          <GuardedButton
+            action="operation.cancel"
             className="btn btn-small"
             disabled={cancel.isPending}
             onClick={() => cancel.mutate({ operation_id: op.operation_id, idempotency_key: key })}
             data-testid="cancel-operation"
           >
             {cancel.isPending ? 'Cancelling…' : 'Cancel operation'}
-          </button>
+          </GuardedButton>
           {cancel.error && <ErrorState compact error={cancel.error} />}
         </div>
       )}

@@ -9,6 +9,7 @@ import { ErrorState } from '../../ui/ErrorState';
 import { LoadingState } from '../../ui/LoadingState';
 import { newIdempotencyKey } from '../../ui/Modal';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './ToolServersSection.css';
 
 const percent = (n: number) => `${Math.round(n * 100)}%`;
@@ -81,8 +82,8 @@ export function ToolServersSection() {
                     </td>
                     <td>
                       {faulty && (
-                        <button
-                          type="button"
+                        <GuardedButton
+                          action="runtime.set_tool_server_faults"
                           className="btn btn-small"
                           disabled={setFaults.isPending}
                           data-testid="toggle-faults"
@@ -94,7 +95,7 @@ export function ToolServersSection() {
                           }
                         >
                           {next === 'off' ? 'Turn faults off' : 'Turn faults on'}
-                        </button>
+                        </GuardedButton>
                       )}
                     </td>
                   </tr>

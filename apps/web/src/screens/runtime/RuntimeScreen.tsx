@@ -17,6 +17,7 @@ import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
 import { PastResets, QueuedPublishes } from './RuntimeRecords';
 import { ToolServersSection } from '../operations/ToolServersSection';
+import { GuardedButton } from '../../ui/GuardedButton';
 import './RuntimeScreen.css';
 
 export default function RuntimeScreen() {
@@ -62,13 +63,13 @@ export default function RuntimeScreen() {
                 <dd data-testid="queue-depth">{s!.queue_depth.toLocaleString()} queued</dd>
               </dl>
               {s!.ingress === 'open' ? (
-                <button type="button" className="btn" onClick={() => setIngressDialog('pause')} disabled={s!.reset_in_progress}>
+                <GuardedButton action="runtime.pause" className="btn" onClick={() => setIngressDialog('pause')} disabled={s!.reset_in_progress}>
                   Pause ingress…
-                </button>
+                </GuardedButton>
               ) : (
-                <button type="button" className="btn btn-primary" onClick={() => setIngressDialog('resume')} disabled={s!.reset_in_progress}>
+                <GuardedButton action="runtime.resume" className="btn btn-primary" onClick={() => setIngressDialog('resume')} disabled={s!.reset_in_progress}>
                   Resume ingress…
-                </button>
+                </GuardedButton>
               )}
               {s!.ingress === 'paused' && <QueuedPublishes />}
             </section>
@@ -117,9 +118,9 @@ export default function RuntimeScreen() {
                 Removes every run, event, delivery, dead letter, entity, mailbox item, conversation and run log, and stops the managed containers.
                 Tokens, the bundle and the reset audit trail are kept. You see a dry run first and confirm in three steps.
               </p>
-              <button type="button" className="btn btn-danger" onClick={() => setNukeOpen(true)} disabled={s!.reset_in_progress} data-testid="open-nuke">
+              <GuardedButton action="runtime.nuke" className="btn btn-danger" onClick={() => setNukeOpen(true)} disabled={s!.reset_in_progress} data-testid="open-nuke">
                 Reset runtime…
-              </button>
+              </GuardedButton>
             </section>
           </div>
           {ingressDialog && (

@@ -1,0 +1,44 @@
+/**
+ * The Audit screen over the real audit trail: a reviewer's reject and an operator's replay show
+ * with their names, an actor's name filters to their other actions, a target id opens its record,
+ * and a refused call is listed as FORBIDDEN. Needs the audit.list handler (the audit branch).
+ */
+import { expect, test } from '../fixtures';
+import { freshRefundItem } from '../mailbox-items';
+import { MailboxReview } from '../pages/mailbox-page';
+import { signInByPasting } from '../pages/people-page';
+import { personWithToken } from '../people';
+import { rpcClient } from '../rpc-client';
+
+test('the Audit screen shows who rejected and who replayed, filters by actor, and opens a target', async ({ page, server }) => {
+  const reviewer = await personWithToken(server, 'reviewer', 'audit-reviewer');
+  const operator = await personWithToken(server, 'operator', 'audit-operator');
+  const viewer = await personWithToken(server, 'viewer', 'audit-viewer');
+  const { mailboxId } = await freshRefundItem(server, 'audit');
+  await rpcClient(server.url, reviewer.secret).rpc('mailbox.reject', { mailbox_id: mailboxId, reason_code: 'other', reason: 'e2e: audit screen' });
+  const asOperator = rpcClient(server.url, operator.secret);
+  const published = await server.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-audit' } });
+  const estimate = await asOperator.rpc('event.replay', { dry_run: true, event_ids: [published.event_id!] });
+  await asOperator.rpc('event.replay', { dry_run: false, event_ids: [published.event_id!], expected_plan_hash: estimate.plan.plan_hash });
+  await expect(rpcClient(server.url, viewer.secret).rpc('runtime.pause', {})).rejects.toThrow(/FORBIDDEN/);
+
+  await signInByPasting(page, viewer.secret, '/audit');
+  const rows = page.getByTestId('audit-row');
+  const rejectRow = rows.filter({ hasText: 'mailbox.reject' }).filter({ hasText: reviewer.name });
+  const replayRow = rows.filter({ hasText: 'event.replay' }).filter({ hasText: operator.name });
+  await expect(rejectRow.first()).toBeVisible();
+  await expect(replayRow.first()).toBeVisible();
+  await expect(rows.filter({ hasText: 'runtime.pause' }).filter({ hasText: viewer.name }).first()).toContainText('FORBIDDEN');
+
+  // The actor's other actions: only the operator's rows remain.
+  await replayRow.first().getByTestId('audit-actor-link').click();
+  await expect(page).toHaveURL(new RegExp(`actor=${operator.userId}`));
+  await expect(rows.first()).toBeVisible();
+  expect(await rows.filter({ hasNotText: operator.name }).count()).toBe(0);
+
+  // A target id opens its record, as "go to id" does.
+  await page.goto(`/audit?target=${mailboxId}`);
+  await rejectRow.first().getByTestId('id-link').filter({ hasText: mailboxId, visible: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/mailbox/${mailboxId}`));
+  await expect(new MailboxReview(page).root).toBeVisible();
+});
