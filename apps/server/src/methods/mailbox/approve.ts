@@ -17,7 +17,7 @@ export const mailboxApprove: Handler<'mailbox.approve'> = async (params, ctx) =>
       expected_entity_revision: params.expected_entity_revision,
       actorTokenId: ctx.principal.tokenId,
     },
-    ctx.keyedCall?.answerWith(toResult),
+    ctx.mutation?.answerWith(toResult),
   );
   return toResult(outcome);
 };
