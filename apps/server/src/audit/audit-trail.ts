@@ -87,3 +87,30 @@ export class AuditTrail {
     };
   }
 }
+
+/** The credentials a refused request presented, as its record may name them. */
+export interface PresentedCredentials {
+  authorization?: string | null;
+  /** Whether a session cookie came with the request. */
+  sessionCookie: boolean;
+}
+
+/**
+ * The record of a request refused as UNAUTHENTICATED: no actor (none was established), the
+ * channel its credentials point to, and a short fingerprint of a presented bearer secret.
+ */
+export function unauthenticatedFact(presented: PresentedCredentials, where: { method: string; path: string; reason: string; correlationId?: string }): AuditFact {
+  const bearer = presented.authorization ? /^Bearer\s+(\S+)\s*$/i.exec(presented.authorization)?.[1] : undefined;
+  return {
+    channel: presented.authorization || !presented.sessionCookie ? 'api' : 'console',
+    method: where.method,
+    params: {
+      path: where.path.slice(0, 200),
+      reason: where.reason,
+      ...(bearer ? { presented_secret: presentedSecretFingerprint(bearer) } : {}),
+      ...(presented.authorization && !bearer ? { malformed_authorization: true } : {}),
+    },
+    outcome: 'UNAUTHENTICATED',
+    correlationId: where.correlationId,
+  };
+}

@@ -12,6 +12,8 @@ const SHORT_TEXT = 200;
 const SHORT_LIST = 100;
 /** Members whose values are always hashed, whatever their shape. */
 const HASHED_ALWAYS = /(^|_)(payload|secret|password|token|credentials?)$/i;
+/** Already a fingerprint (see presentedSecretFingerprint): kept as it is. */
+const FINGERPRINTS = new Set(['presented_secret']);
 /** Ids an audit record lists as its targets, at most. */
 const MAX_TARGETS = 100;
 
@@ -20,7 +22,7 @@ export function sha256Of(value: unknown): string {
 }
 
 function summaryOf(key: string, value: unknown): unknown {
-  if (HASHED_ALWAYS.test(key)) return sha256Of(value);
+  if (HASHED_ALWAYS.test(key) && !FINGERPRINTS.has(key)) return sha256Of(value);
   if (value === null || typeof value === 'boolean' || typeof value === 'number') return value;
   if (typeof value === 'string') return value.length <= SHORT_TEXT ? value : sha256Of(value);
   if (Array.isArray(value) && value.length <= SHORT_LIST && value.every((v) => typeof v === 'string' && v.length <= SHORT_TEXT)) return value;

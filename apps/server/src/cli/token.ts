@@ -2,6 +2,7 @@
  * Access-token administration for operators, against the same store the server uses
  * (SWITCHBOARD_DATA_DIR, default ./data). Safe to run while the server is up: SQLite serialises
  * the writes, and the server reads tokens per request, so a revoke applies to the next request.
+ * Creating and revoking append an audit record (channel cli) in the same transaction.
  *
  *   npm run token -- create NAME      prints the new token's id and secret (the secret only this once)
  *   npm run token -- list             id, name, prefix, created, last used, revoked; never secrets
@@ -13,6 +14,7 @@ import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Store, type TokenRecord } from '@switchboard/store';
 import { ConfigError, loadConfig } from '../config';
+import { cliAudit, osUser } from './cli-audit';
 
 const USAGE = `Usage: npm run token -- <command>
 
@@ -52,7 +54,12 @@ async function run(args: string[], store: () => Promise<Store>, io: Io): Promise
       const name = rest.join(' ').trim();
       if (!name) throw new UsageError('create needs a NAME, for example: npm run token -- create ci-pipeline');
       if (name.length > MAX_NAME_LENGTH) throw new UsageError(`NAME must be at most ${MAX_NAME_LENGTH} characters`);
-      const { token, secret } = await (await store()).tokens.create(name);
+      const s = await store();
+      const { token, secret } = await s.transaction(async (tx) => {
+        const created = await s.tokens.create(name, {}, tx);
+        await cliAudit(s).record({ channel: 'cli', method: 'cli.token.create', params: { name, os_user: osUser() }, result: { token: created.token, user_id: created.token.user_id }, outcome: 'ok' }, tx);
+        return created;
+      });
       io.out(`Created token ${token.id} "${token.name}".`);
       io.out('');
       io.out(`  ${secret}`);
@@ -76,7 +83,10 @@ async function run(args: string[], store: () => Promise<Store>, io: Io): Promise
         io.out(`Token ${id} "${known.name}" was already revoked at ${known.revoked_at}.`);
         return;
       }
-      await s.tokens.revoke(id);
+      await s.transaction(async (tx) => {
+        await s.tokens.revoke(id, tx);
+        await cliAudit(s).record({ channel: 'cli', method: 'cli.token.revoke', params: { token_id: id, os_user: osUser() }, outcome: 'ok' }, tx);
+      });
       io.out(`Revoked token ${id} "${known.name}". Requests and new sign-ins with it are refused from now on;`);
       io.out('WebSocket streams it opened earlier stay open until they disconnect.');
       return;

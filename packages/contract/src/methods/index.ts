@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { agentGet, agentList } from './agent';
+import { auditList } from './audit';
 import { conversationGet, conversationList } from './conversation';
 import { eventList, eventPublish, runStart } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
@@ -57,6 +58,7 @@ export const methods = {
   [tokenList.name]: tokenList,
   [tokenCreate.name]: tokenCreate,
   [tokenRevoke.name]: tokenRevoke,
+  [auditList.name]: auditList,
 } as const;
 
 export type Methods = typeof methods;
