@@ -50,8 +50,12 @@ export async function count(server: TestServer, table: string, where?: [string, 
 
 /**
  * Every row of every table, for "changed nothing" checks. tokens.last_used_at is left out: every
- * authenticated request touches it, by design, and it is not runtime state.
+ * authenticated request touches it, by design, and it is not runtime state. So are the audit
+ * trail's tables: a refused call or a dry run is recorded there, by design (see auditTables).
  */
+/** The audit trail's tables, which every audited call writes (audit tests read them through audit.list). */
+export const AUDIT_TABLES = ['audit', 'audit_targets', 'audit_head'];
+
 export async function storeSnapshot(server: TestServer, options: { without?: string[] } = {}): Promise<Record<string, unknown[]>> {
   const raw = databaseOf(server.store);
   const tableList =
@@ -61,7 +65,7 @@ export async function storeSnapshot(server: TestServer, options: { without?: str
   const tables = (await tableList.execute(raw)).rows.map((r) => r.name);
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {
-    if (options.without?.includes(t)) continue;
+    if (options.without?.includes(t) || AUDIT_TABLES.includes(t)) continue;
     const rows = (await sql`select * from ${sql.table(t)}`.execute(raw)).rows as Record<string, unknown>[];
     out[t] = rows
       // Moved by every request and every node heartbeat, not by the calls these snapshots watch.
