@@ -22,13 +22,19 @@ interface Counts {
   lost: number;
 }
 
-/** Fires mutations until the server stops answering; resolves with what was sent and answered. */
+/**
+ * Fires mutations from 12 workers and SIGKILLs the server once a random number of them (10 to 40)
+ * were answered in this round, with the others in flight; resolves once the server is gone.
+ */
 async function mutateUntilKilled(server: ServerProcess, incidentId: string, round: number, counts: Counts): Promise<void> {
   let stopped = false;
+  let answeredThisRound = 0;
+  const killAt = 10 + Math.floor(Math.random() * 31);
   const send = async (method: string, params: unknown) => {
     try {
       const answer = (await servers.call(server.url, { jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown };
       if (answer.result !== undefined) counts.answered++;
+      if (++answeredThisRound === killAt) server.child.kill('SIGKILL');
     } catch {
       counts.lost++;
       stopped = true;
@@ -52,20 +58,13 @@ async function mutateUntilKilled(server: ServerProcess, incidentId: string, roun
       }
     }
   };
-  const killAfterMs = 400 + Math.floor(Math.random() * 800);
-  const killer = new Promise<void>((resolve) =>
-    setTimeout(() => {
-      server.child.kill('SIGKILL');
-      resolve();
-    }, killAfterMs),
-  );
-  await Promise.all([killer, ...Array.from({ length: 12 }, (_, w) => worker(w))]);
+  await Promise.all(Array.from({ length: 12 }, (_, w) => worker(w)));
   await server.exited;
 }
 
 it('kill -9 under a mix of mutations: every committed effect has its audit record and no record lacks its effect', async () => {
   const databaseUrl = await testDatabaseFor(servers.dataDir);
-  const env = databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : {};
+  const env: Record<string, string> = databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : {};
   let server = await servers.start(env);
   // One incident to update: each charge.requested dead-letters at charge-card.
   await servers.rpc(server.url, 'event.publish', { event_name: 'charge.requested', payload: { i: 0 } });
