@@ -31,6 +31,7 @@ async function records(server: TestServer, filter: Record<string, unknown> = {})
 async function tokenFor(server: TestServer, role: 'viewer' | 'operator', name: string): Promise<{ secret: string; userId: string; tokenId: string }> {
   const { user } = await ok(server, 'user.create', { display_name: name, role });
   const { token, secret } = await ok(server, 'token.create', { user_id: user.id, name: `${name}-token` });
+  if (!secret) throw new Error('token.create answered without the secret');
   return { secret, userId: user.id, tokenId: token.id };
 }
 
