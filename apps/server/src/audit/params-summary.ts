@@ -3,7 +3,7 @@
  * payloads, secrets, objects and long text only as a sha256 of their canonical JSON, so a record
  * can be matched against a known value but never gives one away.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '@switchboard/contract';
 
 /** Text up to this length is kept as sent (ids, names, enums, short reasons). */
@@ -18,7 +18,7 @@ const FINGERPRINTS = new Set(['presented_secret']);
 const MAX_TARGETS = 100;
 
 export function sha256Of(value: unknown): string {
-  return 'sha256:' + createHash('sha256').update(typeof value === 'string' ? value : canonicalJson(value)).digest('hex');
+  return 'sha256:' + hash('sha256', typeof value === 'string' ? value : canonicalJson(value));
 }
 
 function summaryOf(key: string, value: unknown): unknown {
