@@ -7,7 +7,9 @@
 import { expect, it } from 'vitest';
 import type { Result } from '@switchboard/contract';
 import { databaseOf, failCommitsWritingEvent, sql, testDatabaseFor } from '@switchboard/store/testing';
+import WebSocket from 'ws';
 import { auditCli } from '../src/cli/audit';
+import { tokenCli } from '../src/cli/token';
 import { CONTROL_BUNDLE, count, fails, ok } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { rawPost } from './rpc-helpers';
@@ -179,5 +181,30 @@ it('npm run audit -- verify passes on an intact chain and names the row edited d
     const broken = await run(['verify']);
     expect(broken.code).toBe(1);
     expect(broken.err.join('\n')).toContain('the chain is broken at record 3: its content does not match its hash (2 records before it verified)');
+  });
+});
+
+it('the token CLI records create and revoke with channel cli; a refused WebSocket upgrade is recorded', { timeout: 60_000 }, async () => {
+  await withServer(async (server) => {
+    const databaseUrl = await testDatabaseFor(server.dataDir);
+    const env = databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : { SWITCHBOARD_DATA_DIR: server.dataDir };
+    const out: string[] = [];
+    const io = { out: (l: string) => void out.push(l), err: (l: string) => void out.push(l) };
+    expect(await tokenCli(['create', 'cli-made'], env, io)).toBe(0);
+    const tokenId = /Created token (tok_[0-9a-f]+)/.exec(out.join('\n'))![1]!;
+    expect(await tokenCli(['revoke', tokenId], env, io)).toBe(0);
+    const cli = await records(server, { target_id: tokenId });
+    expect(cli.map((r) => [r.method, r.channel, r.outcome])).toEqual([
+      ['cli.token.revoke', 'cli', 'ok'],
+      ['cli.token.create', 'cli', 'ok'],
+    ]);
+    expect(cli[1]!.params_summary).toMatchObject({ name: 'cli-made' });
+    expect(JSON.stringify(cli)).not.toMatch(/sbk_[A-Za-z0-9_-]{20,}/);
+
+    const refused = new WebSocket(server.url.replace('http', 'ws') + '/v1/ws', { headers: { authorization: 'Bearer sbk_wrong_websocket_secret' } });
+    const status = await new Promise<number>((resolve) => refused.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(401);
+    const [upgrade] = await records(server, { method: 'ws.upgrade' });
+    expect(upgrade).toMatchObject({ channel: 'api', outcome: 'UNAUTHENTICATED', params_summary: { path: '/v1/ws', presented_secret: expect.stringMatching(/^[0-9a-f]{12}$/) } });
   });
 });
