@@ -143,9 +143,12 @@ export class MethodExecutor {
       if (!recordedWithEffect) await this.recordAfter(ctx, { ...fact, result, outcome: 'ok' });
       return result;
     } catch (err) {
+      // A store that could not take the call (busy, unreachable) would not take its record either:
+      // trying would only hold the answer for another timeout. The call had no effect; its retry
+      // is recorded.
+      if (retryableStoreError(err)) throw err;
       // Also when the hook ran: its record rolled back with the effect, or the call failed after.
-      const code = err instanceof RpcError ? err.code : (retryableStoreError(err)?.code ?? 'INTERNAL');
-      await this.recordAfter(ctx, { ...fact, outcome: code });
+      await this.recordAfter(ctx, { ...fact, outcome: err instanceof RpcError ? err.code : 'INTERNAL' });
       throw err;
     }
   }
