@@ -19,7 +19,7 @@ export interface AuditActor {
 export interface AuditFact {
   actor?: AuditActor;
   channel: AuditChannel;
-  /** An RPC method, or auth.sign_in, auth.sign_in_failed, auth.sign_out, auth.refused, cli.*. */
+  /** An RPC method, or auth.sign_in, auth.sign_in_failed, auth.sign_out, ws.upgrade, cli.*; for an UNAUTHENTICATED request, the RPC method in its path or its HTTP method and path. */
   method: string;
   /** Summarised before it is stored (see params-summary.ts): pass the raw params. */
   params?: unknown;
