@@ -9,6 +9,7 @@ import { serve } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
 import { lockDataDir, Store, hashSecret, type ChangeListener, type Clock } from '@switchboard/store';
 import type { Config } from './config';
+import { AuditTrail } from './audit/audit-trail';
 import { createApp } from './http/app';
 import { discoverIssuer } from './http/oidc/discovery';
 import { OidcSignIn } from './http/oidc/sign-in';
@@ -144,7 +145,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
-    const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger }) : undefined;
+    const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.nodeId) }) : undefined;
     const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;

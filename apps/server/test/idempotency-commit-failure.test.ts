@@ -24,11 +24,12 @@ afterAll(async () => {
 
 const ref = { method: 'test.effect', tokenId: 'tok_1', key: 'key-commit-fails', nodeId: 'node-test' };
 const result = z.object({ ok: z.boolean() });
+const noOtherEffect = async () => undefined;
 
 test('a failed commit after the answer was written leaves the key free; the retry runs and its answer replays', async () => {
-  const failedCommit = withIdempotency(store.idempotency, ref, { n: 1 }, result, (call) =>
+  const failedCommit = withIdempotency(store.idempotency, ref, { n: 1 }, result, noOtherEffect, (call) =>
     store.transaction(async (trx) => {
-      await call!.answerWith(() => ({ ok: true }))(trx, undefined);
+      await call.answerWith(() => ({ ok: true }))(trx, undefined);
       throw new Error('disk I/O error at commit');
     }),
   );
@@ -36,10 +37,10 @@ test('a failed commit after the answer was written leaves the key free; the retr
 
   let ran = 0;
   const retry = () =>
-    withIdempotency(store.idempotency, ref, { n: 1 }, result, (call) =>
+    withIdempotency(store.idempotency, ref, { n: 1 }, result, noOtherEffect, (call) =>
       store.transaction(async (trx) => {
         ran++;
-        await call!.answerWith(() => ({ ok: true }))(trx, undefined);
+        await call.answerWith(() => ({ ok: true }))(trx, undefined);
         return { ok: true };
       }),
     );

@@ -166,6 +166,7 @@ const cases: Cases = {
   'user.update': { params: (c) => ({ user_id: seen.scratchUserId, display_name: unique(`renamed by ${c.name}`) }) },
   'token.list': { params: () => ({}) },
   'token.create': { params: (c) => ({ user_id: seen.scratchUserId, name: unique(`made by ${c.name}`) }) },
+  'audit.list': { params: () => ({ limit: 5 }) },
   'token.revoke': {
     params: async () => {
       const { token } = await ok(admin(), 'token.create', { user_id: seen.scratchUserId, name: unique('to revoke') });

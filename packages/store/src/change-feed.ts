@@ -99,6 +99,8 @@ export class ChangeFeedRepository {
     readonly engine: Engine,
     /** The PostgreSQL URL a listener opens its own connection with; undefined on SQLite. */
     readonly connectionString: string | undefined,
+    /** Writes the audit records a transaction holds, just before its change row (see AuditRepository). */
+    private readonly audit: { flushIn(trx: Kysely<Database>): Promise<number> },
   ) {}
 
   /** The node this process's changes are recorded as made by (set once the runtime has its id). */
@@ -123,7 +125,7 @@ export class ChangeFeedRepository {
     let recorded = false;
     const value = await this.db.transaction().execute(async (trx) => {
       const result = await fn(trx);
-      recorded = await this.recordIn(trx);
+      recorded = await this.finishIn(trx);
       return result;
     });
     if (recorded) this.committed();
@@ -143,6 +145,15 @@ export class ChangeFeedRepository {
       markOn(trx, kind);
       return fn(trx);
     });
+  }
+
+  /**
+   * A transaction's last statements before its commit: the audit records it holds, then its change
+   * row. Returns whether a change row was written.
+   */
+  async finishIn(trx: Kysely<Database>): Promise<boolean> {
+    await this.audit.flushIn(trx);
+    return this.recordIn(trx);
   }
 
   /**

@@ -12,6 +12,7 @@ import { type Kysely, type Transaction, sql } from 'kysely';
 import type { Database } from './schema';
 import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
 import { forgetHeldRows } from './repositories/runtime-state';
+import { heldAuditCount, restoreHeldAudit } from './repositories/audit';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -126,7 +127,7 @@ export class GroupCommit {
           }
         }
         // One change row for the whole group, its members' kinds merged.
-        recorded.change = await this.changes.recordIn(trx);
+        recorded.change = await this.changes.finishIn(trx);
         return done;
       });
     } catch (error) {
@@ -143,6 +144,7 @@ export class GroupCommit {
       for (const member of group) {
         await sql`savepoint group_member`.execute(trx);
         const kindsBefore = markedKinds(trx);
+        const auditBefore = heldAuditCount(trx);
         try {
           const value = await member.work(trx);
           await sql`release savepoint group_member`.execute(trx);
@@ -152,11 +154,12 @@ export class GroupCommit {
           await sql`release savepoint group_member`.execute(trx);
           // What a rolled-back member marked did not happen.
           restoreMarkedKinds(trx, kindsBefore);
+          restoreHeldAudit(trx, auditBefore);
           forgetHeldRows(trx);
           done.push({ ok: false, error });
         }
       }
-      recorded.change = await this.changes.recordIn(trx);
+      recorded.change = await this.changes.finishIn(trx);
       return done;
     });
   }

@@ -1,6 +1,7 @@
 export * from './clock';
 export type { Engine } from './engine';
 export * from './repositories/idempotency';
+export * from './repositories/audit';
 export * from './repositories/tokens';
 export * from './repositories/users';
 export * from './repositories/web-sessions';

@@ -417,7 +417,42 @@ export interface ChangesTable {
   created_at: string;
 }
 
+/** One audited act, a link of the hash chain (see repositories/audit.ts). */
+export interface AuditTable {
+  seq: number;
+  at: string;
+  user_id: string | null;
+  user_name: string | null;
+  token_id: string | null;
+  channel: string;
+  node_id: string;
+  method: string;
+  /** JSON array of ids. */
+  target_ids: string;
+  /** JSON object. */
+  params_summary: string;
+  outcome: string;
+  correlation_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditTargetsTable {
+  target_id: string;
+  seq: number;
+}
+
+/** The chain's one head row (id 1): its last seq and hash. */
+export interface AuditHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
+}
+
 export interface Database {
+  audit: AuditTable;
+  audit_targets: AuditTargetsTable;
+  audit_head: AuditHeadTable;
   nodes: NodesTable;
   changes: ChangesTable;
   tokens: TokensTable;

@@ -6,6 +6,7 @@ import { migrationProvider } from './migrations/index';
 import { openSqlite } from './open-sqlite';
 import { DatabaseUnreachableError, openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
 import { IdempotencyRepository } from './repositories/idempotency';
+import { AuditRepository } from './repositories/audit';
 import { TokenRepository } from './repositories/tokens';
 import { UserRepository } from './repositories/users';
 import { WebSessionRepository } from './repositories/web-sessions';
@@ -52,6 +53,8 @@ export class Store {
   readonly users: UserRepository;
   readonly webSessions: WebSessionRepository;
   readonly idempotency: IdempotencyRepository;
+  /** The audit trail's hash chain (see repositories/audit.ts). */
+  readonly audit: AuditRepository;
   readonly events: EventRepository;
   readonly incidents: IncidentRepository;
   readonly logs: LogRepository;
@@ -85,7 +88,8 @@ export class Store {
     changeCounter: (() => number) | undefined,
     databaseUrl?: string,
   ) {
-    this.changes = new ChangeFeedRepository(db, engine, databaseUrl);
+    this.audit = new AuditRepository(db, engine, clock);
+    this.changes = new ChangeFeedRepository(db, engine, databaseUrl, this.audit);
     this.groupCommit = new GroupCommit(db, this.changes, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
     // On PostgreSQL other processes commit through connections of their own; the change feed's
     // listener, while it follows the feed, tells this one of their token changes.

@@ -8,11 +8,14 @@
  *   npm run token -- list             id, name, user, scopes, prefix, created, last used, revoked; never secrets
  *   npm run token -- revoke ID        revokes one token (its browser sessions end with it)
  *
+ * Creating and revoking append an audit record (channel cli) in the same transaction.
+ *
  * Exit codes: 0 done, 1 the request could not be carried out (unknown id), 2 usage or configuration error.
  */
 import { SCOPES, isRole, isScope, roleScopes, type Scope } from '@switchboard/contract';
 import type { Store, TokenRecord, UserRecord } from '@switchboard/store';
 import { CommandError, UsageError, invokedDirectly, parseOptions, processIo, runAdminCommand, table, type Io } from './admin-command';
+import { cliAudit, osUser } from './cli-audit';
 
 const USAGE = `Usage: npm run token -- <command>
 
@@ -65,7 +68,14 @@ async function create(args: string[], store: () => Promise<Store>, io: Io): Prom
   const userId = options.get('user');
   const user = userId === undefined ? undefined : await s.users.get(userId);
   if (userId !== undefined && !user) throw new CommandError(`No user with id "${userId}". See the ids with: npm run users -- list`);
-  const { token, secret } = await s.tokens.create(name, { userId: user?.id, scopes });
+  const { token, secret } = await s.transaction(async (tx) => {
+    const created = await s.tokens.create(name, { userId: user?.id, scopes }, tx);
+    await cliAudit(s).record(
+      { channel: 'cli', method: 'cli.token.create', params: { name, user_id: userId, scopes, os_user: osUser() }, result: { token: created.token, user_id: created.token.user_id }, outcome: 'ok' },
+      tx,
+    );
+    return created;
+  });
   const owner = user ?? (await s.users.get(token.user_id!));
   io.out(`Created token ${token.id} "${token.name}" for ${owner ? `${owner.display_name} (${owner.id}, ${owner.role})` : token.user_id}${user ? '' : ', a new admin named after the token'}.`);
   if (scopes) io.out(`Narrowed to: ${scopes.join(', ')}.`);
@@ -101,7 +111,10 @@ async function run(args: string[], store: () => Promise<Store>, io: Io): Promise
         io.out(`Token ${id} "${known.name}" was already revoked at ${known.revoked_at}.`);
         return;
       }
-      await s.tokens.revoke(id);
+      await s.transaction(async (tx) => {
+        await s.tokens.revoke(id, tx);
+        await cliAudit(s).record({ channel: 'cli', method: 'cli.token.revoke', params: { token_id: id, os_user: osUser() }, outcome: 'ok' }, tx);
+      });
       io.out(`Revoked token ${id} "${known.name}". Requests and new sign-ins with it are refused from now on;`);
       io.out('WebSocket streams it opened earlier stay open until they disconnect.');
       return;

@@ -14,7 +14,8 @@ import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, 
 import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext, Principal } from '../rpc/handler';
 import { errorJson, type AppEnv } from './app-env';
-import { SESSION_COOKIE, SESSION_TTL_MS, isSameOrigin, principalOf } from './authenticate';
+import { SESSION_COOKIE, SESSION_TTL_MS, authenticate, isSameOrigin, principalOf } from './authenticate';
+import { AuditTrail, actorOf, presentedSecretFingerprint, type AuditActor, type AuditFact } from '../audit/audit-trail';
 import { accessLog } from './middleware/access-log';
 import { bodyLimit } from './middleware/body-limit';
 import { correlationId } from './middleware/correlation-id';
@@ -77,7 +78,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ ready, ...(ready ? {} : { reason: resetting ? 'reset in progress' : 'starting' }) }, ready ? 200 : 503);
   });
 
-  const authenticated = requireAuth(store);
+  const audit = new AuditTrail(store, () => deps.runtime.nodeId);
+  const recordQuietly = (fact: AuditFact) =>
+    audit.recordQuietly(fact, (error) =>
+      logger.error('audit record not written', { correlation_id: fact.correlationId, method: fact.method, outcome: fact.outcome, error: error instanceof Error ? error.message : String(error) }),
+    );
+  const authenticated = requireAuth(store, audit, logger);
   const limitBody = bodyLimit(config.bodyLimitBytes);
 
   // Browser sign-in: trade a pasted token for an httpOnly session cookie (WebSockets cannot carry headers from a browser).
@@ -97,18 +103,30 @@ export function createApp(deps: AppDeps): Hono<Env> {
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: paste an access token', { reason: 'missing_token' });
     }
     const token = await store.tokens.verify(secret.trim());
+    const signInFailed = (reason: string, actor?: AuditActor) =>
+      recordQuietly({
+        actor,
+        channel: 'console',
+        method: 'auth.sign_in_failed',
+        params: { reason, presented_secret: presentedSecretFingerprint(secret.trim()) },
+        outcome: 'UNAUTHENTICATED',
+        correlationId: c.get('correlationId'),
+      });
     if (!token) {
       c.set('authFailure', 'unknown or revoked token');
+      await signInFailed('unknown_token');
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: that token is unknown or revoked', { reason: 'unknown_token' });
     }
     const principal = principalOf(token, 'cookie');
     if (!principal) {
       c.set('authFailure', 'the token belongs to a disabled user');
+      await signInFailed('user_disabled', { userId: token.user.id, userName: token.user.display_name, tokenId: token.id });
       return errorJson(c, 'UNAUTHENTICATED', 'Unauthenticated: the person this token belongs to is disabled', { reason: 'user_disabled' });
     }
     const session = await store.webSessions.create(token.id, SESSION_TTL_MS);
     setSessionCookie(c, session);
     c.set('principal', principal);
+    await recordQuietly({ actor: actorOf(principal), channel: 'console', method: 'auth.sign_in', params: { via: 'token' }, outcome: 'ok', correlationId: c.get('correlationId') });
     return c.json({ ok: true, ...sessionBody(principal) });
   });
 
@@ -121,8 +139,18 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const secret = getCookie(c, SESSION_COOKIE);
     let endSessionUrl: string | undefined;
     if (secret) {
+      // Who is signing out, before the session that says so is gone.
+      const signedIn = await authenticate(store, { cookie: c.req.header('cookie'), origin: c.req.header('origin'), host: c.req.header('host'), protocol: protocolOf(c) });
       endSessionUrl = await deps.oidc?.endSessionUrl(c, secret);
       await store.webSessions.destroy(secret);
+      await recordQuietly({
+        actor: signedIn.ok ? actorOf(signedIn.principal) : undefined,
+        channel: 'console',
+        method: 'auth.sign_out',
+        params: signedIn.ok ? {} : { reason: 'session already ended' },
+        outcome: 'ok',
+        correlationId: c.get('correlationId'),
+      });
     }
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     const answer: SignOutAnswer = { ok: true, ...(endSessionUrl ? { end_session_url: endSessionUrl } : {}) };

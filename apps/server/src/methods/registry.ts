@@ -40,6 +40,7 @@ import { operationCancel } from './operation/cancel';
 import { runtimeSetToolServerFaults, runtimeToolServers } from './runtime/tool-servers';
 import { tokenCreate, tokenList, tokenRevoke } from './people/tokens';
 import { userCreate, userList, userUpdate } from './people/users';
+import { auditList } from './audit/list';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -86,5 +87,6 @@ export const handlers = {
   'token.list': tokenList,
   'token.create': tokenCreate,
   'token.revoke': tokenRevoke,
+  'audit.list': auditList,
   'runtime.set_tool_server_faults': runtimeSetToolServerFaults,
 } satisfies CompleteHandlerRegistry;

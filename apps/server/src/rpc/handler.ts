@@ -4,7 +4,7 @@ import type { Store } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { KeyedCall } from './idempotency';
+import type { MutationCall } from './idempotency';
 
 /** Who is calling: the token a request authenticated with (never its secret) and its person. */
 export interface Principal {
@@ -27,8 +27,11 @@ export interface HandlerContext {
   principal: Principal;
   correlationId: string;
   transport: 'http' | 'ws';
-  /** Present on a mutating call that carries an idempotency_key: hand `answerWith` to the runtime operation. */
-  keyedCall?: KeyedCall;
+  /**
+   * Present on every mutating call: hand `mutation.answerWith(...)` to the runtime operation that
+   * is the call's effect, so its audit record (and a keyed call's answer) commit with it.
+   */
+  mutation?: MutationCall;
   /** Present on the WebSocket transport: subscription bookkeeping for this socket. */
   socket?: SocketSubscriptions;
 }

@@ -2,9 +2,10 @@
  * The idempotency layer every mutating method opts into by declaring `mutating: true` in the
  * contract. Stores results and non-retryable errors for 24 hours, keyed by (method, token id, key).
  *
- * A keyed call's result commits in the same transaction as its effect (the handler hands the
- * runtime `KeyedCall.answerWith`), so after a crash a retry either finds the stored answer or finds
- * that nothing was committed. An in-progress claim names the node running it; a crashed node's
+ * Every mutating call gets a `MutationCall` whose `answerWith` the handler hands the runtime: the
+ * runtime calls it inside the effect's own transaction, where it writes what must commit with the
+ * effect: the audit record always (`withEffect`), the stored answer when the call is keyed. So
+ * after a crash a retry either finds the stored answer or finds that nothing was committed. An in-progress claim names the node running it; a crashed node's
  * claims are dropped once its heartbeat lapses (NodeRegistry), never while it is alive.
  */
 import { RpcError, isErrorCode } from '@switchboard/contract';
@@ -18,15 +19,18 @@ interface StoredOutcome {
   error?: { code: string; message: string; details: Record<string, unknown> };
 }
 
-/** The keyed call in progress, as handlers see it. */
-export interface KeyedCall {
+/** The mutating call in progress, as handlers see it. */
+export interface MutationCall {
   /**
-   * A commit hook for the runtime operation that is this call's effect: it stores the answer the
-   * handler will return (`toResult` of the operation's outcome, as the contract shapes it) in the
-   * effect's own transaction.
+   * A commit hook for the runtime operation that is this call's effect: in the effect's own
+   * transaction it records the call (audit) and, for a keyed call, stores the answer the handler
+   * will return (`toResult` of the operation's outcome, as the contract shapes it).
    */
   answerWith<O>(toResult: (outcome: O) => unknown): OnEffectCommit<O>;
 }
+
+/** What else commits with a mutating call's effect, given the call's result (its audit record). */
+export type WithEffect = (trx: Parameters<OnEffectCommit<unknown>>[0], result: unknown) => Promise<void>;
 
 /** Crash tests only (SWITCHBOARD_TEST_FAILPOINT): how many keyed effects this process has run. */
 let keyedEffects = 0;
@@ -36,10 +40,15 @@ export async function withIdempotency<T>(
   ref: { method: string; tokenId: string; key: string | undefined; nodeId: string },
   rawParams: unknown,
   resultSchema: z.ZodType,
-  run: (call: KeyedCall | undefined) => Promise<T>,
+  withEffect: WithEffect,
+  run: (call: MutationCall) => Promise<T>,
   killAfterEffect?: number,
 ): Promise<T> {
-  if (!ref.key) return run(undefined);
+  if (!ref.key) {
+    return run({
+      answerWith: (toResult) => async (trx, outcome) => withEffect(trx, resultSchema.parse(toResult(outcome))),
+    });
+  }
   const keyRef: IdempotencyKeyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
   const { idempotency_key: _ignored, ...body } = (rawParams ?? {}) as Record<string, unknown>;
   const claim = await repo.claim(keyRef, canonicalHash(body), ref.nodeId);
@@ -58,10 +67,11 @@ export async function withIdempotency<T>(
       break;
   }
   let answeredWithEffect = false;
-  const call: KeyedCall = {
+  const call: MutationCall = {
     answerWith: (toResult) => async (trx, outcome) => {
       const result = resultSchema.parse(toResult(outcome));
       await repo.complete(keyRef, JSON.stringify({ result } satisfies StoredOutcome), trx);
+      await withEffect(trx, result);
       answeredWithEffect = true;
     },
   };

@@ -1,11 +1,12 @@
 /**
- * Runs one JSON-RPC request: method lookup, params validation against the contract, the
- * idempotency layer for mutating methods, the handler, and result validation. Transport-agnostic:
- * HTTP and WebSocket both call it.
+ * Runs one JSON-RPC request: method lookup, the scope check, params validation against the
+ * contract, the idempotency layer and the audit record for mutating methods, the handler, and
+ * result validation. Transport-agnostic: HTTP and WebSocket both call it.
  */
 import { leastRoleFor, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
-import { withIdempotency, type KeyedCall } from './idempotency';
+import { withIdempotency, type MutationCall } from './idempotency';
+import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
@@ -87,16 +88,73 @@ export class MethodExecutor {
     if (!callable) {
       throw new RpcError('METHOD_NOT_FOUND', `Method not found: ${name.slice(0, 100)}`, { method: name.slice(0, 100) });
     }
-    const { definition: def, handler } = callable;
+    const { definition: def } = callable;
     // Before validation and idempotency: a refused call leaves no trace but its audit record.
     if (!ctx.principal.scopes.has(def.scope)) {
-      throw new RpcError('FORBIDDEN', `Forbidden: ${name} needs the ${def.scope} scope (role ${leastRoleFor(def.scope)} or above); this ${ctx.principal.role}'s token does not have it`, {
+      const refused = new RpcError('FORBIDDEN', `Forbidden: ${name} needs the ${def.scope} scope (role ${leastRoleFor(def.scope)} or above); this ${ctx.principal.role}'s token does not have it`, {
         method: name,
         required_scope: def.scope,
         role: ctx.principal.role,
         needs_role: leastRoleFor(def.scope),
       });
+      await this.recordAfter(ctx, { ...this.factOf(ctx, name, request.params), outcome: refused.code });
+      throw refused;
     }
+    if (!def.mutating) return this.validateAndRun(request, ctx, callable);
+    return this.runAudited(request, ctx, callable);
+  }
+
+  /** Audit records in the transaction context of this call's store and node. */
+  private trailOf(ctx: HandlerContext): AuditTrail {
+    return new AuditTrail(ctx.store, () => ctx.runtime.nodeId);
+  }
+
+  private factOf(ctx: HandlerContext, method: string, params: unknown): Omit<AuditFact, 'outcome'> {
+    return { actor: actorOf(ctx.principal), channel: channelOf(ctx.principal), method, params, correlationId: ctx.correlationId };
+  }
+
+  /** A record in its own transaction, after the call: its failure is logged, never the call's answer. */
+  private recordAfter(ctx: HandlerContext, fact: AuditFact): Promise<void> {
+    return this.trailOf(ctx).recordQuietly(fact, (error) =>
+      ctx.logger.error('audit record not written', {
+        correlation_id: ctx.correlationId,
+        method: fact.method,
+        outcome: fact.outcome,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  }
+
+  /**
+   * A mutating call: its record commits with its effect (the MutationCall's hook); a call whose
+   * hook did not run (a dry run, a replay, a refusal or an error) is recorded afterwards, with its
+   * outcome.
+   */
+  private async runAudited(request: RpcRequest, ctx: HandlerContext, callable: Callable): Promise<unknown> {
+    const name = request.method;
+    const fact = this.factOf(ctx, name, request.params);
+    const trail = this.trailOf(ctx);
+    let recordedWithEffect = false;
+    try {
+      const result = await this.validateAndRun(request, ctx, callable, async (trx, answer) => {
+        await trail.record({ ...fact, result: answer, outcome: 'ok' }, trx);
+        recordedWithEffect = true;
+      });
+      if (!recordedWithEffect) await this.recordAfter(ctx, { ...fact, result, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      // A store that could not take the call (busy, unreachable) would not take its record either:
+      // trying would only hold the answer for another timeout. The call had no effect; its retry
+      // is recorded.
+      if (retryableStoreError(err)) throw err;
+      // Also when the hook ran: its record rolled back with the effect, or the call failed after.
+      await this.recordAfter(ctx, { ...fact, outcome: err instanceof RpcError ? err.code : 'INTERNAL' });
+      throw err;
+    }
+  }
+
+  private async validateAndRun(request: RpcRequest, ctx: HandlerContext, { definition: def, handler }: Callable, withEffect?: Parameters<typeof withIdempotency>[4]): Promise<unknown> {
+    const name = request.method;
     if (def.websocketOnly && ctx.transport !== 'ws') {
       throw new RpcError('INVALID_REQUEST', `${name} is only available on the WebSocket endpoint /v1/ws`, { method: name, transport: ctx.transport });
     }
@@ -120,8 +178,8 @@ export class MethodExecutor {
       throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: [{ path: nulAt, message: NUL_TEXT_MESSAGE }] });
     }
     const params = parsed.data as Record<string, unknown>;
-    const invoke = async (keyedCall?: KeyedCall) => {
-      const result = await handler(params, keyedCall ? { ...ctx, keyedCall } : ctx);
+    const invoke = async (mutation?: MutationCall) => {
+      const result = await handler(params, mutation ? { ...ctx, mutation } : ctx);
       const checked = def.result.safeParse(result);
       if (!checked.success) {
         ctx.logger.error('result does not match the contract', {
@@ -133,8 +191,8 @@ export class MethodExecutor {
       }
       return checked.data;
     };
-    if (!def.mutating) return invoke();
+    if (!withEffect) return invoke();
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, nodeId: ctx.runtime.nodeId }, request.params, def.result, invoke, ctx.config.killAfterEffect);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, nodeId: ctx.runtime.nodeId }, request.params, def.result, withEffect, invoke, ctx.config.killAfterEffect);
   }
 }

@@ -17,7 +17,11 @@ import type { Runtime } from '@switchboard/runtime';
 import type { ChangeListener, Store } from '@switchboard/store';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { authenticate } from '../http/authenticate';
+import { SESSION_COOKIE, authenticate, readCookie } from '../http/authenticate';
+import { AuditTrail, actorOf, channelOf, unauthenticatedFact, type AuditFact } from '../audit/audit-trail';
+
+/** How an audit record names a refused WebSocket upgrade. */
+const UPGRADE_METHOD = 'ws.upgrade';
 import type { RateLimiter } from '../http/rate-limiter';
 import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { MethodExecutor } from '../rpc/method-executor';
@@ -69,6 +73,11 @@ function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorR
 
 export function attachSocketServer(server: Server, deps: SocketServerDeps): SocketServer {
   const { config, store, runtime, logger, methodExecutor, limiter, changes } = deps;
+  const audit = new AuditTrail(store, () => runtime.nodeId);
+  const recordQuietly = (fact: AuditFact) =>
+    audit.recordQuietly(fact, (error) =>
+      logger.error('audit record not written', { correlation_id: fact.correlationId, method: fact.method, outcome: fact.outcome, error: error instanceof Error ? error.message : String(error) }),
+    );
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
@@ -105,14 +114,24 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
       host: req.headers.host,
       protocol: req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http',
     })
-      .then((outcome) => {
+      .then(async (outcome) => {
         if (!outcome.ok) {
           logUpgrade(401, 'UNAUTHENTICATED', { token_id: null, detail: outcome.reason });
+          const presented = { authorization: req.headers.authorization, sessionCookie: readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined };
+          await recordQuietly(unauthenticatedFact(presented, { method: UPGRADE_METHOD, path: url.pathname, reason: outcome.reason, correlationId }));
           rejectUpgrade(socket, 401, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`, correlationId);
           return;
         }
         if (!outcome.principal.scopes.has(WEBSOCKET_SCOPE)) {
           logUpgrade(403, 'FORBIDDEN', { token_id: outcome.principal.tokenId });
+          await recordQuietly({
+            actor: actorOf(outcome.principal),
+            channel: channelOf(outcome.principal),
+            method: UPGRADE_METHOD,
+            params: { required_scope: WEBSOCKET_SCOPE },
+            outcome: 'FORBIDDEN',
+            correlationId,
+          });
           rejectUpgrade(socket, 403, 'FORBIDDEN', `Forbidden: the WebSocket needs the ${WEBSOCKET_SCOPE} scope`, correlationId, {
             required_scope: WEBSOCKET_SCOPE,
             role: outcome.principal.role,

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditAndCheck, waitSettled } from './audit';
+import { auditCli } from '../../src/cli/audit';
 import { Cluster, waitUntil } from './cluster';
 import { PublishLoad } from './load';
 
@@ -62,4 +63,17 @@ it('nodes killed with SIGKILL under load lose, double and repeat nothing', async
   // idempotency claims wait for it to be declared dead its callers get IDEMPOTENCY_IN_PROGRESS, so
   // runs acknowledge 99-115 on this tree and 103-110 on the one before it (759f11c).
   expect(figures.acknowledged).toBeGreaterThanOrEqual(75);
+
+  // The audit trail of three nodes killed in turn: one linear chain that verifies, and every
+  // published event has the ok record of its publish (it committed with it).
+  const verdict = await auditCli(['verify'], { SWITCHBOARD_DATABASE_URL: cluster.databaseUrl }, { out: () => undefined, err: (line) => console.log(line) });
+  const [unrecorded] = await cluster.query<{ n: number }>(
+    `select count(*)::int as n from events e where e.chain_depth = 0 and not exists (
+       select 1 from audit_targets t join audit a on a.seq = t.seq where t.target_id = e.event_id and a.method = 'event.publish' and a.outcome = 'ok')`,
+  );
+  const [records] = await cluster.query<{ n: number; nodes: number }>(`select count(*)::int as n, count(distinct node_id)::int as nodes from audit where method = 'event.publish' and outcome = 'ok'`);
+  console.log('(a) audit trail', JSON.stringify({ verify_exit: verdict, publish_records: records!.n, writing_nodes: records!.nodes, events_without_record: unrecorded!.n }));
+  expect(verdict).toBe(0);
+  expect(unrecorded!.n).toBe(0);
+  expect(records!.nodes).toBeGreaterThan(1);
 }, 200_000);

@@ -17,7 +17,7 @@ export const auditRecord = z.object({
   token_id: z.string().optional(),
   channel: auditChannel,
   node_id: z.string(),
-  method: z.string().describe('an RPC method, or auth.sign_in, auth.sign_out, auth.sign_in_failed, cli.*'),
+  method: z.string().describe('an RPC method, or auth.sign_in, auth.sign_out, auth.sign_in_failed, ws.upgrade, cli.*'),
   target_ids: z.array(z.string()),
   params_summary: z.record(z.string(), z.unknown()).describe('ids, counts and flags; payloads and secrets only as sha256 hashes'),
   outcome: z.string().describe('ok, or the error code'),

@@ -17,6 +17,7 @@ import * as operationLeases from './014_operation_leases';
 import * as incidentCause from './015_incident_cause';
 import * as decisionGuards from './016_decision_guards';
 import * as people from './017_people';
+import * as audit from './018_audit';
 import * as mailboxApprovals from './019_mailbox_approvals';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
@@ -41,6 +42,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '015_incident_cause': incidentCause,
         '016_decision_guards': decisionGuards,
         '017_people': people,
+        '018_audit': audit,
         '019_mailbox_approvals': mailboxApprovals,
       };
     },

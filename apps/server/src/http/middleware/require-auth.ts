@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Store } from '@switchboard/store';
 import { errorJson, type AppEnv } from '../app-env';
-import { authenticate } from '../authenticate';
+import { SESSION_COOKIE, authenticate, readCookie } from '../authenticate';
+import { unauthenticatedFact, type AuditTrail } from '../../audit/audit-trail';
+import type { Logger } from '../../logger';
 
 /** "http" or "https" as the client sees it (a TLS-terminating proxy says so in X-Forwarded-Proto). */
 export function protocolOf(c: Context<AppEnv>): string {
@@ -9,12 +11,18 @@ export function protocolOf(c: Context<AppEnv>): string {
   return c.req.url.startsWith('https:') ? 'https' : 'http';
 }
 
-/** Bearer token or same-origin session cookie; 401 UNAUTHENTICATED with the reason otherwise. */
-export function requireAuth(store: Store): MiddlewareHandler<AppEnv> {
+/**
+ * Bearer token or same-origin session cookie; 401 UNAUTHENTICATED with the reason otherwise, and
+ * an audit record of the refusal, except for the console's own "am I signed in?" probe that
+ * presents nothing.
+ */
+export function requireAuth(store: Store, audit: AuditTrail, logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const authorization = c.req.header('authorization');
+    const cookie = c.req.header('cookie');
     const outcome = await authenticate(store, {
-      authorization: c.req.header('authorization'),
-      cookie: c.req.header('cookie'),
+      authorization,
+      cookie,
       origin: c.req.header('origin'),
       host: c.req.header('host'),
       protocol: protocolOf(c),
@@ -23,6 +31,14 @@ export function requireAuth(store: Store): MiddlewareHandler<AppEnv> {
     });
     if (!outcome.ok) {
       c.set('authFailure', outcome.reason);
+      const sessionCookie = readCookie(cookie, SESSION_COOKIE) !== undefined;
+      const probe = c.req.method === 'GET' && c.req.path === '/v1/auth/session' && !authorization && !sessionCookie;
+      if (!probe) {
+        const where = { method: (c.req.param('method') ?? `${c.req.method} ${c.req.path}`).slice(0, 100), path: c.req.path, reason: outcome.reason, correlationId: c.get('correlationId') };
+        await audit.recordQuietly(unauthenticatedFact({ authorization, sessionCookie }, where), (error) =>
+          logger.error('audit record not written', { correlation_id: where.correlationId, outcome: 'UNAUTHENTICATED', error: error instanceof Error ? error.message : String(error) }),
+        );
+      }
       return errorJson(c, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`);
     }
     c.set('principal', outcome.principal);

@@ -13,6 +13,7 @@ import * as client from 'openid-client';
 import { SIGN_IN_ERROR_PARAM, type AuthConfig, type SignInErrorCode } from '@switchboard/contract';
 import { LastAdminError, type Store, type UserRecord, type VerifiedToken } from '@switchboard/store';
 import { OIDC_CALLBACK_PATH, type OidcConfig } from '../../config';
+import { actorOf, type AuditTrail } from '../../audit/audit-trail';
 import type { Logger } from '../../logger';
 import type { Principal } from '../../rpc/handler';
 import type { AppEnv } from '../app-env';
@@ -47,6 +48,8 @@ export interface OidcSignInDeps {
   client: client.Configuration;
   store: Store;
   logger: Logger;
+  /** Sign-ins and refusals go to the audit trail (channel console). */
+  audit: AuditTrail;
 }
 
 /** A console path of this origin: never another host (`//evil`, `/\evil`) nor an API route. */
@@ -151,6 +154,7 @@ export class OidcSignIn {
     if (!outcome.ok) {
       c.set('authFailure', `OpenID Connect sign-in refused (${outcome.code}): ${outcome.detail}`);
       this.deps.logger.warn('OpenID Connect sign-in refused', { correlation_id: c.get('correlationId'), reason: outcome.code, detail: outcome.detail });
+      await this.recordQuietly(c, { method: 'auth.sign_in_failed', params: { via: 'oidc', reason: outcome.code }, outcome: 'UNAUTHENTICATED' });
       return c.redirect(withSignInError(returnTo, outcome.code), 302);
     }
     const { principal } = outcome;
@@ -167,7 +171,15 @@ export class OidcSignIn {
     }
     c.set('principal', principal);
     this.deps.logger.info('signed in with OpenID Connect', { correlation_id: c.get('correlationId'), user_id: principal.userId, role: principal.role });
+    await this.recordQuietly(c, { actor: actorOf(principal), method: 'auth.sign_in', params: { via: 'oidc', role: principal.role }, outcome: 'ok' });
     return c.redirect(returnTo, 302);
+  }
+
+  /** A sign-in is not undone because its audit record could not be written; the log says so. */
+  private async recordQuietly(c: Context<AppEnv>, fact: { actor?: ReturnType<typeof actorOf>; method: string; params: Record<string, unknown>; outcome: string }): Promise<void> {
+    await this.deps.audit.recordQuietly({ ...fact, channel: 'console', correlationId: c.get('correlationId') }, (error) =>
+      this.deps.logger.error('audit record not written', { correlation_id: c.get('correlationId'), method: fact.method, error: (error as Error).message }),
+    );
   }
 
   /** Checks the provider's answer against the flow, then finds or creates the person. */

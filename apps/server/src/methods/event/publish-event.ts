@@ -12,7 +12,7 @@ export async function publishEvent(params: Params<'event.publish'>, ctx: Handler
   const toResult = (published: PublishResult): Result<'event.publish'> => ({ run_id: published.run_id, status: published.status, event_id: published.event_id });
   const published = await ctx.runtime.publish(
     { event_name: params.event_name, payload: params.payload, entity_id: params.entity_id, bundle_ref: params.bundle_ref, source: 'api', startedByUserId: ctx.principal.userId },
-    ctx.keyedCall?.answerWith(toResult),
+    ctx.mutation?.answerWith(toResult),
   );
   return toResult(published);
 }

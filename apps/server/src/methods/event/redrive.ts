@@ -5,7 +5,7 @@ export const eventRedrive: Handler<'event.redrive'> = (params, ctx) => {
   const { dry_run, expected_plan_hash, rate_per_second, stop_after_failures, idempotency_key: _key, ...selection } = params;
   return ctx.runtime.recover(
     { kind: 'redrive', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, stopAfterFailures: stop_after_failures, actorTokenId: ctx.principal.tokenId },
-    ctx.keyedCall?.answerWith((outcome) => outcome),
+    ctx.mutation?.answerWith((outcome) => outcome),
   );
 };
 
@@ -13,6 +13,6 @@ export const eventReplay: Handler<'event.replay'> = (params, ctx) => {
   const { dry_run, expected_plan_hash, rate_per_second, stop_after_failures, idempotency_key: _key, ...selection } = params;
   return ctx.runtime.recover(
     { kind: 'replay', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, stopAfterFailures: stop_after_failures, actorTokenId: ctx.principal.tokenId },
-    ctx.keyedCall?.answerWith((outcome) => outcome),
+    ctx.mutation?.answerWith((outcome) => outcome),
   );
 };

@@ -22,7 +22,7 @@ export const mailboxApprove: Handler<'mailbox.approve'> = async (params, ctx) =>
       actorTokenId: ctx.principal.tokenId,
       decider: deciderOf(ctx.principal),
     },
-    ctx.keyedCall?.answerWith(toResult),
+    ctx.mutation?.answerWith(toResult),
   );
   return toResult(outcome);
 };

@@ -5,6 +5,6 @@ import { deciderOf } from './decider';
 
 export const mailboxReject: Handler<'mailbox.reject'> = async (params, ctx) => {
   const toResult = (outcome: DecisionOutcome) => ({ ...outcome, idempotency_replayed: false });
-  const outcome = await ctx.runtime.rejectMailboxItem({ mailbox_id: params.mailbox_id, reason: params.reason, reason_code: params.reason_code, actorTokenId: ctx.principal.tokenId, decider: deciderOf(ctx.principal) }, ctx.keyedCall?.answerWith(toResult));
+  const outcome = await ctx.runtime.rejectMailboxItem({ mailbox_id: params.mailbox_id, reason: params.reason, reason_code: params.reason_code, actorTokenId: ctx.principal.tokenId, decider: deciderOf(ctx.principal) }, ctx.mutation?.answerWith(toResult));
   return toResult(outcome);
 };

@@ -12,7 +12,7 @@ export const tokenCreate: Handler<'token.create'> = async (params, ctx) => {
   const user = await ctx.store.users.get(params.user_id);
   if (!user) throw new RpcError('NOT_FOUND', `No user with id ${params.user_id}`, { user_id: params.user_id });
   // The stored answer (an idempotent replay's) never holds the secret: it is shown once.
-  const answer = ctx.keyedCall?.answerWith((t: TokenRecord) => ({ token: tokenResult(t) }));
+  const answer = ctx.mutation?.answerWith((t: TokenRecord) => ({ token: tokenResult(t) }));
   const { token, secret } = await ctx.store.transaction(async (tx) => {
     const created = await ctx.store.tokens.create(params.name, { userId: user.id, scopes: params.scopes }, tx);
     await answer?.(tx, created.token);
@@ -22,7 +22,7 @@ export const tokenCreate: Handler<'token.create'> = async (params, ctx) => {
 };
 
 export const tokenRevoke: Handler<'token.revoke'> = async (params, ctx) => {
-  const answer = ctx.keyedCall?.answerWith((r: { token: TokenRecord; revoked: boolean }) => ({ token: tokenResult(r.token), already_revoked: !r.revoked }));
+  const answer = ctx.mutation?.answerWith((r: { token: TokenRecord; revoked: boolean }) => ({ token: tokenResult(r.token), already_revoked: !r.revoked }));
   const outcome = await ctx.store.transaction(async (tx) => {
     const known = await ctx.store.tokens.findById(params.token_id, tx);
     if (!known) return undefined;

@@ -9,7 +9,7 @@ export const userList: Handler<'user.list'> = async (params, ctx) => {
 };
 
 export const userCreate: Handler<'user.create'> = async (params, ctx) => {
-  const answer = ctx.keyedCall?.answerWith((u: UserRecord) => ({ user: userResult(u) }));
+  const answer = ctx.mutation?.answerWith((u: UserRecord) => ({ user: userResult(u) }));
   const user = await ctx.store.transaction(async (tx) => {
     const created = await ctx.store.users.create({ display_name: params.display_name, email: params.email, role: params.role }, tx);
     await answer?.(tx, created);
@@ -19,7 +19,7 @@ export const userCreate: Handler<'user.create'> = async (params, ctx) => {
 };
 
 export const userUpdate: Handler<'user.update'> = async (params, ctx) => {
-  const answer = ctx.keyedCall?.answerWith((u: UserRecord) => ({ user: userResult(u) }));
+  const answer = ctx.mutation?.answerWith((u: UserRecord) => ({ user: userResult(u) }));
   let user: UserRecord | undefined;
   try {
     user = await ctx.store.transaction(async (tx) => {

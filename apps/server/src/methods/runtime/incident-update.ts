@@ -19,7 +19,7 @@ export const runtimeIncidentUpdate: Handler<'runtime.incident_update'> = async (
     throw new RpcError('INVALID_PARAMS', 'ignore_until must be in the future', { field: 'ignore_until' });
   }
   const result: Result<'runtime.incident_update'> = { incident_id: params.incident_id, state: params.state, regressed: false, state_changed_at: now };
-  const answer = ctx.keyedCall?.answerWith((r: Result<'runtime.incident_update'>) => r);
+  const answer = ctx.mutation?.answerWith((r: Result<'runtime.incident_update'>) => r);
   await ctx.store.incidents.setState(
     key,
     {

@@ -8,5 +8,5 @@ import type { Handler } from '../../rpc/handler';
 export const runtimeNuke: Handler<'runtime.nuke'> = (params, ctx) =>
   ctx.runtime.reset(
     { dryRun: params.dry_run, expectedPlanHash: params.expected_plan_hash, reason: params.reason, actorTokenId: ctx.principal.tokenId },
-    ctx.keyedCall?.answerWith((outcome) => outcome),
+    ctx.mutation?.answerWith((outcome) => outcome),
   );

@@ -2,6 +2,6 @@
 import type { Handler } from '../../rpc/handler';
 
 export const runtimeResume: Handler<'runtime.resume'> = async (_params, ctx) => {
-  const { released } = await ctx.runtime.resume(ctx.principal.tokenId, ctx.keyedCall?.answerWith((outcome) => outcome));
+  const { released } = await ctx.runtime.resume(ctx.principal.tokenId, ctx.mutation?.answerWith((outcome) => outcome));
   return { ok: true, released };
 };
