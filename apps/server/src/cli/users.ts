@@ -15,6 +15,7 @@
 import { ROLES, isRole, roleScopes, userCreate, type Role } from '@switchboard/contract';
 import { LastAdminError, type Store, type TokenRecord, type UserChanges, type UserRecord } from '@switchboard/store';
 import { CommandError, UsageError, invokedDirectly, parseOptions, processIo, runAdminCommand, table, type Io } from './admin-command';
+import { cliAudit, osUser } from './cli-audit';
 
 const USAGE = `Usage: npm run users -- <command>
 
@@ -54,14 +55,23 @@ async function create(args: string[], store: () => Promise<Store>, io: Io): Prom
   // The same rules as user.create over the API.
   const checked = userCreate.params.safeParse({ display_name: name, role, ...(options.has('email') ? { email: options.get('email') } : {}) });
   if (!checked.success) throw new UsageError(checked.error.issues.map((i) => `${i.path.join('.') === 'display_name' ? 'NAME' : `--${String(i.path[0])}`}: ${i.message}`).join('; '));
-  const user = await (await store()).users.create({ display_name: checked.data.display_name, email: checked.data.email ?? null, role });
+  const s = await store();
+  const user = await s.transaction(async (tx) => {
+    const created = await s.users.create({ display_name: checked.data.display_name, email: checked.data.email ?? null, role }, tx);
+    await cliAudit(s).record({ channel: 'cli', method: 'cli.users.create', params: { display_name: created.display_name, role, os_user: osUser() }, result: { user_id: created.id }, outcome: 'ok' }, tx);
+    return created;
+  });
   io.out(`Created user ${user.id} "${user.display_name}" (${user.role}).`);
   io.out(`Give them a token with: npm run token -- create NAME --user ${user.id}`);
 }
 
 async function change(s: Store, id: string, changes: UserChanges): Promise<UserRecord> {
   try {
-    const user = await s.users.update(id, changes);
+    const user = await s.transaction(async (tx) => {
+      const updated = await s.users.update(id, changes, tx);
+      if (updated) await cliAudit(s).record({ channel: 'cli', method: 'cli.users.update', params: { user_id: id, ...changes, os_user: osUser() }, outcome: 'ok' }, tx);
+      return updated;
+    });
     if (!user) throw new CommandError(`No user with id "${id}". See the ids with: npm run users -- list`);
     return user;
   } catch (err) {
