@@ -56,7 +56,8 @@ export function isSameOrigin(input: Pick<AuthInput, 'origin' | 'host' | 'protoco
  */
 function noteUse(store: Store, token: TokenRecord): void {
   const lastUsed = token.last_used_at ? Date.parse(token.last_used_at) : 0;
-  if (store.clock.now().getTime() - lastUsed >= LAST_USED_PRECISION_MS) void store.tokens.touch(token.id).catch(() => undefined);
+  // The person was seen when their token was used: one write a minute for both.
+  if (store.clock.now().getTime() - lastUsed >= LAST_USED_PRECISION_MS) void store.tokens.touch(token.id, token.user_id).catch(() => undefined);
 }
 
 function cookieOriginAllowed(input: AuthInput): boolean {
@@ -80,10 +81,6 @@ export function principalOf(token: VerifiedToken, via: Principal['via']): Princi
   };
 }
 
-function noteSeen(store: Store, token: VerifiedToken): void {
-  void store.users.noteSeen(token.user).catch(() => undefined);
-}
-
 export async function authenticate(store: Store, input: AuthInput): Promise<AuthOutcome> {
   const header = input.authorization;
   if (header) {
@@ -94,7 +91,6 @@ export async function authenticate(store: Store, input: AuthInput): Promise<Auth
     const principal = principalOf(token, 'bearer');
     if (!principal) return { ok: false, reason: 'the token belongs to a disabled user' };
     noteUse(store, token);
-    noteSeen(store, token);
     return { ok: true, principal };
   }
   const session = readCookie(input.cookie, SESSION_COOKIE);
@@ -107,7 +103,6 @@ export async function authenticate(store: Store, input: AuthInput): Promise<Auth
     const principal = principalOf(token, 'cookie');
     if (!principal) return { ok: false, reason: 'the session belongs to a disabled user' };
     noteUse(store, token);
-    noteSeen(store, token);
     return { ok: true, principal };
   }
   return { ok: false, reason: 'missing access token' };

@@ -134,10 +134,18 @@ export class TokenRepository {
     return this.db.selectFrom('tokens').select(tokenColumns).where('hash', '=', hash).executeTakeFirst();
   }
 
-  async touch(id: string): Promise<void> {
+  /** Notes a use of the token and that its person was seen (minute precision: see authenticate). */
+  async touch(id: string, userId?: string | null): Promise<void> {
     const last_used_at = this.clock.now().toISOString();
-    await this.db.updateTable('tokens').set({ last_used_at }).where('id', '=', id).execute();
-    for (const token of this.verified.values()) if (token.id === id) token.last_used_at = last_used_at;
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('tokens').set({ last_used_at }).where('id', '=', id).execute();
+      if (userId) await trx.updateTable('users').set({ last_seen_at: last_used_at }).where('id', '=', userId).execute();
+    });
+    for (const token of this.verified.values()) {
+      if (token.id !== id) continue;
+      token.last_used_at = last_used_at;
+      token.user.last_seen_at = last_used_at;
+    }
   }
 
   async list(options: { userId?: string; includeRevoked?: boolean } = {}): Promise<TokenRecord[]> {

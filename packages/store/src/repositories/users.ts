@@ -34,8 +34,6 @@ export interface UserChanges {
 /** Refused changes that would leave nobody able to administer the runtime. */
 export class LastAdminError extends Error {}
 
-const LAST_SEEN_PRECISION_MS = 60 * 1000;
-
 /**
  * People. A change to a user changes what their tokens may do, so every write is recorded as a
  * `tokens` change (other nodes then forget the tokens they verified) and `onChange` lets this
@@ -110,12 +108,4 @@ export class UserRepository {
     return result;
   }
 
-  /** Minute precision, like a token's last use: a sign of life, not a log. */
-  async noteSeen(user: Pick<UserRecord, 'id' | 'last_seen_at'>): Promise<void> {
-    const now = this.clock.now();
-    const last = user.last_seen_at ? Date.parse(user.last_seen_at) : 0;
-    if (now.getTime() - last < LAST_SEEN_PRECISION_MS) return;
-    user.last_seen_at = now.toISOString();
-    await this.db.updateTable('users').set({ last_seen_at: user.last_seen_at }).where('id', '=', user.id).execute();
-  }
 }
