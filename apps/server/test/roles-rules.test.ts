@@ -145,3 +145,18 @@ describe('administration', () => {
     expect((await server.rpc('health.ping', {}, { token: caller.secret })).error).toBeUndefined();
   });
 });
+
+describe('last seen', () => {
+  it("a person's first request marks them seen, with their token's last use", async () => {
+    const viewer = await person('viewer');
+    const before = (await ok(server, 'user.list', {})).items.find((u) => u.id === viewer.userId)!;
+    expect(before.last_seen_at).toBeUndefined();
+    await server.rpc('health.ping', {}, { token: viewer.secret });
+    // The touch is written beside the request, not before its answer: wait for it.
+    await expect
+      .poll(async () => (await ok(server, 'user.list', {})).items.find((u) => u.id === viewer.userId)!.last_seen_at, { timeout: 5_000 })
+      .toEqual(expect.any(String));
+    const [token] = (await ok(server, 'token.list', { user_id: viewer.userId })).items;
+    expect(token!.last_used_at).toBe((await ok(server, 'user.list', {})).items.find((u) => u.id === viewer.userId)!.last_seen_at);
+  });
+});
