@@ -65,8 +65,8 @@ for (const person of [
     const session = await sessionIn(page);
     expect(session.status).toBe(200);
     expect(session.body.user).toMatchObject({ display_name: person.name, role: person.role });
-    // Until the header names the person (the console part of issue #37), it shows the console token.
-    await expect(page.getByRole('banner')).toContainText(/Rita Reviewer|Oscar Operator|console \(OpenID Connect\)/);
+    await expect(page.getByTestId('session-user')).toContainText(person.name);
+    await expect(page.getByTestId('session-role')).toHaveText(person.role);
 
     // Sign-out ends the Switchboard session, then the provider's (its confirmation page), and comes back.
     await page.getByRole('button', { name: 'Sign out' }).click();
