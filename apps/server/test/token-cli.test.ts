@@ -103,7 +103,7 @@ describe('token CLI arguments', () => {
   async function inProcess(args: string[], extraEnv: Record<string, string> = {}) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await tokenCli(args, { ...env(), ...extraEnv }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    const code = await tokenCli(args, { ...env(), ...extraEnv }, { out: (l) => void out.push(l), err: (l) => err.push(l) });
     return { code, stdout: out.join('\n'), stderr: err.join('\n') };
   }
 

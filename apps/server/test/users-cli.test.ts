@@ -160,7 +160,7 @@ describe('users CLI arguments', () => {
   async function inProcess(args: string[], extraEnv: Record<string, string> = {}) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await usersCli(args, { ...cliEnv, ...extraEnv }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    const code = await usersCli(args, { ...cliEnv, ...extraEnv }, { out: (l) => void out.push(l), err: (l) => err.push(l) });
     return { code, stdout: out.join('\n'), stderr: err.join('\n') };
   }
 

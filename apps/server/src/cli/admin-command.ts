@@ -1,10 +1,11 @@
 /**
- * What the administration commands (`npm run token`, `npm run users`) share: the store they open
+ * What the command-line tools (`npm run token`, `npm run users`, `npm run audit`) share: the store they open
  * (the server's, from the same configuration), how failures become exit codes, and their tables.
  *
  * Exit codes: 0 done, 1 the request could not be carried out (unknown id, refused change),
  * 2 usage or configuration error.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Store } from '@switchboard/store';
@@ -16,7 +17,8 @@ export class UsageError extends Error {}
 export class CommandError extends Error {}
 
 export interface Io {
-  out: (line: string) => void;
+  /** May return a promise: long outputs wait for it (stdout's backpressure). */
+  out: (line: string) => void | Promise<void>;
   err: (line: string) => void;
 }
 
@@ -56,6 +58,12 @@ export type CommandRunner = (args: string[], store: () => Promise<Store>, io: Io
 export async function runAdminCommand(program: string, usage: string, run: CommandRunner, args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let opened: Store | undefined;
   try {
+    const [command] = args;
+    if (command === undefined) throw new UsageError('a command is required');
+    if (['help', '--help', '-h'].includes(command)) {
+      await io.out(usage);
+      return 0;
+    }
     const config = loadConfig(env);
     await run(args, async () => (opened ??= await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir })), io);
     return 0;
@@ -87,6 +95,8 @@ export function invokedDirectly(moduleUrl: string): boolean {
 }
 
 export const processIo: Io = {
-  out: (line) => process.stdout.write(line + '\n'),
+  out: async (line) => {
+    if (!process.stdout.write(line + '\n')) await once(process.stdout, 'drain');
+  },
   err: (line) => process.stderr.write(line + '\n'),
 };

@@ -119,13 +119,6 @@ async function run(args: string[], store: () => Promise<Store>, io: Io): Promise
       io.out('WebSocket streams it opened earlier stay open until they disconnect.');
       return;
     }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      if (command === undefined) throw new UsageError('a command is required');
-      io.out(USAGE);
-      return;
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

@@ -114,13 +114,6 @@ async function run(args: string[], store: () => Promise<Store>, io: Io): Promise
       io.out(`Enabled ${user.display_name} (${user.id}) as ${user.role}; their tokens that were not revoked work again.`);
       return;
     }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      if (command === undefined) throw new UsageError('a command is required');
-      io.out(USAGE);
-      return;
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
