@@ -60,6 +60,20 @@ export default tseslint.config(
     ),
   },
   {
+    // The contract's index brings zod, which compiles validators with `new Function`: the console's
+    // CSP forbids eval, and zod would weigh on every page. Values come from its zod-free entries.
+    files: ['apps/web/src/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@switchboard/contract', allowTypeImports: true, message: 'Import types only from the contract index; values from @switchboard/contract/roles, /limits or /sign-in (no zod in the console).' }],
+        },
+      ],
+    },
+  },
+  {
     files: ['apps/web/**/*.tsx', 'apps/web/**/*.ts'],
     plugins: { 'react-hooks': reactHooks },
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },

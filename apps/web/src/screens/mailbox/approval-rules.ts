@@ -3,7 +3,8 @@
  * the signed-in person may not approve it. The server enforces the same rules; this only says so
  * before anyone clicks.
  */
-import { roleScopes, type MailboxApproval, type MailboxDeciders, type Result, type Role } from '@switchboard/contract';
+import type { MailboxApproval, MailboxDeciders, Result } from '@switchboard/contract';
+import { roleScopes, type Role } from '@switchboard/contract/roles';
 
 type Review = Result<'mailbox.get'>;
 
