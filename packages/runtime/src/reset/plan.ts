@@ -31,9 +31,9 @@ export interface PlanSection {
   /**
    * What plan_hash covers. `state`: every removed table's count and newest row, the agents, the
    * containers and the bundle. `paused_ingress`: ingress is paused, so nothing new arrives; what
-   * still changes (handlers finishing, queued publishes, their containers) is removed or stopped
-   * by the reset too, so the hash covers only the bundle, the agents to reset and the pause: the
-   * plan does not go stale by records it will also remove.
+   * still changes (handlers finishing, queued publishes, their containers, agents that took their
+   * first turn) is removed, stopped or reset by the reset too, so the hash covers only the bundle
+   * and the pause: the plan does not go stale by records it will also remove.
    */
   hash_basis: 'state' | 'paused_ingress';
 }
@@ -45,7 +45,7 @@ export async function previewPlan(ctx: ResetContext, lock: 'held' | 'not_taken')
   const containers = await listContainersToStop(ctx.store);
   const containerIds = containers.map((c) => c.container_id).sort();
   const paused = (await ctx.ingress.state()) === 'paused';
-  const basis = paused ? { bundle: ctx.bundle.fingerprint, agents_to_reset: agents, ingress: 'paused' } : { bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds };
+  const basis = paused ? { bundle: ctx.bundle.fingerprint, ingress: 'paused' } : { bundle: ctx.bundle.fingerprint, tables: snapshots, agents_to_reset: agents, containers: containerIds };
   const plan_hash = 'sha256:' + createHash('sha256').update(canonicalJson(basis)).digest('hex');
   const kept = await resets.keptCounts();
   const def = ctx.bundle.definition;
