@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every test runner (typecheck, lint, vitest, Playwright), then prints one line of totals:
 // "N passed, N failed". Exits non-zero if anything failed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findTestDocker } from './test-docker.mjs';
@@ -13,13 +13,31 @@ const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: 'i
 let passed = 0;
 let failed = 0;
 
-console.log('\n== typecheck');
-if (run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']) === 0) passed += 1;
-else failed += 1;
+/** Runs a command while others run; its output is printed when it ends, under its label. */
+function runInBackground(label, cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env: process.env });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => {
+      console.log(`-- ${label}: ${code === 0 ? 'ok' : `failed (exit ${code})`}`);
+      if (output.trim()) console.log(output.trimEnd());
+      resolve(code ?? 1);
+    });
+  });
+}
 
-console.log('\n== lint (ESLint: layer boundaries, hooks, TypeScript)');
-if (run(bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']) === 0) passed += 1;
-else failed += 1;
+// Typecheck and lint each use one core: side by side they take the time of the longer one.
+console.log('\n== typecheck and lint (ESLint: layer boundaries, hooks, TypeScript), side by side');
+const checks = await Promise.all([
+  runInBackground('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
+  runInBackground('lint', bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']),
+]);
+for (const status of checks) {
+  if (status === 0) passed += 1;
+  else failed += 1;
+}
 
 /** Runs vitest with a JSON report and adds its totals. */
 function vitest(label, args, env = {}) {

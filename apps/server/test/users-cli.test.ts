@@ -1,6 +1,7 @@
 /**
- * The people CLI (apps/server/src/cli/users.ts) and the token CLI's --user and --scopes, run as
- * real processes against the store a real server uses: a person and token made on the command
+ * The people CLI (apps/server/src/cli/users.ts) and the token CLI's --user and --scopes, against
+ * the store a real server uses (the first steps as real processes, the rest in this process on a
+ * store of their own): a person and token made on the command
  * line sign in with their role, and a role change, a disable or an enable made there applies to
  * the server's next request. Runs on the test engine (the CLI gets the server's database URL on
  * PostgreSQL).
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
 import { waitFor } from './control-helpers';
+import { tokenCli } from '../src/cli/token';
 import { usersCli } from '../src/cli/users';
 import { startTestServer, type TestServer } from './harness';
 
@@ -31,7 +33,8 @@ let dataDir: string;
 let cliEnv: Record<string, string>;
 let server: TestServer;
 
-function runCli(script: string, args: string[]): Promise<CliRun> {
+/** The command as a real process, the way `npm run users` / `npm run token` start it. */
+function spawnCli(script: string, args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(tsx, [script, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...cliEnv } }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -49,12 +52,23 @@ async function serverReadChanges(): Promise<void> {
   await waitFor(() => server.changes.position >= latest, 10_000, 'the server to read the change feed');
 }
 
+/**
+ * The command in this process, on a store of its own (its own connection, as a CLI process has):
+ * spawning costs seconds per run on a loaded machine, so only the first steps run as processes.
+ */
+async function runCli(cli: typeof usersCli, args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await cli(args, cliEnv, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+  return { code, stdout: out.map((l) => l + '\n').join(''), stderr: err.map((l) => l + '\n').join('') };
+}
+
 const users = async (...args: string[]) => {
-  const run = await runCli(usersScript, args);
+  const run = await runCli(usersCli, args);
   await serverReadChanges();
   return run;
 };
-const token = (...args: string[]) => runCli(tokenScript, args);
+const token = (...args: string[]) => runCli(tokenCli, args);
 
 async function session(secret: string): Promise<{ status: number; body: { user?: { role: string; display_name: string }; scopes?: string[] } }> {
   const res = await fetch(server.url + '/v1/auth/session', { headers: { authorization: `Bearer ${secret}` } });
@@ -72,19 +86,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-// Each step spawns a CLI process (a few seconds each on a loaded machine).
 describe('users and token CLIs against a running server', { timeout: 180_000 }, () => {
   let ana: { userId: string; tokenId: string; secret: string };
 
   test('create a person, then a narrowed token for them: it signs in with their role and only its scopes', async () => {
-    const created = await users('create', 'Ana', 'Silva', '--role', 'operator', '--email', 'ana@example.com');
+    const created = await spawnCli(usersScript, ['create', 'Ana', 'Silva', '--role', 'operator', '--email', 'ana@example.com']);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const userId = /usr_[0-9a-f]+/.exec(created.stdout)?.[0];
     expect(userId).toBeDefined();
     expect(created.stdout).toContain('"Ana Silva" (operator)');
 
-    const made = await token('create', 'ana laptop', '--user', userId!, '--scopes', 'read,events:publish,runtime:reset');
+    const made = await spawnCli(tokenScript, ['create', 'ana laptop', '--user', userId!, '--scopes', 'read,events:publish,runtime:reset']);
+    await serverReadChanges();
     expect(made.code).toBe(0);
     expect(made.stdout).toContain(`for Ana Silva (${userId}, operator)`);
     // runtime:reset is beyond an operator: the CLI says so, and the token does not get it.
