@@ -22,7 +22,7 @@ export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Prom
   await waitFor(
     async () => {
       const s = await ok(server, 'runtime.status');
-      return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0;
+      return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0 && server.runtime.containerStartsIdle;
     },
     timeoutMs,
     'the runtime to settle',

@@ -385,6 +385,11 @@ export class Runtime {
   }
 
   /** True while a reset on this node or (as last seen, within ~250 ms) another one holds the runtime. */
+  /** No managed container is waiting to be started for a new entity (starts run after the entity commits). */
+  get containerStartsIdle(): boolean {
+    return this.entityContainers.idle;
+  }
+
   isResetting(): boolean {
     return this.resetLock.isHeldByAnyone();
   }

@@ -46,6 +46,11 @@ export class EntityContainers {
     return this.managedTypes.size > 0;
   }
 
+  /** No entity waits for its container to be started, and no start is running. */
+  get idle(): boolean {
+    return this.pending.size === 0 && this.flushing === undefined && this.timer === undefined;
+  }
+
   /** Called when an entity is created (possibly before its transaction commits). */
   entityCreated(entityId: string, entityType: string): void {
     if (this.stopped || !this.managedTypes.has(entityType)) return;
