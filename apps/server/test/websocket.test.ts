@@ -152,7 +152,7 @@ describe('frames', () => {
     expectRpcError(await socket.sendRaw('[]'), 'INVALID_REQUEST');
     const unknown = await socket.callUnchecked('no.such.method', {});
     expectRpcError(unknown, 'METHOD_NOT_FOUND');
-    const binary = new Promise<any>((resolve) => socket.socket.once('message', (data) => resolve(JSON.parse(data.toString()))));
+    const binary = new Promise<WireFrame>((resolve) => socket.socket.once('message', (data) => resolve(JSON.parse(data.toString()) as WireFrame)));
     socket.socket.send(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"health.ping"}'), { binary: true });
     expectRpcError(await binary, 'INVALID_REQUEST');
     await socket.close();
