@@ -26,8 +26,30 @@ export interface OpenRpcInfo {
   description?: string;
 }
 
-export function buildOpenRpcDocument(defs: Record<string, MethodDefinition>, info: OpenRpcInfo): Record<string, unknown> {
-  const methods = Object.values(defs).map((def) => {
+/** One method of the published document, as clients (and the tests) read it. */
+export type OpenRpcMethodObject = {
+  name: string;
+  summary: string;
+  description?: string;
+  paramStructure: 'by-name';
+  params: { name: string; required: boolean; schema: JsonSchema; description?: string }[];
+  result: { name: 'result'; schema: JsonSchema };
+  errors: { code: number; message: string; data: { code: ErrorCode; retryable: boolean; description: string } }[];
+  'x-scope': string;
+  'x-roles': string[];
+  deprecated?: true;
+  tags?: { name: string }[];
+};
+
+export type OpenRpcDocument = {
+  openrpc: string;
+  info: OpenRpcInfo;
+  servers: { name: string; url: string }[];
+  methods: OpenRpcMethodObject[];
+};
+
+export function buildOpenRpcDocument(defs: Record<string, MethodDefinition>, info: OpenRpcInfo): OpenRpcDocument {
+  const methods = Object.values(defs).map((def): OpenRpcMethodObject => {
     const params = toSchema(def.params, 'input');
     const properties = (params.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((params.required as string[] | undefined) ?? []);
@@ -36,18 +58,18 @@ export function buildOpenRpcDocument(defs: Record<string, MethodDefinition>, inf
       name: def.name,
       summary: def.summary,
       ...(def.description ? { description: def.description } : {}),
-      paramStructure: 'by-name',
+      paramStructure: 'by-name' as const,
       params: Object.entries(properties).map(([name, schema]) => ({
         name,
         required: required.has(name),
         schema,
         ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
       })),
-      result: { name: 'result', schema: toSchema(def.result, 'output') },
+      result: { name: 'result' as const, schema: toSchema(def.result, 'output') },
       errors: codes.map(errorObject),
       'x-scope': def.scope,
       'x-roles': ROLES.filter((r) => roleScopes[r].includes(def.scope)),
-      ...(def.deprecated ? { deprecated: true } : {}),
+      ...(def.deprecated ? { deprecated: true as const } : {}),
       ...(def.websocketOnly ? { tags: [{ name: 'websocket-only' }] } : {}),
     };
   });

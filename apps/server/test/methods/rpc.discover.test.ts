@@ -8,7 +8,7 @@ import metaSchemaModule from '@open-rpc/meta-schema';
 import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { JSONRPCClient, JSONRPCErrorException } from 'json-rpc-2.0';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ROLES, SCOPES, methodNames, methods, roleScopes } from '@switchboard/contract';
+import { ROLES, SCOPES, methodNames, methods, roleScopes, type OpenRpcDocument } from '@switchboard/contract';
 import { startTestServer, type TestServer } from '../harness';
 import { rawGet } from '../rpc-helpers';
 import { createTestMethods } from '../test-methods';
@@ -57,10 +57,11 @@ function validateOpenRpc(doc: unknown) {
   return { ok, errors: openRpcValidator.errors };
 }
 
-async function discover(): Promise<any> {
+async function discover(): Promise<OpenRpcDocument> {
   const res = await server.rpc('rpc.discover', {});
   expect(res.error).toBeUndefined();
-  return res.result;
+  // The contract publishes the document as a JSON object; its shape is the builder's.
+  return res.result as OpenRpcDocument;
 }
 
 describe('OpenRPC document', () => {
@@ -88,7 +89,7 @@ describe('OpenRPC document', () => {
 
   test('lists every contract method, and no test-only one, with params and result schemas that compile', async () => {
     const doc = await discover();
-    const listed = doc.methods.map((m: any) => m.name).sort();
+    const listed = doc.methods.map((m) => m.name).sort();
     expect(listed).toEqual([...methodNames].sort());
     expect(listed).not.toContain('test.echo');
     const ajv = newAjv();
@@ -102,7 +103,7 @@ describe('OpenRPC document', () => {
       }
       expect(method.result.schema).toBeTypeOf('object');
       expect(() => ajv.compile(method.result.schema)).not.toThrow();
-      const codes = method.errors.map((e: any) => e.data.code);
+      const codes = method.errors.map((e) => e.data.code);
       expect(codes).toEqual(expect.arrayContaining(['INVALID_PARAMS', 'UNAUTHENTICATED', 'INTERNAL']));
       for (const code of methods[method.name as keyof typeof methods].errors) expect(codes).toContain(code);
     }
@@ -127,19 +128,19 @@ describe('OpenRPC document', () => {
 
   test('param lists match the contract: names and requiredness', async () => {
     const doc = await discover();
-    const echoOf = (name: string) => doc.methods.find((m: any) => m.name === name);
+    const echoOf = (name: string) => doc.methods.find((m) => m.name === name)!;
     expect(echoOf('health.ping').params).toEqual([]);
     expect(echoOf('health.unsubscribe').params).toEqual([expect.objectContaining({ name: 'subscription_id', required: true })]);
     const reject = echoOf('mailbox.reject');
-    expect(reject.params.map((p: any) => p.name)).toEqual(expect.arrayContaining(['mailbox_id', 'reason', 'idempotency_key']));
-    expect(reject.params.find((p: any) => p.name === 'idempotency_key').required).toBe(false);
+    expect(reject.params.map((p) => p.name)).toEqual(expect.arrayContaining(['mailbox_id', 'reason', 'idempotency_key']));
+    expect(reject.params.find((p) => p.name === 'idempotency_key')!.required).toBe(false);
   });
 
   test('the published result schema accepts what the server really returns', async () => {
     const doc = await discover();
     const ajv = newAjv();
     for (const name of ['health.ping', 'health.check'] as const) {
-      const validate = ajv.compile(doc.methods.find((m: any) => m.name === name).result.schema);
+      const validate = ajv.compile(doc.methods.find((m) => m.name === name)!.result.schema);
       const live = await server.rpc(name, {});
       expect(validate(live.result), JSON.stringify(validate.errors)).toBe(true);
     }
@@ -147,14 +148,14 @@ describe('OpenRPC document', () => {
 
   test('run.start is marked deprecated; event.publish is not', async () => {
     const doc = await discover();
-    expect(doc.methods.find((m: any) => m.name === 'run.start').deprecated).toBe(true);
-    expect(doc.methods.find((m: any) => m.name === 'event.publish').deprecated).toBeUndefined();
+    expect(doc.methods.find((m) => m.name === 'run.start')!.deprecated).toBe(true);
+    expect(doc.methods.find((m) => m.name === 'event.publish')!.deprecated).toBeUndefined();
   });
 
   test('websocket-only methods are tagged', async () => {
     const doc = await discover();
     for (const name of ['health.subscribe', 'health.unsubscribe']) {
-      expect(doc.methods.find((m: any) => m.name === name).tags).toEqual([{ name: 'websocket-only' }]);
+      expect(doc.methods.find((m) => m.name === name)!.tags).toEqual([{ name: 'websocket-only' }]);
     }
   });
 });
