@@ -122,7 +122,7 @@ describe('OpenRPC document', () => {
       }
     }
     // The extensions are what makes the document valid: unprefixed members are not allowed on a method.
-    const unprefixed = { ...doc, methods: doc.methods.map(({ 'x-scope': scope, ...m }: any) => ({ ...m, scope })) };
+    const unprefixed = { ...doc, methods: doc.methods.map(({ 'x-scope': scope, ...m }) => ({ ...m, scope })) };
     expect(validateOpenRpc(unprefixed).ok).toBe(false);
   });
 
