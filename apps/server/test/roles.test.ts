@@ -24,9 +24,9 @@ interface PrincipalSpec {
   may: Scope[];
 }
 
-const VIEWER: Scope[] = ['read', 'heartbeat', 'audit:read'];
+const VIEWER: Scope[] = ['read', 'heartbeat', 'metrics', 'audit:read'];
 const REVIEWER: Scope[] = [...VIEWER, 'mailbox:decide'];
-const OPERATOR: Scope[] = [...REVIEWER, 'events:publish', 'runtime:pause', 'events:redrive', 'incidents:write', 'tool_servers:faults'];
+const OPERATOR: Scope[] = [...REVIEWER, 'events:publish', 'runtime:pause', 'events:redrive', 'incidents:write', 'tool_servers:faults', 'alerts:write'];
 const ADMIN: Scope[] = [...OPERATOR, 'runtime:reset', 'users:admin'];
 
 const roleTable: Record<Role, Scope[]> = { viewer: VIEWER, reviewer: REVIEWER, operator: OPERATOR, admin: ADMIN };

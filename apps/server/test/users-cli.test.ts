@@ -205,7 +205,7 @@ describe('users CLI arguments', () => {
     const run = await inProcess(['help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Usage: npm run users');
-    expect(run.stdout).toMatch(/reviewer\s+read, heartbeat, audit:read, mailbox:decide/);
+    expect(run.stdout).toMatch(/reviewer\s+read, heartbeat, metrics, audit:read, mailbox:decide/);
   });
 
   test('a bad configuration is reported with the variable name', async () => {

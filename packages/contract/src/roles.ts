@@ -7,6 +7,7 @@
 export const SCOPES = [
   'read',
   'heartbeat',
+  'metrics',
   'audit:read',
   'mailbox:decide',
   'events:publish',
@@ -14,6 +15,7 @@ export const SCOPES = [
   'events:redrive',
   'incidents:write',
   'tool_servers:faults',
+  'alerts:write',
   'runtime:reset',
   'users:admin',
 ] as const;
@@ -21,6 +23,7 @@ export type Scope = (typeof SCOPES)[number];
 export const scopeDescriptions: Record<Scope, string> = {
   read: 'every read method (lists, gets, status, catalog, lookup, rpc.discover)',
   heartbeat: 'health.ping, health.check, heartbeat subscriptions and the WebSocket upgrade',
+  metrics: 'GET /metrics (Prometheus scrapes)',
   'audit:read': 'audit.list',
   'mailbox:decide': 'mailbox.approve, mailbox.reject',
   'events:publish': 'event.publish, run.start',
@@ -28,15 +31,16 @@ export const scopeDescriptions: Record<Scope, string> = {
   'events:redrive': 'event.redrive, event.replay, operation.cancel',
   'incidents:write': 'runtime.incident_update',
   'tool_servers:faults': 'runtime.set_tool_server_faults',
+  'alerts:write': 'alert rules, destinations, test notices and silences',
   'runtime:reset': 'runtime.nuke',
   'users:admin': 'user.* and token.* (people and their tokens)',
 };
 
 export const ROLES = ['viewer', 'reviewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
-const viewer: readonly Scope[] = ['read', 'heartbeat', 'audit:read'];
+const viewer: readonly Scope[] = ['read', 'heartbeat', 'metrics', 'audit:read'];
 const reviewer: readonly Scope[] = [...viewer, 'mailbox:decide'];
-const operator: readonly Scope[] = [...reviewer, 'events:publish', 'runtime:pause', 'events:redrive', 'incidents:write', 'tool_servers:faults'];
+const operator: readonly Scope[] = [...reviewer, 'events:publish', 'runtime:pause', 'events:redrive', 'incidents:write', 'tool_servers:faults', 'alerts:write'];
 const admin: readonly Scope[] = [...operator, 'runtime:reset', 'users:admin'];
 
 /** Each role's scopes; each role includes the one before it. */
