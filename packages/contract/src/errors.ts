@@ -37,6 +37,13 @@ export const errorRegistry = {
   },
   RESET_IN_PROGRESS: { rpcCode: -32040, retryable: true, httpStatus: 200, message: 'A runtime reset is in progress' },
   PLAN_STALE: { rpcCode: -32041, retryable: false, httpStatus: 200, message: 'Runtime state changed since the reset plan was previewed' },
+  DESTINATION_IN_USE: {
+    rpcCode: -32060,
+    retryable: false,
+    httpStatus: 200,
+    message: 'Alert rules still send to this destination; change or delete them first',
+  },
+  NOTICE_NOT_FAILED: { rpcCode: -32061, retryable: false, httpStatus: 200, message: 'Only a failed notice can be resent' },
   RATE_LIMITED: { rpcCode: -32029, retryable: true, httpStatus: 429, message: 'Rate limited' },
   PAYLOAD_TOO_LARGE: { rpcCode: -32013, retryable: false, httpStatus: 413, message: 'Request body is over the size limit' },
   STORE_BUSY: { rpcCode: -32050, retryable: true, httpStatus: 200, message: 'The store is busy with another writer; retry shortly' },

@@ -37,6 +37,8 @@ const serverCodes = {
   },
   RESET_IN_PROGRESS: { title: 'A runtime reset is in progress', hint: 'Wait for the reset to finish, then try again.' },
   PLAN_STALE: { title: 'The runtime changed since the plan was previewed', hint: 'Preview again (dry run or estimate) and review the new plan before applying.' },
+  DESTINATION_IN_USE: { title: 'Alert rules still send to this destination', hint: 'Change those rules to another destination, or delete them, then delete the destination.' },
+  NOTICE_NOT_FAILED: { title: 'Only a failed notice can be resent', hint: 'This notice is still being retried, was delivered or was cancelled.' },
   RATE_LIMITED: { title: 'Too many requests', hint: 'Wait a moment; the console retries by itself.' },
   PAYLOAD_TOO_LARGE: { title: 'The request is too large', hint: 'Send less data in one request.' },
   STORE_BUSY: { title: 'The store is busy', hint: 'Another writer is holding the database for a moment; try again.' },

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { agentGet, agentList } from './agent';
+import { alertDestinationCreate, alertDestinationDelete, alertDestinations, alertNoticeResend, alertNotices, alertRuleCreate, alertRuleDelete, alertRuleUpdate, alertRules, alertSilenceCreate, alertSilenceEnd, alertSilences, alertTest } from './alerts';
 import { auditList } from './audit';
 import { conversationGet, conversationList } from './conversation';
 import { eventList, eventPublish, runStart } from './event';
@@ -59,6 +60,19 @@ export const methods = {
   [tokenCreate.name]: tokenCreate,
   [tokenRevoke.name]: tokenRevoke,
   [auditList.name]: auditList,
+  [alertRules.name]: alertRules,
+  [alertRuleCreate.name]: alertRuleCreate,
+  [alertRuleUpdate.name]: alertRuleUpdate,
+  [alertRuleDelete.name]: alertRuleDelete,
+  [alertDestinations.name]: alertDestinations,
+  [alertDestinationCreate.name]: alertDestinationCreate,
+  [alertDestinationDelete.name]: alertDestinationDelete,
+  [alertTest.name]: alertTest,
+  [alertNotices.name]: alertNotices,
+  [alertNoticeResend.name]: alertNoticeResend,
+  [alertSilences.name]: alertSilences,
+  [alertSilenceCreate.name]: alertSilenceCreate,
+  [alertSilenceEnd.name]: alertSilenceEnd,
 } as const;
 
 export type Methods = typeof methods;
@@ -76,6 +90,7 @@ export function isMethodName(name: string): name is MethodName {
 }
 
 export * from './agent';
+export * from './alerts';
 export * from './audit';
 export * from './common';
 export * from './conversation';
