@@ -13,6 +13,11 @@ export async function seriousViolations(page: Page) {
 }
 
 const screenshotDir = process.env.E2E_SCREENSHOT_DIR ?? path.join(repoRoot, 'scratch', 'screens');
+/**
+ * Screenshots are for people to look at, so a CI run on a throwaway clone skips them (they cost it
+ * about a minute); E2E_SCREENSHOTS=1 or 0 decides either way.
+ */
+const screenshotsWanted = process.env.E2E_SCREENSHOTS ? process.env.E2E_SCREENSHOTS !== '0' : process.env.CI !== 'true';
 
 export const WIDTHS = [
   { name: '1280', width: 1280, height: 800 },
@@ -24,6 +29,7 @@ export const WIDTHS = [
  * `scrollTo`, that part of the page is scrolled into view at each width (a resize moves it).
  */
 export async function shotAtBothWidths(page: Page, name: string, opts: { scrollTo?: Locator } = {}): Promise<void> {
+  if (!screenshotsWanted) return;
   fs.mkdirSync(screenshotDir, { recursive: true });
   const original = page.viewportSize();
   for (const w of WIDTHS) {

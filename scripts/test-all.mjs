@@ -14,9 +14,9 @@ let passed = 0;
 let failed = 0;
 
 /** Runs a command while others run; its output is printed when it ends, under its label. */
-function runInBackground(label, cmd, args) {
+function runInBackground(label, cmd, args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, env: process.env });
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env } });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -39,12 +39,15 @@ for (const status of checks) {
   else failed += 1;
 }
 
-/** Runs vitest with a JSON report and adds its totals. */
-function vitest(label, args, env = {}) {
+function vitestArgs(label, args) {
   const json = path.join(root, 'test-results', `${label}.json`);
   fs.mkdirSync(path.dirname(json), { recursive: true });
   fs.rmSync(json, { force: true });
-  const status = run(bin('vitest'), ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`], env);
+  return { json, argv: ['run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`] };
+}
+
+/** Adds a vitest JSON report's totals. */
+function countVitest(json, status) {
   if (fs.existsSync(json)) {
     const r = JSON.parse(fs.readFileSync(json, 'utf8'));
     passed += r.numPassedTests;
@@ -53,6 +56,18 @@ function vitest(label, args, env = {}) {
     const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
     failed += r.numFailedTests + brokenFiles.length;
   } else if (status !== 0) failed += 1;
+}
+
+/** Runs vitest with a JSON report and adds its totals. */
+function vitest(label, args, env = {}) {
+  const { json, argv } = vitestArgs(label, args);
+  countVitest(json, run(bin('vitest'), argv, env));
+}
+
+/** The same, while the next phases run; resolves when its totals are added. */
+async function vitestInBackground(label, args, env = {}) {
+  const { json, argv } = vitestArgs(label, args);
+  countVitest(json, await runInBackground(label, bin('vitest'), argv, env));
 }
 
 // The managed-container tests (apps/server/test/docker-engine*.test.ts and multi-node/docker-containers)
@@ -120,14 +135,16 @@ if (postgres.url) {
   console.log(`PostgreSQL suite skipped: ${postgres.reason}. To run it: apt-get install -y postgresql, or set SWITCHBOARD_TEST_DATABASE_URL to a role that may create databases.`);
 }
 
-console.log('\n== multi-process chaos on PostgreSQL (vitest, one file at a time)');
+// The chaos pass mostly waits (on killed processes, expiring leases, restarts): it runs beside the
+// console build and Playwright instead of before them. Its output is printed when it ends.
+let chaosPass = Promise.resolve();
 if (postgres.url) {
   // Several server processes per test on one database, killed, frozen and cut off from it (issue
   // #10). The two passes above leave these files out (vitest.config.ts); one file at a time, as
   // each starts its own processes. The PostgreSQL crash and restart runs on a private cluster of its own.
   await dropTestDatabases(postgres.url);
-  vitest('vitest-chaos', ['apps/server/test/multi-node', '--no-file-parallelism'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' });
-  console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
+  console.log('\n== multi-process chaos on PostgreSQL (vitest, one file at a time), beside the end-to-end tests');
+  chaosPass = vitestInBackground('vitest-chaos', ['apps/server/test/multi-node/', '--no-file-parallelism'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' });
 } else if (process.env.CI === 'true') {
   console.log(`multi-process chaos could not run: ${postgres.reason}`);
   failed += 1;
@@ -149,6 +166,9 @@ if (process.env.SKIP_E2E !== '1') {
     if (pwStatus !== 0 && !(r.stats?.unexpected > 0)) failed += 1;
   } else if (pwStatus !== 0) failed += 1;
 }
+
+await chaosPass;
+if (postgres.url) console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
 
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
