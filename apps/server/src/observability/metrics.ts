@@ -8,7 +8,7 @@
  * - cluster-wide: gauges read from the database at scrape time (queue depth, pending mailbox items,
  *   open incidents, ...). Every node reads the same rows, so only one node exports samples: the
  *   oldest live node (the first row of the nodes table, as containers supervision picks it). The
- *   others print the metric's HELP and TYPE without samples. Scraping every node counts each once.
+ *   others leave them out of their scrape. Scraping every node counts each once.
  *
  * Per call the hot paths do a map lookup, a counter increment and a histogram observe: children are
  * cached by their label values, which come from small fixed sets (method names, error codes, the
@@ -61,9 +61,12 @@ class Children<C> {
 }
 
 export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver {
+  /** Per-node series. */
   readonly registry = new Registry();
+  /** Cluster-wide gauges, part of the scrape only on the reporting node. */
+  private readonly clusterRegistry = new Registry();
   private sources: MetricsSources | undefined;
-  private refreshing: Promise<void> | undefined;
+  private refreshing: Promise<boolean> | undefined;
 
   private readonly rpcCalls;
   private readonly rpcSeconds;
@@ -132,13 +135,14 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     this.nodeUp = new Gauge({ name: 'switchboard_node_up', help: 'Always 1 on a running node; its labels name the server version', labelNames: ['version'], registers });
     this.reportsCluster = new Gauge({ name: 'switchboard_node_reports_cluster', help: '1 on the node that exports the cluster-wide gauges (the oldest live node), else 0', registers });
 
-    this.deliveriesOpen = new Gauge({ name: 'switchboard_deliveries_open', help: 'Cluster-wide: deliveries not finished, by status (pending, including retries in backoff; in_progress)', labelNames: ['status'], registers });
-    this.oldestPendingAge = new Gauge({ name: 'switchboard_delivery_oldest_pending_age_seconds', help: 'Cluster-wide: how long the oldest due pending delivery has waited (0 when none is due)', registers });
-    this.ingressQueued = new Gauge({ name: 'switchboard_ingress_queued_publishes', help: 'Cluster-wide: publishes queued while ingress is paused', registers });
-    this.mailboxPending = new Gauge({ name: 'switchboard_mailbox_pending_items', help: 'Cluster-wide: mailbox items waiting for a decision, by type', labelNames: ['type'], registers });
-    this.incidentsOpen = new Gauge({ name: 'switchboard_incidents_open', help: 'Cluster-wide: incidents open (or regressed) that occurred in the last 24 hours, by highest level', labelNames: ['level'], registers });
-    this.operationsRunning = new Gauge({ name: 'switchboard_operations_running', help: 'Cluster-wide: redrive and replay operations running', registers });
-    this.nodesLive = new Gauge({ name: 'switchboard_nodes_live', help: 'Cluster-wide: nodes whose heartbeat is current', registers });
+    const cluster = [this.clusterRegistry];
+    this.deliveriesOpen = new Gauge({ name: 'switchboard_deliveries_open', help: 'Cluster-wide: deliveries not finished, by status (pending, including retries in backoff; in_progress)', labelNames: ['status'], registers: cluster });
+    this.oldestPendingAge = new Gauge({ name: 'switchboard_delivery_oldest_pending_age_seconds', help: 'Cluster-wide: how long the oldest due pending delivery has waited (0 when none is due)', registers: cluster });
+    this.ingressQueued = new Gauge({ name: 'switchboard_ingress_queued_publishes', help: 'Cluster-wide: publishes queued while ingress is paused', registers: cluster });
+    this.mailboxPending = new Gauge({ name: 'switchboard_mailbox_pending_items', help: 'Cluster-wide: mailbox items waiting for a decision, by type', labelNames: ['type'], registers: cluster });
+    this.incidentsOpen = new Gauge({ name: 'switchboard_incidents_open', help: 'Cluster-wide: incidents open (or regressed) that occurred in the last 24 hours, by highest level', labelNames: ['level'], registers: cluster });
+    this.operationsRunning = new Gauge({ name: 'switchboard_operations_running', help: 'Cluster-wide: redrive and replay operations running', registers: cluster });
+    this.nodesLive = new Gauge({ name: 'switchboard_nodes_live', help: 'Cluster-wide: nodes whose heartbeat is current', registers: cluster });
 
     collectDefaultMetrics({ register: this.registry });
     // Gauges whose names end in _total break the naming rules (promtool check metrics refuses them);
@@ -150,6 +154,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   attach(sources: MetricsSources): void {
     this.sources = sources;
     this.registry.setDefaultLabels({ node: sources.runtime.nodeId });
+    this.clusterRegistry.setDefaultLabels({ node: sources.runtime.nodeId });
     this.nodeUp.set({ version: sources.version }, 1);
   }
 
@@ -159,34 +164,30 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     this.refreshing ??= this.refreshClusterGauges().finally(() => {
       this.refreshing = undefined;
     });
-    await this.refreshing;
-    return this.registry.metrics();
+    const reports = await this.refreshing;
+    const own = await this.registry.metrics();
+    return reports ? own + (await this.clusterRegistry.metrics()) : own;
   }
 
   get contentType(): string {
     return this.registry.contentType;
   }
 
-  private clearClusterGauges(): void {
-    for (const g of [this.deliveriesOpen, this.oldestPendingAge, this.ingressQueued, this.mailboxPending, this.incidentsOpen, this.operationsRunning, this.nodesLive]) g.reset();
-  }
-
-  private async refreshClusterGauges(): Promise<void> {
+  /** Reads the cluster gauges when this node reports them; whether it does. */
+  private async refreshClusterGauges(): Promise<boolean> {
     const sources = this.sources;
-    if (!sources) return;
+    if (!sources) return false;
     const { store, runtime } = sources;
     try {
       const live = await runtime.nodes.liveNodes();
       const reports = live[0]?.self === true;
       this.reportsCluster.set(reports ? 1 : 0);
-      if (!reports) {
-        this.clearClusterGauges();
-        return;
-      }
+      if (!reports) return false;
       const now = store.clock.now();
       const reading = await store.clusterGauges.read(now.toISOString());
       const incidents = await store.incidents.openCountsByLevel({ windowStart: new Date(now.getTime() - INCIDENT_WINDOW_MS).toISOString(), windowEnd: new Date(now.getTime() + 1).toISOString() });
-      this.clearClusterGauges();
+      // Mailbox types no longer pending leave their series.
+      this.mailboxPending.reset();
       this.nodesLive.set(live.length);
       this.deliveriesOpen.set({ status: 'pending' }, reading.deliveriesPending);
       this.deliveriesOpen.set({ status: 'in_progress' }, reading.deliveriesInProgress);
@@ -197,11 +198,12 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       for (const [type, n] of reading.mailboxPendingByType) this.mailboxPending.set({ type }, n);
       for (const [level, rank] of INCIDENT_LEVELS) this.incidentsOpen.set({ level }, incidents.get(rank) ?? 0);
       this.operationsRunning.set(reading.operationsRunning);
+      return true;
     } catch (error) {
       // The per-node series still answer (they matter most while the database is away).
       this.reportsCluster.set(0);
-      this.clearClusterGauges();
       this.logger.warn('metrics: cluster gauges not read', { error: error instanceof Error ? error.message : String(error) });
+      return false;
     }
   }
 
