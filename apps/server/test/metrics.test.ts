@@ -240,11 +240,12 @@ describe('promtool check metrics', () => {
 });
 
 describe('SWITCHBOARD_METRICS=off', () => {
-  it('serves no /metrics route and counts nothing', async () => {
+  it('serves no exposition at /metrics (the path falls through to the console)', async () => {
     const off = await startTestServer({ env: { SWITCHBOARD_METRICS: 'off' } });
     try {
       const res = await fetch(`${off.url}/metrics`, { headers: { authorization: `Bearer ${off.token}` } });
-      expect(res.status).not.toBe(200);
+      expect(res.headers.get('content-type')).not.toContain('version=0.0.4');
+      expect(await res.text()).not.toContain('switchboard_');
       expect(off.metricsUrl).toBeUndefined();
     } finally {
       await off.close();
