@@ -46,6 +46,8 @@ const schema = z.object({
   SWITCHBOARD_NODE_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
   SWITCHBOARD_DISPATCH_CONCURRENCY: positiveInt.max(1024).default(64),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
+  SWITCHBOARD_METRICS: z.enum(['on', 'off']).default('on'),
+  SWITCHBOARD_METRICS_PORT: port.optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100).default(10_000),
   SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100).default(30_000),
@@ -102,6 +104,11 @@ export interface Config {
   /** Handlers this process runs at once (the dispatcher's concurrency). */
   dispatchConcurrency: number;
   webDist: string;
+  /**
+   * Prometheus metrics at GET /metrics (on by default); `port` adds a listener on HOST that serves
+   * only /metrics, for scrapers kept off the API's port.
+   */
+  metrics: { enabled: boolean; port?: number };
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
   http: {
     /** Time to receive a request's headers. */
@@ -167,6 +174,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  SWITCHBOARD_NODE_DEAD_AFTER_MS: must be at least twice SWITCHBOARD_NODE_BEAT_MS (got ${e.SWITCHBOARD_NODE_DEAD_AFTER_MS} with a beat of ${e.SWITCHBOARD_NODE_BEAT_MS})`,
     );
   }
+  if (e.SWITCHBOARD_METRICS_PORT !== undefined && e.SWITCHBOARD_METRICS === 'off') {
+    throw new ConfigError('invalid configuration:\n  SWITCHBOARD_METRICS_PORT: set, but SWITCHBOARD_METRICS is off (unset one of them)');
+  }
+  if (e.SWITCHBOARD_METRICS_PORT !== undefined && e.SWITCHBOARD_METRICS_PORT !== 0 && e.SWITCHBOARD_METRICS_PORT === e.PORT) {
+    throw new ConfigError(`invalid configuration:\n  SWITCHBOARD_METRICS_PORT: must differ from PORT (both ${e.PORT}); /metrics is served on PORT anyway`);
+  }
   const oidc = oidcConfigOf(e);
   return {
     port: e.PORT,
@@ -195,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     node: { beatMs: e.SWITCHBOARD_NODE_BEAT_MS, deadAfterMs: e.SWITCHBOARD_NODE_DEAD_AFTER_MS },
     dispatchConcurrency: e.SWITCHBOARD_DISPATCH_CONCURRENCY,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
+    metrics: { enabled: e.SWITCHBOARD_METRICS === 'on', port: e.SWITCHBOARD_METRICS_PORT },
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
     http: {
       headersTimeoutMs: Math.min(e.SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS, e.SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS),

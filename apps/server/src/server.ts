@@ -19,6 +19,8 @@ import { handlers } from './methods/registry';
 import { MethodExecutor } from './rpc/method-executor';
 import type { ExtraMethod, HandlerRegistry } from './rpc/handler';
 import { attachSocketServer, type SocketServer } from './ws/socket-server';
+import { Metrics } from './observability/metrics';
+import { listenForScrapes } from './observability/metrics-listener';
 
 export interface StartOptions {
   config: Config;
@@ -41,6 +43,8 @@ export interface RunningServer {
   sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount' | 'bufferedBytes'>;
   /** Set only when this start created the first token. */
   bootstrapToken?: string;
+  /** The listener that serves only /metrics, when SWITCHBOARD_METRICS_PORT is set. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -86,6 +90,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
   const clock = store.clock;
+  const metrics = config.metrics.enabled ? new Metrics(logger) : undefined;
+  if (metrics) store.observe(metrics);
   let runtime: Runtime;
   try {
     runtime = await Runtime.boot({
@@ -110,6 +116,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }
           : { kind: 'scripted' },
+      observer: metrics,
     });
   } catch (err) {
     await store.close();
@@ -141,12 +148,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let server: Server;
   let methodExecutor: MethodExecutor;
   let bootstrapToken: string | undefined;
+  let scrapes: Awaited<ReturnType<typeof listenForScrapes>>;
   try {
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
     await store.idempotency.purgeExpired();
-    methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods);
+    methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics);
     const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.nodeId) }) : undefined;
-    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, isReady: () => ready });
+    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
       const serverOptions = {
@@ -160,6 +168,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       (s as Server).maxConnections = config.http.maxConnections;
       (s as Server).once('error', reject);
     });
+    scrapes = await listenForScrapes(config, { store, logger, metrics, nodeId: () => runtime.nodeId }).catch(async (err: unknown) => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw err;
+    });
   } catch (err) {
     // Release what booted (the runtime's timers, the database file) so the process can exit with the error.
     await runtime.stop().catch(() => undefined);
@@ -168,6 +180,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
   const sockets = attachSocketServer(server, { config, store, runtime, logger, methodExecutor, limiter, changes });
+  metrics?.attach({ store, runtime, sockets, version: SERVER_VERSION });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
   ready = true;
@@ -184,12 +197,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     changes,
     sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount(), bufferedBytes: () => sockets.bufferedBytes() },
     bootstrapToken,
+    metricsUrl: scrapes?.url,
     close() {
       closing ??= (async () => {
         ready = false;
         clearInterval(purge);
         await demo?.stop();
         await sockets.close();
+        await scrapes?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections?.();

@@ -429,12 +429,14 @@ export class Dispatcher {
           return controller.signal;
         },
       };
+      const started = performance.now();
       try {
         outcome = await Promise.race([handler.handle(context), timedOut]);
       } catch (err) {
         failure = asHandlerFailure(err);
       } finally {
         clearTimeout(timer);
+        this.services.observer.onHandlerDuration(d.subscriber_id, (performance.now() - started) / 1000);
       }
     }
 
@@ -442,6 +444,7 @@ export class Dispatcher {
     if (!failure) {
       try {
         const opened = await this.completeTogether(d, event, outcome ?? {});
+        this.services.observer.onDeliveryOutcome(d.subscriber_id, 'delivered');
         if (opened > 0) this.wake();
         return;
       } catch (err) {
@@ -677,6 +680,7 @@ export class Dispatcher {
         );
         if (!(await settleRunIfDone(store, trx, this.services.bundle, d.run_id, now))) settleLater = true;
       });
+      this.services.observer.onDeliveryOutcome(d.subscriber_id, final ? 'dead_letter' : 'retry');
       if (settleLater && d.run_id) await this.settleAfterCommit([d.run_id]);
     } catch (err) {
       if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);

@@ -9,6 +9,7 @@ import type { EmittedEvent } from './event-store';
 import type { ModelProvider } from './providers/provider';
 import type { RuntimeLog } from './runtime-log';
 import type { ToolRegistry } from './tool-servers/registry';
+import type { RuntimeObserver } from './observer';
 
 export interface RuntimeServices {
   bundle: LoadedBundle;
@@ -17,6 +18,8 @@ export interface RuntimeServices {
   log: RuntimeLog;
   tools: ToolRegistry;
   provider: ModelProvider;
+  /** Told of delivery outcomes and handler durations (see observer.ts). */
+  observer: RuntimeObserver;
   /** Told when an entity is created (inside its transaction): managed entities get a container after it commits. */
   onEntityCreated?: (entityId: string, entityType: string) => void;
 }

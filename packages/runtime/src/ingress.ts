@@ -15,6 +15,7 @@ import type { ClaimedDelivery, Dispatcher } from './dispatcher';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
+import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 
 export type IngressState = 'open' | 'paused';
 
@@ -81,6 +82,7 @@ export class Ingress {
     /** This process's dispatcher, which runs what a publish writes already leased to it. */
     private readonly localDispatch?: LocalDispatch,
     private readonly guardWritesWithNext: WriteGuardWithNext = readFirst,
+    private readonly observer: RuntimeObserver = noopRuntimeObserver,
   ) {
     // A publish group reads it right after its reset guard: in the guard's statement.
     store.runtimeState.readAlongHeld(INGRESS_KEY);
@@ -182,7 +184,10 @@ export class Ingress {
     this.localDispatch?.runReserved(reserved, done.leased);
     // Deliveries this process had no room for wait for a claim (here or on another node).
     if (done.results.some((r) => r.status === 'running') && done.leased.length < opened) this.onEventWritten();
-    batch.forEach((p, i) => p.resolve(done.results[i]!));
+    batch.forEach((p, i) => {
+      this.observer.onPublish(p.input.event_name, done.results[i]!.status);
+      p.resolve(done.results[i]!);
+    });
   }
 
   /**

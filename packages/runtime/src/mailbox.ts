@@ -17,6 +17,7 @@ import type { OnEffectCommit } from './effect-commit';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
+import { noopRuntimeObserver, type MailboxDecision, type RuntimeObserver } from './observer';
 import type { Clock } from '@switchboard/store';
 
 export interface NewMailboxItem {
@@ -124,6 +125,7 @@ export class MailboxService {
     private readonly clock: Clock,
     private readonly log: RuntimeLog,
     private readonly onEventWritten: () => void,
+    private readonly observer: RuntimeObserver = noopRuntimeObserver,
   ) {}
 
   private async pendingItem(tx: StoreTx, mailboxId: string): Promise<MailboxItemRow> {
@@ -209,9 +211,11 @@ export class MailboxService {
 
   async reject(input: RejectInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
     const reason = input.reason.trim();
+    let decided: { item: MailboxItemRow; at: Date } | undefined;
     const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
+      decided = { item, at: now };
       this.refuseUnlessDecider(item, input.decider);
       const code = input.reason_code;
       const declared = this.rejectReasons(item.type).map((r) => r.code);
@@ -247,13 +251,16 @@ export class MailboxService {
       await onCommit?.(trx, rejected);
       return rejected;
     });
+    this.observeDecision(decided, 'rejected');
     return outcome;
   }
 
   async approve(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
+    let decided: { item: MailboxItemRow; at: Date } | undefined;
     const outcome = await this.store.transaction(async (trx) => {
       const now = this.clock.now();
       const item = await this.pendingItem(trx, input.mailbox_id);
+      decided = { item, at: now };
       const { decider } = input;
       this.refuseUnlessDecider(item, decider);
       await this.refuseRunStarter(trx, item, decider);
@@ -389,7 +396,16 @@ export class MailboxService {
       return result;
     });
     if (outcome.downstream_event_id) this.onEventWritten();
+    // An approval that leaves the item pending (more are required) is not a decision yet.
+    if (outcome.status === 'approved') this.observeDecision(decided, 'approved');
     return outcome;
+  }
+
+  /** Tells the observer how long a decided item waited (once its decision committed). */
+  private observeDecision(decided: { item: MailboxItemRow; at: Date } | undefined, decision: MailboxDecision): void {
+    if (!decided) return;
+    const waitedMs = decided.at.getTime() - Date.parse(decided.item.created_at);
+    this.observer.onMailboxDecision(decided.item.type, decision, Math.max(0, waitedMs) / 1000);
   }
 
   /** The server-owned decision sheet: downstream preview from the bundle, entity context from the store. */

@@ -31,6 +31,7 @@ import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
 import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
+import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -51,6 +52,8 @@ export interface RuntimeOptions {
   resetDrainTimeoutMs?: number;
   /** This process as a node of the store: heartbeat, when a silent node counts as dead, version. */
   node?: NodeRegistryOptions;
+  /** Told of publishes, delivery outcomes and decisions (the server's metrics); nothing by default. */
+  observer?: RuntimeObserver;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -122,17 +125,18 @@ export class Runtime {
     dispatcherOptions: DispatcherOptions | undefined,
     containers?: ContainerManager,
     nodeOptions?: NodeRegistryOptions,
+    observer: RuntimeObserver = noopRuntimeObserver,
   ) {
     this.startedAt = clock.now();
     this.log = new RuntimeLog(store.logs, clock);
-    this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
+    this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider, observer };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
     this.resetLock = new ResetLock(store, clock);
     const guardWrites = () => this.resetLock.guardWrites();
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
-    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher, () => this.resetLock.guardWritesWithNext());
-    this.mailbox = new MailboxService(store, bundle, clock, this.log, wake);
+    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher, () => this.resetLock.guardWritesWithNext(), observer);
+    this.mailbox = new MailboxService(store, bundle, clock, this.log, wake, observer);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
@@ -164,7 +168,7 @@ export class Runtime {
     const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
-    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node);
+    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.observer);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.nodes.join();
     await runtime.resetLock.prepare();

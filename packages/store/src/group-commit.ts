@@ -13,6 +13,7 @@ import type { Database } from './schema';
 import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './change-feed';
 import { forgetHeldRows } from './repositories/runtime-state';
 import { heldAuditCount, restoreHeldAudit } from './repositories/audit';
+import { noopStoreObserver, type StoreObserver } from './store-observer';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -44,6 +45,7 @@ export class GroupCommit {
   private queue: Member[] = [];
   /** Groups committed and members in them since boot (for benchmarks and tests). */
   readonly stats = { groups: 0, members: 0 };
+  observer: StoreObserver = noopStoreObserver;
 
   private active = 0;
   private scheduled = false;
@@ -91,6 +93,7 @@ export class GroupCommit {
   private async commitGroup(group: Member[]): Promise<void> {
     let outcomes: Outcome[];
     const recorded = { change: false };
+    const started = performance.now();
     try {
       // Optimistic first: every member without a savepoint (two statements fewer each, which on
       // PostgreSQL are two round trips). When one throws, the whole transaction rolls back and the
@@ -99,11 +102,14 @@ export class GroupCommit {
       outcomes = (await this.runTogether(group, recorded)) ?? (await this.runIsolated(group, recorded));
     } catch (error) {
       if (typeof error === 'object' && error !== null) groupFailures.add(error);
+      this.observer.onTransaction('group', 'rollback', (performance.now() - started) / 1000);
       for (const member of group) member.reject(error);
       return;
     }
     this.stats.groups += 1;
     this.stats.members += group.length;
+    this.observer.onTransaction('group', 'commit', (performance.now() - started) / 1000);
+    this.observer.onGroupCommit(group.length);
     if (recorded.change) this.changes.committed();
     group.forEach((member, i) => {
       const outcome = outcomes[i]!;

@@ -32,6 +32,8 @@ import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
 import { NodeRepository } from './repositories/nodes';
 import { storeTxOf, type StoreTx } from './store-tx';
+import { ClusterGaugeReads } from './repositories/cluster-gauges';
+import { noopStoreObserver, type StoreObserver } from './store-observer';
 import { ChangeFeedRepository } from './change-feed';
 import { ChangeListener, type ChangeListenerOptions } from './change-listener';
 
@@ -77,6 +79,9 @@ export class Store {
   /** The change feed: what committed, for other nodes and live consoles (see change-feed.ts). */
   readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
+  /** The cluster's state for a metrics scrape (see cluster-gauges.ts). */
+  readonly clusterGauges: ClusterGaugeReads;
+  private observer: StoreObserver = noopStoreObserver;
   private listener: ChangeListener | undefined;
 
   private constructor(
@@ -116,6 +121,7 @@ export class Store {
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db, this.changes);
     this.nodes = new NodeRepository(db, engine);
+    this.clusterGauges = new ClusterGaugeReads(db);
   }
 
   /**
@@ -163,8 +169,22 @@ export class Store {
   }
 
   /** Changes marked in it are recorded in the change feed when it commits (one row at most). */
-  transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.changes.transaction((trx) => fn(storeTxOf(trx)));
+  async transaction<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const result = await this.changes.transaction((trx) => fn(storeTxOf(trx)));
+      this.observer.onTransaction('single', 'commit', (performance.now() - started) / 1000);
+      return result;
+    } catch (error) {
+      this.observer.onTransaction('single', 'rollback', (performance.now() - started) / 1000);
+      throw error;
+    }
+  }
+
+  /** Tells `observer` of every transaction from now on (the server's metrics). */
+  observe(observer: StoreObserver): void {
+    this.observer = observer;
+    this.groupCommit.observer = observer;
   }
 
   /**

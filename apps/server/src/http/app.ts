@@ -28,6 +28,8 @@ import { serveConsole } from './console-static';
 import type { OidcSignIn } from './oidc/sign-in';
 import { setSessionCookie } from './session-cookie';
 import { retryableStoreError } from '../rpc/store-busy';
+import { METRICS_PATH, metricsHandlers } from '../observability/metrics-route';
+import type { Metrics } from '../observability/metrics';
 
 export interface AppDeps {
   config: Config;
@@ -41,6 +43,8 @@ export interface AppDeps {
   limiter: RateLimiter;
   /** Single sign-on, when configured. */
   oidc?: OidcSignIn;
+  /** Prometheus metrics, served at GET /metrics. */
+  metrics?: Metrics;
 }
 
 type Env = AppEnv;
@@ -169,6 +173,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.get('/v1/openrpc.json', authenticated, (c) => c.json(openRpcDocument()));
+  if (deps.metrics) app.get(METRICS_PATH, ...metricsHandlers({ store, logger, metrics: deps.metrics, nodeId: () => deps.runtime.nodeId }));
 
   const handleRpc = async (c: Context<Env>, pathMethod?: string) => {
     const correlationId = c.get('correlationId');

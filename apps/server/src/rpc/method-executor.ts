@@ -10,6 +10,7 @@ import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-t
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
+import type { RpcCallObserver } from '../observability/metrics';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -40,7 +41,11 @@ export class MethodExecutor {
    * `handlers` implement contract methods; `extraMethods` bring their own definition and must not
    * shadow a contract method (the published contract stays the single source of truth).
    */
-  constructor(handlers: HandlerRegistry, extraMethods: readonly ExtraMethod[] = []) {
+  constructor(
+    handlers: HandlerRegistry,
+    extraMethods: readonly ExtraMethod[] = [],
+    private readonly observer?: RpcCallObserver,
+  ) {
     for (const [name, handler] of Object.entries(handlers)) {
       const definition = (methods as Record<string, MethodDefinition>)[name];
       if (!definition) throw new Error(`handler registered for ${name}, which is not a contract method`);
@@ -59,6 +64,16 @@ export class MethodExecutor {
   }
 
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
+    if (!this.observer) return this.answer(request, ctx);
+    const started = performance.now();
+    const outcome = await this.answer(request, ctx);
+    // An unknown name is one label value, whatever callers send.
+    const method = this.callables.has(request.method) ? request.method : 'unknown';
+    this.observer.onCall(method, ctx.transport, outcome.error ? outcome.error.code : 'ok', (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private async answer(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
     try {
       return { result: await this.run(request, ctx) };
     } catch (err) {

@@ -226,6 +226,22 @@ export class IncidentRepository {
   }
 
   /**
+   * Incidents open in the window (never given a state, reopened, regressed, or ignored no longer)
+   * counted by their highest level rank: what the console's "open" filter shows, without pages,
+   * samples or histograms.
+   */
+  async openCountsByLevel(window: { windowStart: string; windowEnd: string }): Promise<Map<number, number>> {
+    const groups = await this.groups({ ...window, sort: 'last_seen', limit: 0, histogramBuckets: 0 });
+    const states = await this.stateViews(window.windowEnd);
+    const counts = new Map<number, number>();
+    for (const [key, g] of groups) {
+      if ((states.get(key) ?? OPEN).state !== 'open') continue;
+      counts.set(g.level_rank, (counts.get(g.level_rank) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /**
    * Every group an operator gave a state, as it stands now: a resolved group that occurred since
    * is open and regressed; an ignored one is open again once its time passed or its count of new
    * occurrences was reached.

@@ -1,0 +1,27 @@
+/**
+ * What the runtime tells whoever watches it (the server's Prometheus metrics) as things happen.
+ * The runtime does not know how it is measured: the default observer does nothing. Each call is
+ * made after the commit it reports, with label values from small fixed sets (event names and
+ * subscriber ids of the bundle, mailbox types), so an observer can count without allocating.
+ */
+export type PublishOutcome = 'running' | 'queued';
+export type DeliveryOutcome = 'delivered' | 'retry' | 'dead_letter';
+export type MailboxDecision = 'approved' | 'rejected';
+
+export interface RuntimeObserver {
+  /** A publish committed: its run is running, or queued while ingress is paused. */
+  onPublish(eventName: string, outcome: PublishOutcome): void;
+  /** A delivery attempt's outcome committed. */
+  onDeliveryOutcome(subscriberId: string, outcome: DeliveryOutcome): void;
+  /** A subscriber's handler answered (or failed, or timed out) after `seconds`. */
+  onHandlerDuration(subscriberId: string, seconds: number): void;
+  /** A mailbox item was decided `seconds` after it was created. */
+  onMailboxDecision(mailboxType: string, decision: MailboxDecision, seconds: number): void;
+}
+
+export const noopRuntimeObserver: RuntimeObserver = {
+  onPublish() {},
+  onDeliveryOutcome() {},
+  onHandlerDuration() {},
+  onMailboxDecision() {},
+};
