@@ -11,10 +11,13 @@
  *
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (8 per measurement), BENCH_SCENARIOS (ping,publish),
  * BENCH_BEFORE_ROOT (a checkout of an earlier commit, with node_modules: its server joins the ping
- * and publish rounds as "before", for a before/after ratio taken in the same run).
+ * and publish rounds as "before", for a before/after ratio taken in the same run), BENCH_TRACED=1
+ * (this checkout with OpenTelemetry tracing on and every span sampled joins them as "traced").
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +40,8 @@ interface Measured {
 }
 
 const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT;
+/** BENCH_TRACED=1: this checkout also runs with OpenTelemetry tracing on (every span sampled), as "traced". */
+const TRACED = process.env.BENCH_TRACED === '1';
 
 
 
@@ -52,7 +57,7 @@ async function load(port: number, connections: number, body: () => string, secon
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
 }
 
-async function serverUnderTest(cwd = root): Promise<{ child: ChildProcess; port: number; dataDir: string }> {
+async function serverUnderTest(cwd = root, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; dataDir: string }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-http-'));
   const { child, port } = await startProcess('apps/server/src/main.ts', {
     SWITCHBOARD_DATA_DIR: dataDir,
@@ -62,6 +67,7 @@ async function serverUnderTest(cwd = root): Promise<{ child: ChildProcess; port:
     SWITCHBOARD_LOG_LEVEL: 'info',
     // The limiter runs, with a budget this benchmark cannot spend.
     SWITCHBOARD_RATE_LIMIT_PER_S: '100000000',
+    ...extraEnv,
   }, cwd);
   return { child, port, dataDir };
 }
@@ -91,96 +97,130 @@ function rawInsertBaseline(seconds: number): number {
 
 const fmt = (m: Measured) => `${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.errors ? `, ${m.errors} errors` : ''}`;
 
+/**
+ * An OTLP/HTTP receiver that accepts every export and keeps nothing: the traced contender's spans
+ * go here, so its cost is the SDK's (span creation, batching, serialising, sending), not a collector's.
+ */
+async function startSpanSink(): Promise<{ url: string; spans: () => number; close: () => void }> {
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (d: Buffer) => (bytes += d.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans: () => bytes, close: () => server.close() };
+}
+
+const spanSink = TRACED ? await startSpanSink() : undefined;
+
+/** The servers compared round by round: this checkout, an earlier one, and this one with tracing on. */
+const servers: Record<string, () => ReturnType<typeof serverUnderTest>> = {
+  project: () => serverUnderTest(),
+  ...(BEFORE_ROOT ? { before: () => serverUnderTest(BEFORE_ROOT) } : {}),
+  ...(spanSink
+    ? {
+        traced: () =>
+          serverUnderTest(root, {
+            OTEL_TRACES_EXPORTER: 'otlp',
+            OTEL_EXPORTER_OTLP_ENDPOINT: spanSink.url,
+            OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+            OTEL_TRACES_SAMPLER: 'always_on',
+          }),
+      }
+    : {}),
+};
+
 console.log(`bench:http: load generator autocannon, ${ROUNDS} rounds, ${SECONDS} s per measurement, node ${process.version}, ${os.cpus().length} cpus`);
 
-if (SCENARIOS.includes('ping')) {
-  const project: Measured[] = [];
-  const baseline: Measured[] = [];
-  const before: Measured[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    const contenders = BEFORE_ROOT ? ['project', 'baseline', 'before'] : ['project', 'baseline'];
-    const order = round % 2 ? contenders : [...contenders].reverse();
-    for (const which of order) {
-      if (which === 'before') {
-        const s = await serverUnderTest(BEFORE_ROOT);
-        await load(s.port, 64, ping, 1);
-        const m = await load(s.port, 64, ping);
-        before.push(m);
-        console.log(`  ping round ${round} before    64c: ${fmt(m)} (load ${loadAverage()})`);
-        await stop(s.child);
-        fs.rmSync(s.dataDir, { recursive: true, force: true });
-      } else if (which === 'project') {
-        const s = await serverUnderTest();
-        await load(s.port, 64, ping, 1);
-        const m = await load(s.port, 64, ping);
-        project.push(m);
-        console.log(`  ping round ${round} project   64c: ${fmt(m)} (load ${loadAverage()})`);
-        await stop(s.child);
-        fs.rmSync(s.dataDir, { recursive: true, force: true });
-      } else {
-        const b = await startProcess('bench/baselines/http-ping-baseline.ts', { BASELINE_TOKEN: TOKEN }, root);
-        await load(b.port, 64, ping, 1);
-        const m = await load(b.port, 64, ping);
-        baseline.push(m);
-        console.log(`  ping round ${round} baseline  64c: ${fmt(m)} (load ${loadAverage()})`);
-        await stop(b.child);
-      }
-    }
-  }
-  const pr = median(project.map((m) => m.rps));
-  const br = median(baseline.map((m) => m.rps));
-  const pp = median(project.map((m) => m.p99));
-  const bp = median(baseline.map((m) => m.p99));
-  console.log(`ping medians: project ${Math.round(pr)} req/s p99 ${pp} ms; baseline ${Math.round(br)} req/s p99 ${bp} ms`);
-  console.log(`ping ratios: throughput ${(pr / br).toFixed(2)}x the baseline (target >= 0.75x); p99 ${(pp / bp).toFixed(2)}x (target <= 2x)`);
-  if (before.length) {
-    const fr = median(before.map((m) => m.rps));
-    const fp = median(before.map((m) => m.p99));
-    console.log(`ping before (${BEFORE_ROOT}): ${Math.round(fr)} req/s p99 ${fp} ms = ${(fr / br).toFixed(2)}x the baseline; now ${(pr / fr).toFixed(2)}x the before throughput`);
+async function measureServer(name: string, measure: (port: number) => Promise<Measured[]>): Promise<Measured[]> {
+  const s = await servers[name]!();
+  try {
+    return await measure(s.port);
+  } finally {
+    await stop(s.child);
+    fs.rmSync(s.dataDir, { recursive: true, force: true });
   }
 }
 
-if (SCENARIOS.includes('publish')) {
-  const at1: Measured[] = [];
-  const at64: Measured[] = [];
-  const before64: Measured[] = [];
-  const raw: number[] = [];
+function compareServers(scenario: string, figures: Record<string, Measured[]>): void {
+  const project = median(figures.project!.map((m) => m.rps));
+  for (const [name, ms] of Object.entries(figures)) {
+    if (name === 'project' || !servers[name]) continue;
+    const rps = median(ms.map((m) => m.rps));
+    const p99 = median(ms.map((m) => m.p99));
+    // before: what this checkout keeps of an earlier one's throughput; traced: what tracing keeps of this checkout's.
+    const ratio = name === 'before' ? `project/before throughput ${(project / rps).toFixed(3)}x (before: ${BEFORE_ROOT})` : `${name}/project throughput ${(rps / project).toFixed(3)}x`;
+    console.log(`${scenario} ${name}: ${Math.round(rps)} req/s p99 ${p99} ms; ${ratio}`);
+  }
+}
+
+if (SCENARIOS.includes('ping')) {
+  const figures: Record<string, Measured[]> = Object.fromEntries([...Object.keys(servers), 'baseline'].map((k) => [k, []]));
   for (let round = 1; round <= ROUNDS; round++) {
-    const contenders = BEFORE_ROOT ? ['project', 'raw', 'before'] : ['project', 'raw'];
+    const contenders = Object.keys(figures);
     const order = round % 2 ? contenders : [...contenders].reverse();
     for (const which of order) {
-      if (which === 'project') {
-        const s = await serverUnderTest();
-        const one = await load(s.port, 1, publish);
-        const many = await load(s.port, 64, publish);
-        at1.push(one);
-        at64.push(many);
-        console.log(`  publish round ${round} project  1c: ${fmt(one)}; 64c: ${fmt(many)} (load ${loadAverage()})`);
-        await stop(s.child);
-        fs.rmSync(s.dataDir, { recursive: true, force: true });
-      } else if (which === 'before') {
-        const s = await serverUnderTest(BEFORE_ROOT);
-        const many = await load(s.port, 64, publish);
-        before64.push(many);
-        console.log(`  publish round ${round} before   64c: ${fmt(many)} (load ${loadAverage()})`);
-        await stop(s.child);
-        fs.rmSync(s.dataDir, { recursive: true, force: true });
+      let m: Measured;
+      if (which === 'baseline') {
+        const b = await startProcess('bench/baselines/http-ping-baseline.ts', { BASELINE_TOKEN: TOKEN }, root);
+        await load(b.port, 64, ping, 1);
+        m = await load(b.port, 64, ping);
+        await stop(b.child);
       } else {
+        [m] = (await measureServer(which, async (port) => {
+          await load(port, 64, ping, 1);
+          return [await load(port, 64, ping)];
+        })) as [Measured];
+      }
+      figures[which]!.push(m);
+      console.log(`  ping round ${round} ${which.padEnd(9)} 64c: ${fmt(m)} (load ${loadAverage()})`);
+    }
+  }
+  const pr = median(figures.project!.map((m) => m.rps));
+  const br = median(figures.baseline!.map((m) => m.rps));
+  const pp = median(figures.project!.map((m) => m.p99));
+  const bp = median(figures.baseline!.map((m) => m.p99));
+  console.log(`ping medians: project ${Math.round(pr)} req/s p99 ${pp} ms; baseline ${Math.round(br)} req/s p99 ${bp} ms`);
+  console.log(`ping ratios: throughput ${(pr / br).toFixed(2)}x the baseline (target >= 0.75x); p99 ${(pp / bp).toFixed(2)}x (target <= 2x)`);
+  compareServers('ping', figures);
+}
+
+if (SCENARIOS.includes('publish')) {
+  const figures: Record<string, Measured[]> = Object.fromEntries(Object.keys(servers).map((k) => [k, []]));
+  const at1: Measured[] = [];
+  const raw: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const contenders = [...Object.keys(servers), 'raw'];
+    const order = round % 2 ? contenders : [...contenders].reverse();
+    for (const which of order) {
+      if (which === 'raw') {
         const rows = rawInsertBaseline(SECONDS);
         raw.push(rows);
         console.log(`  publish round ${round} raw single-row autocommit inserts: ${Math.round(rows)} rows/s (load ${loadAverage()})`);
+        continue;
       }
+      const [many, one] = await measureServer(which, async (port) => {
+        const single = which === 'project' ? [await load(port, 1, publish)] : [];
+        return [await load(port, 64, publish), ...single];
+      });
+      figures[which]!.push(many!);
+      if (one) at1.push(one);
+      console.log(`  publish round ${round} ${which.padEnd(8)} ${one ? `1c: ${fmt(one)}; ` : ''}64c: ${fmt(many!)} (load ${loadAverage()})`);
     }
   }
   const one = median(at1.map((m) => m.rps));
+  const at64 = figures.project!;
   const many = median(at64.map((m) => m.rps));
   const rows = median(raw);
   console.log(`publish medians: 1c ${Math.round(one)} events/s; 64c ${Math.round(many)} events/s, p99 ${median(at64.map((m) => m.p99))} ms; raw ${Math.round(rows)} rows/s`);
   console.log(
     `publish ratios: 64c ${(many / rows).toFixed(2)}x the raw baseline (target >= 2x); 64c ${(many / one).toFixed(2)}x 1c (target >= 8x); p99 ${median(at64.map((m) => m.p99))} ms (target <= 50 ms)`,
   );
-  if (before64.length) {
-    const fr = median(before64.map((m) => m.rps));
-    console.log(`publish before (${BEFORE_ROOT}): 64c ${Math.round(fr)} events/s, p99 ${median(before64.map((m) => m.p99))} ms; now ${(many / fr).toFixed(2)}x the before throughput`);
-  }
+  compareServers('publish 64c', figures);
+}
+
+if (spanSink) {
+  console.log(`traced: the span sink received ${(spanSink.spans() / 1e6).toFixed(1)} MB of OTLP JSON`);
+  spanSink.close();
 }
