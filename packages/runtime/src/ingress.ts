@@ -15,6 +15,7 @@ import type { ClaimedDelivery, Dispatcher } from './dispatcher';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
+import { failSpan, recordPublishedEvent, startPublishSpan, traceparentOf } from './tracing';
 
 export type IngressState = 'open' | 'paused';
 
@@ -66,6 +67,8 @@ interface QueuedPublishCall {
   guard: (tx: StoreTx) => Promise<void>;
   guardWithNext: ReturnType<WriteGuardWithNext>;
   onCommit: OnEffectCommit<PublishResult> | undefined;
+  /** The publish span's context, stored with the event (undefined while tracing is off). */
+  traceparent: string | undefined;
   resolve: (result: PublishResult) => void;
   reject: (error: unknown) => void;
 }
@@ -128,15 +131,28 @@ export class Ingress {
     // Made here, in the caller's context (a reset's own steps pass it).
     const guard = this.guardWrites();
     const guardWithNext = this.guardWritesWithNext();
-    return new Promise((resolve, reject) => {
-      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, resolve, reject });
+    const span = startPublishSpan(input.event_name);
+    const traceparent = traceparentOf(span);
+    return new Promise<PublishResult>((resolve, reject) => {
+      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
       if (this.publishesScheduled) return;
       this.publishesScheduled = true;
       setImmediate(() => {
         this.publishesScheduled = false;
         void this.publishBatch(this.publishes.splice(0));
       });
-    });
+    }).then(
+      (result) => {
+        recordPublishedEvent(span, result.event_id, result.run_id);
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        failSpan(span, error);
+        span.end();
+        throw error;
+      },
+    );
   }
 
   private readonly publishes: QueuedPublishCall[] = [];
@@ -208,7 +224,7 @@ export class Ingress {
     }
     const now = this.clock.now();
     const nowIso = now.toISOString();
-    const written = batch.map(({ input, payload }) => {
+    const written = batch.map(({ input, payload, traceparent }) => {
       const run_id = newId('run', now);
       const event = prepareEvent(this.bundle, now, {
         event_name: input.event_name,
@@ -218,6 +234,7 @@ export class Ingress {
         source: input.source ?? 'api',
         chain_depth: 0,
         parent_event_id: null,
+        traceparent,
       });
       return { run_id, event };
     });
