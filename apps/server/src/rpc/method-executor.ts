@@ -10,6 +10,7 @@ import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-t
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
+import { endRpcSpan, inRpcSpan, startRpcSpan } from '../observability/rpc-span';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -59,6 +60,13 @@ export class MethodExecutor {
   }
 
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
+    const span = startRpcSpan(this.callables.has(request.method) ? request.method : undefined, ctx.transport, ctx.correlationId);
+    const outcome = await inRpcSpan(span, () => this.executeInSpan(request, ctx));
+    endRpcSpan(span, outcome.error);
+    return outcome;
+  }
+
+  private async executeInSpan(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
     try {
       return { result: await this.run(request, ctx) };
     } catch (err) {
