@@ -15,7 +15,7 @@ import type { ClaimedDelivery, Dispatcher } from './dispatcher';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
-import { failSpan, recordPublishedEvent, startPublishSpan, traceparentOf } from './tracing';
+import { endPublishSpan, startPublishSpan, traceparentOf } from './tracing';
 
 export type IngressState = 'open' | 'paused';
 
@@ -133,7 +133,7 @@ export class Ingress {
     const guardWithNext = this.guardWritesWithNext();
     const span = startPublishSpan(input.event_name);
     const traceparent = traceparentOf(span);
-    return new Promise<PublishResult>((resolve, reject) => {
+    const written = new Promise<PublishResult>((resolve, reject) => {
       this.publishes.push({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
       if (this.publishesScheduled) return;
       this.publishesScheduled = true;
@@ -141,18 +141,9 @@ export class Ingress {
         this.publishesScheduled = false;
         void this.publishBatch(this.publishes.splice(0));
       });
-    }).then(
-      (result) => {
-        recordPublishedEvent(span, result.event_id, result.run_id);
-        span.end();
-        return result;
-      },
-      (error: unknown) => {
-        failSpan(span, error);
-        span.end();
-        throw error;
-      },
-    );
+    });
+    // Untraced (tracing off), the span is a no-op with nothing to end.
+    return traceparent === undefined ? written : endPublishSpan(span, written);
   }
 
   private readonly publishes: QueuedPublishCall[] = [];

@@ -58,6 +58,20 @@ export function startPublishSpan(eventName: string): Span {
   return span;
 }
 
+/** Ends a publish's span when its write commits (with the event's id) or fails. */
+export async function endPublishSpan<T extends { event_id: string; run_id: string }>(span: Span, written: Promise<T>): Promise<T> {
+  try {
+    const result = await written;
+    recordPublishedEvent(span, result.event_id, result.run_id);
+    return result;
+  } catch (error) {
+    failSpan(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
 /** An event written by a publish or a handler's emit: its id on the span that wrote it. */
 export function recordPublishedEvent(span: Span, eventId: string, runId: string): void {
   if (span.isRecording()) span.setAttributes({ 'switchboard.event.id': eventId, 'switchboard.run.id': runId });

@@ -23,9 +23,13 @@ export function startRpcSpan(method: string | undefined, transport: 'http' | 'ws
   return span;
 }
 
+/** Whether the span carries a trace context (an SDK made it, sampled or not): false while tracing is off. */
+export function isTraced(span: Span): boolean {
+  return span.spanContext().traceId !== INVALID_TRACEID;
+}
+
 /** Runs the call with its span active, so the spans the call makes are its children. */
 export function inRpcSpan<T>(span: Span, fn: () => Promise<T>): Promise<T> {
-  if (span.spanContext().traceId === INVALID_TRACEID) return fn();
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 

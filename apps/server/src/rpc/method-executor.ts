@@ -10,7 +10,7 @@ import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-t
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
-import { endRpcSpan, inRpcSpan, startRpcSpan } from '../observability/rpc-span';
+import { endRpcSpan, inRpcSpan, isTraced, startRpcSpan } from '../observability/rpc-span';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -61,6 +61,8 @@ export class MethodExecutor {
 
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
     const span = startRpcSpan(this.callables.has(request.method) ? request.method : undefined, ctx.transport, ctx.correlationId);
+    // Untraced (tracing off), the span is a no-op: the call runs as it would without it.
+    if (!isTraced(span)) return this.executeInSpan(request, ctx);
     const outcome = await inRpcSpan(span, () => this.executeInSpan(request, ctx));
     endRpcSpan(span, outcome.error);
     return outcome;
