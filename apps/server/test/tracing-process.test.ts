@@ -67,20 +67,32 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   });
   afterAll(() => receiver?.stop());
 
-  it('loads the SDK, and a graceful stop flushes the spans it still holds', async () => {
+  it('loads the SDK, keeps a queued publish in its trace, and a graceful stop flushes the spans it still holds', async () => {
     // Batches every minute: only the flush at stop sends the spans within this test.
     const { server, modules } = await startLogged('on', { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '60000' });
     let published;
+    let queued;
+    let queuedTraceId: string | undefined;
     try {
       expect((await rpc(server.url, 'health.check')).tracing).toEqual({ enabled: true });
       published = await rpc(server.url, 'event.publish', { event_name: 'order.placed', payload: { order_id: 'on-1' } });
       await expect.poll(async () => (await rpc(server.url, 'run.get', { run_id: published!.run_id })).run.status, { timeout: 15_000 }).toBe('completed');
+      // A publish queued while ingress is paused keeps its trace until its event is written at resume.
+      await rpc(server.url, 'runtime.pause', {});
+      queued = await rpc(server.url, 'event.publish', { event_name: 'order.placed', payload: { order_id: 'on-queued' } });
+      expect(queued.status).toBe('queued');
+      await rpc(server.url, 'runtime.resume', {});
+      const { events } = await rpc(server.url, 'event.list', { filter: { event_id: queued.event_id! } });
+      queuedTraceId = events[0]!.trace_id;
+      expect(queuedTraceId).toMatch(/^[0-9a-f]{32}$/);
       expect(receiver.spans).toEqual([]);
     } finally {
       await stop(server);
     }
+    const queuedPublish = receiver.spans.find((s) => s.name === 'publish order.placed' && s.attributes['switchboard.event.id'] === queued!.event_id);
+    expect(queuedPublish?.traceId).toBe(queuedTraceId);
     expect(modules().some((url) => url.includes('/@opentelemetry/sdk-trace-node/'))).toBe(true);
-    const publish = receiver.spans.find((s) => s.name === 'publish order.placed');
+    const publish = receiver.spans.find((s) => s.name === 'publish order.placed' && s.attributes['switchboard.event.id'] === published.event_id);
     expect(publish?.attributes['switchboard.event.id']).toBe(published.event_id);
     const rpcSpan = receiver.spans.find((s) => s.spanId === publish!.parentSpanId);
     expect(rpcSpan?.attributes['rpc.method']).toBe('event.publish');

@@ -6,6 +6,7 @@
 import type { NewDeliveryRow, NewEventRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { newId } from './ids';
+import { activeTraceparent } from './tracing';
 import type { ClaimedDelivery, LeaseAtWrite } from './dispatcher';
 
 export interface NewEvent {
@@ -128,8 +129,10 @@ export function leasedDeliveries(events: readonly PreparedEvent[], seqs: readonl
   });
 }
 
+/** Without a traceparent of its own, the event is written in the caller's active trace (a mailbox decision's, a replay's), if any. */
 export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<WrittenEvent> {
-  const { event, deliveries, written } = prepareEvent(bundle, now, e);
+  const traceparent = e.traceparent ?? activeTraceparent();
+  const { event, deliveries, written } = prepareEvent(bundle, now, traceparent === e.traceparent ? e : { ...e, traceparent });
   const seq = await store.runWrites.appendEvent(tx, event, deliveries);
   return { ...written, seq };
 }

@@ -259,7 +259,7 @@ export class Ingress {
   }
 
   /** A publish while ingress is paused: a queued run and its queue entry, released by resume. */
-  private async queue(trx: StoreTx, { input, payload, onCommit }: QueuedPublishCall): Promise<PublishResult> {
+  private async queue(trx: StoreTx, { input, payload, onCommit, traceparent }: QueuedPublishCall): Promise<PublishResult> {
     const { store } = this;
     const now = this.clock.now();
     const nowIso = now.toISOString();
@@ -285,6 +285,7 @@ export class Ingress {
       status: 'queued',
       queued_at: nowIso,
       released_at: null,
+      ...(traceparent === undefined ? {} : { traceparent }),
     });
     const queued = { run_id, event_id, status: 'queued' as const };
     await onCommit?.(trx, queued);
@@ -369,6 +370,7 @@ export class Ingress {
       source: item.source,
       chain_depth: 0,
       parent_event_id: null,
+      traceparent: item.traceparent ?? undefined,
     });
     if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, this.bundle, item.run_id, now);
     return true;

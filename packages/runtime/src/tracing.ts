@@ -30,6 +30,12 @@ export function traceparentOf(span: Span): string | undefined {
   return carrier.traceparent;
 }
 
+/** The active span's context as a traceparent, or undefined when there is none (tracing off). */
+export function activeTraceparent(): string | undefined {
+  const span = trace.getActiveSpan();
+  return span ? traceparentOf(span) : undefined;
+}
+
 /** The trace id in a stored traceparent (`00-<trace id>-<span id>-<flags>`). */
 export function traceIdOf(traceparent: string | null | undefined): string | undefined {
   if (!traceparent) return undefined;

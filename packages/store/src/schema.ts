@@ -346,6 +346,8 @@ export interface IngressQueueTable {
   status: 'queued' | 'released';
   queued_at: string;
   released_at: string | null;
+  /** The publish span's W3C traceparent, for the event written at release; null while tracing is off. */
+  traceparent: Generated<string | null>;
 }
 
 export interface ResetsTable {
