@@ -63,6 +63,10 @@ const schema = z.object({
   SWITCHBOARD_OIDC_DEFAULT_ROLE: z.string().optional(),
   SWITCHBOARD_OIDC_REQUIRED_CLAIM: z.string().optional(),
   SWITCHBOARD_OIDC_BUTTON_LABEL: z.string().max(80).optional(),
+  SWITCHBOARD_TRACE_URL_TEMPLATE: z
+    .string()
+    .regex(/^https?:\/\/\S*\{trace_id\}\S*$/, 'must be an http(s) URL containing {trace_id}, e.g. https://jaeger.example/trace/{trace_id}')
+    .optional(),
   SWITCHBOARD_TEST_FAILPOINT: z
     .string()
     .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
@@ -122,6 +126,8 @@ export interface Config {
   };
   /** Signing in with OpenID Connect; undefined when not configured (token paste only). */
   oidc?: OidcConfig;
+  /** Where the console links a trace id: a URL with `{trace_id}` in it (a Jaeger or Tempo page). */
+  traceUrlTemplate?: string;
   /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
   killAfterEffect?: number;
 }
@@ -217,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: e.SWITCHBOARD_HTTP_MAX_CONNECTIONS,
     },
     oidc,
+    traceUrlTemplate: e.SWITCHBOARD_TRACE_URL_TEMPLATE,
     killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
 }

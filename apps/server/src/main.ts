@@ -1,10 +1,14 @@
 /** Process entry: read config, start the server, print how to reach it, stop cleanly on signals. */
+import { createRequire } from 'node:module';
 import { BundleError } from '@switchboard/runtime';
 import { DataDirInUseError, DatabaseUnreachableError } from '@switchboard/store';
 import { ConfigError, loadConfig } from './config';
 import { OidcIssuerUnreachableError } from './http/oidc/discovery';
 import { createLogger } from './logger';
+import { TracingConfigError, startTracing, type Tracing } from './observability/tracing';
 import { startServer } from './server';
+
+const SERVER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 async function main(): Promise<void> {
   let config;
@@ -18,6 +22,16 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  let tracing: Tracing | undefined;
+  try {
+    tracing = await startTracing(process.env, SERVER_VERSION);
+  } catch (err) {
+    if (err instanceof TracingConfigError) {
+      process.stderr.write(`switchboard: invalid tracing configuration: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
   let running;
   try {
     running = await startServer({ config, logger });
@@ -62,6 +76,8 @@ async function main(): Promise<void> {
     logger.info('shutting down', { signal });
     running
       .close()
+      // After the server: the spans of its last calls are flushed too.
+      .then(() => tracing?.shutdown())
       .then(() => process.exit(0))
       .catch((err: Error) => {
         process.stderr.write(`switchboard: shutdown failed: ${err.message}\n`);

@@ -94,6 +94,14 @@ describe('loadConfig', () => {
     }
   });
 
+  test('the trace UI URL template: unset by default; an http(s) URL with {trace_id}, or refused naming the variable', () => {
+    expect(loadConfig({}).traceUrlTemplate).toBeUndefined();
+    expect(loadConfig({ SWITCHBOARD_TRACE_URL_TEMPLATE: 'https://jaeger.example/trace/{trace_id}' }).traceUrlTemplate).toBe('https://jaeger.example/trace/{trace_id}');
+    for (const bad of ['https://jaeger.example/trace/', 'javascript:alert({trace_id})', 'jaeger.example/{trace_id}']) {
+      expect(errorOf({ SWITCHBOARD_TRACE_URL_TEMPLATE: bad })).toContain('SWITCHBOARD_TRACE_URL_TEMPLATE: must be an http(s) URL containing {trace_id}');
+    }
+  });
+
   test('handlers at once: 64 by default, or as set', () => {
     expect(loadConfig({}).dispatchConcurrency).toBe(64);
     expect(loadConfig({ SWITCHBOARD_DISPATCH_CONCURRENCY: '8' }).dispatchConcurrency).toBe(8);

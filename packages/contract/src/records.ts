@@ -273,6 +273,7 @@ export const storedEvent = z.object({
   chain_depth: z.number().int().optional(),
   parent_event_id: z.string().optional(),
   replay_of_event_id: z.string().optional().describe('additive: set on an event a replay published; the event it replays'),
+  trace_id: z.string().optional().describe('additive: the OpenTelemetry trace the event was written in; set when tracing was on'),
 });
 
 export const runStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -288,6 +289,7 @@ export const run = z.object({
   settled_at: timestamp.optional(),
   event_count: z.number().int(),
   dead_letter_count: z.number().int(),
+  trace_id: z.string().optional().describe("additive: the OpenTelemetry trace of the run's first event; set when tracing was on"),
 });
 
 /** A server process sharing the store: its heartbeat row, read with the database's clock. */
@@ -312,6 +314,7 @@ export const healthCheckResult = z.object({
   checks: z.record(z.string(), z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional() })),
   /** Every live server process on this store (one on SQLite), the answering one marked `self`. */
   nodes: z.array(serverNode),
+  tracing: z.object({ enabled: z.boolean().describe('whether this node started the OpenTelemetry SDK (OTEL_* variables)') }).optional().describe('additive'),
 });
 
 export type Incident = z.infer<typeof incident>;

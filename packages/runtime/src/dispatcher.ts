@@ -16,6 +16,7 @@ import { HandlerFailure, asHandlerFailure } from './handler-failure';
 import type { DeliveryRecord, Emit, EventRecord, HandlerOutcome, RuntimeServices, SubscriberHandler } from './handler';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
+import { recordDeliveryOutcome, recordPublishedEvent, startDeliverySpan, startEmitSpan, traceparentOf, withSpan, type Span } from './tracing';
 
 export interface DispatcherOptions {
   /**
@@ -55,6 +56,7 @@ export function toEventRecord(e: Selectable<EventsTable>): EventRecord {
     chain_depth: e.chain_depth,
     created_at: e.created_at,
     seq: Number(e.seq),
+    traceparent: e.traceparent,
   };
 }
 
@@ -63,6 +65,8 @@ interface QueuedCompletion {
   d: DeliveryRecord;
   event: EventRecord;
   outcome: HandlerOutcome;
+  /** The delivery's span: the events it emits continue its trace. */
+  span: Span;
   /** With the number of deliveries its emitted events opened. */
   resolve: (opened: number) => void;
   reject: (error: unknown) => void;
@@ -373,18 +377,22 @@ export class Dispatcher {
   async process(claimed: ClaimedDelivery): Promise<void> {
     this.handlersRunning++;
     let slotHeld = true;
+    const span = startDeliverySpan(claimed, this.owner);
     try {
-      await this.runToOutcome(claimed, () => {
-        if (slotHeld) this.handlerDone();
-        slotHeld = false;
-      });
+      await withSpan(span, () =>
+        this.runToOutcome(claimed, span, () => {
+          if (slotHeld) this.handlerDone();
+          slotHeld = false;
+        }),
+      );
     } finally {
       if (slotHeld) this.handlerDone();
+      span.end();
     }
   }
 
   /** `handlerFinished` is called once the handler has answered, before its outcome is recorded. */
-  private async runToOutcome(claimed: ClaimedDelivery, handlerFinished: () => void): Promise<void> {
+  private async runToOutcome(claimed: ClaimedDelivery, span: Span, handlerFinished: () => void): Promise<void> {
     const { bundle } = this.services;
     const { event, ...d } = claimed;
     const handler = this.handlers.get(subscriberKey(d.subscriber_type, d.subscriber_id));
@@ -443,26 +451,28 @@ export class Dispatcher {
     handlerFinished();
     if (!failure) {
       try {
-        const opened = await this.completeTogether(d, event, outcome ?? {});
+        const opened = await this.completeTogether(d, event, outcome ?? {}, span);
         this.services.observer.onDeliveryOutcome(d.subscriber_id, 'delivered');
+        recordDeliveryOutcome(span, 'delivered');
         if (opened > 0) this.wake();
         return;
       } catch (err) {
         if (err instanceof LeaseLost) {
+          recordDeliveryOutcome(span, 'lease_lost', err.message);
           await this.safeLog('warn', 'LEASE_LOST', err.message);
           return;
         }
         failure = asHandlerFailure(err);
       }
     }
-    await this.fail(d, event, failure);
+    await this.fail(d, event, failure, span);
   }
 
   /**
    * `counter`: deliveries the emitted events opened, and those of them in the delivery's own run. `write` writes
    * the event, or holds it to write with the events of others completing at the same time.
    */
-  private makeEmit(d: DeliveryRecord, event: EventRecord, counter: { opened: number; openedInRun: number }, write: (e: NewEvent) => Promise<EmittedEvent>): Emit {
+  private makeEmit(d: DeliveryRecord, event: EventRecord, counter: { opened: number; openedInRun: number }, write: (e: NewEvent) => Promise<EmittedEvent>, span: Span): Emit {
     const { bundle } = this.services;
     return async (eventName, payload, options) => {
       const depth = event.chain_depth + 1;
@@ -485,6 +495,7 @@ export class Dispatcher {
         });
       }
       const runId = event.run_id ?? event.event_id;
+      const emitSpan = startEmitSpan(span, eventName);
       const written = await write({
         event_name: eventName,
         payload,
@@ -493,7 +504,12 @@ export class Dispatcher {
         source: `${d.subscriber_type}:${d.subscriber_id}`,
         chain_depth: depth,
         parent_event_id: event.event_id,
+        traceparent: traceparentOf(span),
       });
+      if (emitSpan) {
+        recordPublishedEvent(emitSpan, written.event_id, runId);
+        emitSpan.end();
+      }
       counter.opened += written.delivery_ids.length;
       if (runId === d.run_id) counter.openedInRun += written.delivery_ids.length;
       return written;
@@ -511,9 +527,9 @@ export class Dispatcher {
    * of them fails (its apply or emit throws), each is completed alone instead, so the failure is
    * that one's own and the others still commit.
    */
-  private completeTogether(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
+  private completeTogether(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome, span: Span): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.completions.push({ d, event, outcome, resolve, reject });
+      this.completions.push({ d, event, outcome, span, resolve, reject });
       if (this.completionsScheduled) return;
       this.completionsScheduled = true;
       setImmediate(() => {
@@ -524,7 +540,7 @@ export class Dispatcher {
   }
 
   private async completeBatch(batch: QueuedCompletion[]): Promise<void> {
-    const alone = (c: QueuedCompletion) => this.complete(c.d, c.event, c.outcome).then(c.resolve, c.reject);
+    const alone = (c: QueuedCompletion) => this.complete(c.d, c.event, c.outcome, c.span).then(c.resolve, c.reject);
     if (batch.length === 1) return alone(batch[0]!);
     let done: { opened: (number | undefined)[]; unsettled: string[] };
     try {
@@ -555,13 +571,13 @@ export class Dispatcher {
     const opened: (number | undefined)[] = [];
     const continued = new Set<string>();
     const ended = new Set<string>();
-    for (const { d, event, outcome } of batch) {
+    for (const { d, event, outcome, span } of batch) {
       if (!held.has(d.delivery_id)) {
         opened.push(undefined);
         continue;
       }
       const counter = { opened: 0, openedInRun: 0 };
-      await outcome.apply?.(trx, this.makeEmit(d, event, counter, hold));
+      await outcome.apply?.(trx, this.makeEmit(d, event, counter, hold, span));
       opened.push(counter.opened);
       if (d.run_id) (counter.openedInRun > 0 ? continued : ended).add(d.run_id);
     }
@@ -572,7 +588,7 @@ export class Dispatcher {
     return { opened, unsettled: quiet.filter((runId) => !settled.has(runId)) };
   }
 
-  private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome): Promise<number> {
+  private async complete(d: DeliveryRecord, event: EventRecord, outcome: HandlerOutcome, span: Span): Promise<number> {
     const { store, clock, bundle } = this.services;
     const counter = { opened: 0, openedInRun: 0 };
     // Shares its commit with other completions and publishes that arrive together (group commit);
@@ -582,7 +598,7 @@ export class Dispatcher {
       counter.opened = 0;
       counter.openedInRun = 0;
       const now = clock.now();
-      await outcome.apply?.(trx, this.makeEmit(d, event, counter, (e) => insertEmittedEvent(store, trx, bundle, now, e)));
+      await outcome.apply?.(trx, this.makeEmit(d, event, counter, (e) => insertEmittedEvent(store, trx, bundle, now, e), span));
       if (!(await store.deliveries.markDelivered(trx, this.leaseOf(d), now.toISOString()))) throw new LeaseLost(d.delivery_id);
       // A run this handler continued (it opened deliveries in it) is not quiet: the completions of
       // those deliveries settle it, so neither check is needed here.
@@ -606,7 +622,7 @@ export class Dispatcher {
     await store.transactionInGroup((trx) => settleRunsIfDone(store, trx, this.services.bundle, runIds, clock.now())).catch(() => undefined);
   }
 
-  private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure): Promise<void> {
+  private async fail(d: DeliveryRecord, event: EventRecord, failure: HandlerFailure, span: Span): Promise<void> {
     const { store, clock, bundle, log } = this.services;
     const final = !failure.retryable || d.attempts >= d.max_attempts;
     const ids = { event_id: event.event_id, run_id: d.run_id, delivery_id: d.delivery_id, entity_id: event.entity_id };
@@ -634,6 +650,7 @@ export class Dispatcher {
             nowIso,
           );
           if (!retried) throw new LeaseLost(d.delivery_id);
+          recordDeliveryOutcome(span, 'retry', failure.message);
           await log.write(
             {
               level: 'warn',
@@ -648,6 +665,7 @@ export class Dispatcher {
         }
         const failed = await store.deliveries.markFailed(trx, this.leaseOf(d), { last_error: failure.message.slice(0, 2000), reason_code: failure.reasonCode }, nowIso);
         if (!failed) throw new LeaseLost(d.delivery_id);
+        recordDeliveryOutcome(span, 'dead_letter', failure.message);
         const dead_letter_id = newId('dl', now);
         await store.deliveries.insertDeadLetter(trx, {
           dead_letter_id,
@@ -683,8 +701,10 @@ export class Dispatcher {
       this.services.observer.onDeliveryOutcome(d.subscriber_id, final ? 'dead_letter' : 'retry');
       if (settleLater && d.run_id) await this.settleAfterCommit([d.run_id]);
     } catch (err) {
-      if (err instanceof LeaseLost) await this.safeLog('warn', 'LEASE_LOST', err.message);
-      else throw err;
+      if (err instanceof LeaseLost) {
+        recordDeliveryOutcome(span, 'lease_lost', err.message);
+        await this.safeLog('warn', 'LEASE_LOST', err.message);
+      } else throw err;
     }
   }
 

@@ -6,6 +6,7 @@
 import type { NewDeliveryRow, NewEventRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import { newId } from './ids';
+import { activeTraceparent } from './tracing';
 import type { ClaimedDelivery, LeaseAtWrite } from './dispatcher';
 
 export interface NewEvent {
@@ -21,6 +22,8 @@ export interface NewEvent {
   replay_of_event_id?: string;
   /** A replay to named subscribers: deliveries only to those of the catalog's subscribers. */
   only_subscribers?: readonly string[];
+  /** The W3C context of the span that writes it (tracing on only). */
+  traceparent?: string;
 }
 
 export interface WrittenEvent {
@@ -64,20 +67,23 @@ export function prepareEvent(bundle: LoadedBundle, now: Date, e: NewEvent): Prep
     created_at,
     updated_at: created_at,
   }));
+  const event: NewEventRow = {
+    event_id,
+    event_name: e.event_name,
+    created_at,
+    source: e.source,
+    payload: JSON.stringify(e.payload),
+    entity_id: e.entity_id,
+    run_id: e.run_id,
+    chain_depth: e.chain_depth,
+    parent_event_id: e.parent_event_id,
+    has_dead_letter: 0,
+    replay_of_event_id: e.replay_of_event_id ?? null,
+  };
+  // Set only when traced: untraced rows leave the column to its default, so they cost nothing more.
+  if (e.traceparent !== undefined) event.traceparent = e.traceparent;
   return {
-    event: {
-      event_id,
-      event_name: e.event_name,
-      created_at,
-      source: e.source,
-      payload: JSON.stringify(e.payload),
-      entity_id: e.entity_id,
-      run_id: e.run_id,
-      chain_depth: e.chain_depth,
-      parent_event_id: e.parent_event_id,
-      has_dead_letter: 0,
-      replay_of_event_id: e.replay_of_event_id ?? null,
-    },
+    event,
     deliveries,
     written: { event_id, created_at, subscribers: subscribers.map((s) => s.id), delivery_ids: deliveries.map((d) => d.delivery_id) },
   };
@@ -108,6 +114,7 @@ export function leasedDeliveries(events: readonly PreparedEvent[], seqs: readonl
       chain_depth: event.chain_depth,
       created_at: event.created_at,
       seq: seqs[i]!,
+      traceparent: event.traceparent ?? null,
     };
     return leased.map((d) => ({
       delivery_id: d.delivery_id,
@@ -122,8 +129,10 @@ export function leasedDeliveries(events: readonly PreparedEvent[], seqs: readonl
   });
 }
 
+/** Without a traceparent of its own, the event is written in the caller's active trace (a mailbox decision's, a replay's), if any. */
 export async function insertEventWithDeliveries(store: Store, tx: StoreTx, bundle: LoadedBundle, now: Date, e: NewEvent): Promise<WrittenEvent> {
-  const { event, deliveries, written } = prepareEvent(bundle, now, e);
+  const traceparent = e.traceparent ?? activeTraceparent();
+  const { event, deliveries, written } = prepareEvent(bundle, now, traceparent === e.traceparent ? e : { ...e, traceparent });
   const seq = await store.runWrites.appendEvent(tx, event, deliveries);
   return { ...written, seq };
 }

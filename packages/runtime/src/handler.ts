@@ -43,6 +43,8 @@ export interface EventRecord {
   chain_depth: number;
   created_at: string;
   seq: number;
+  /** The W3C context stored with the event: a delivery's span continues it. */
+  traceparent?: string | null;
 }
 
 export interface DeliveryContext {

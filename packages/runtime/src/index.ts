@@ -28,3 +28,4 @@ export { DockerEngineManager, type DockerEngineManagerOptions } from './containe
 export type { ResetRequest, ResetResult } from './reset/reset-coordinator';
 export type { OnEffectCommit } from './effect-commit';
 export { noopRuntimeObserver, type DeliveryOutcome, type MailboxDecision, type PublishOutcome, type RuntimeObserver } from './observer';
+export { traceIdOf } from './tracing';

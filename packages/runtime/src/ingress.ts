@@ -16,6 +16,7 @@ import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
+import { endPublishSpan, startPublishSpan, traceparentOf } from './tracing';
 
 export type IngressState = 'open' | 'paused';
 
@@ -67,6 +68,8 @@ interface QueuedPublishCall {
   guard: (tx: StoreTx) => Promise<void>;
   guardWithNext: ReturnType<WriteGuardWithNext>;
   onCommit: OnEffectCommit<PublishResult> | undefined;
+  /** The publish span's context, stored with the event (undefined while tracing is off). */
+  traceparent: string | undefined;
   resolve: (result: PublishResult) => void;
   reject: (error: unknown) => void;
 }
@@ -130,8 +133,10 @@ export class Ingress {
     // Made here, in the caller's context (a reset's own steps pass it).
     const guard = this.guardWrites();
     const guardWithNext = this.guardWritesWithNext();
-    return new Promise((resolve, reject) => {
-      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, resolve, reject });
+    const span = startPublishSpan(input.event_name);
+    const traceparent = traceparentOf(span);
+    const written = new Promise<PublishResult>((resolve, reject) => {
+      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
       if (this.publishesScheduled) return;
       this.publishesScheduled = true;
       setImmediate(() => {
@@ -139,6 +144,8 @@ export class Ingress {
         void this.publishBatch(this.publishes.splice(0));
       });
     });
+    // Untraced (tracing off), the span is a no-op with nothing to end.
+    return traceparent === undefined ? written : endPublishSpan(span, written);
   }
 
   private readonly publishes: QueuedPublishCall[] = [];
@@ -213,7 +220,7 @@ export class Ingress {
     }
     const now = this.clock.now();
     const nowIso = now.toISOString();
-    const written = batch.map(({ input, payload }) => {
+    const written = batch.map(({ input, payload, traceparent }) => {
       const run_id = newId('run', now);
       const event = prepareEvent(this.bundle, now, {
         event_name: input.event_name,
@@ -223,6 +230,7 @@ export class Ingress {
         source: input.source ?? 'api',
         chain_depth: 0,
         parent_event_id: null,
+        traceparent,
       });
       return { run_id, event };
     });
@@ -256,7 +264,7 @@ export class Ingress {
   }
 
   /** A publish while ingress is paused: a queued run and its queue entry, released by resume. */
-  private async queue(trx: StoreTx, { input, payload, onCommit }: QueuedPublishCall): Promise<PublishResult> {
+  private async queue(trx: StoreTx, { input, payload, onCommit, traceparent }: QueuedPublishCall): Promise<PublishResult> {
     const { store } = this;
     const now = this.clock.now();
     const nowIso = now.toISOString();
@@ -282,6 +290,7 @@ export class Ingress {
       status: 'queued',
       queued_at: nowIso,
       released_at: null,
+      ...(traceparent === undefined ? {} : { traceparent }),
     });
     const queued = { run_id, event_id, status: 'queued' as const };
     await onCommit?.(trx, queued);
@@ -366,6 +375,7 @@ export class Ingress {
       source: item.source,
       chain_depth: 0,
       parent_event_id: null,
+      traceparent: item.traceparent ?? undefined,
     });
     if (written.delivery_ids.length === 0) await settleRunIfDone(store, trx, this.bundle, item.run_id, now);
     return true;

@@ -82,6 +82,8 @@ export interface EventsTable {
   has_dead_letter: number;
   /** Set on an event published by a replay: the event it replays. */
   replay_of_event_id: Generated<string | null>;
+  /** The W3C traceparent of the span that wrote the event; null while tracing is off. */
+  traceparent: Generated<string | null>;
 }
 
 export interface DeliveriesTable {
@@ -344,6 +346,8 @@ export interface IngressQueueTable {
   status: 'queued' | 'released';
   queued_at: string;
   released_at: string | null;
+  /** The publish span's W3C traceparent, for the event written at release; null while tracing is off. */
+  traceparent: Generated<string | null>;
 }
 
 export interface ResetsTable {

@@ -49,13 +49,14 @@ export interface AppDeps {
 
 type Env = AppEnv;
 
-/** What /v1/auth/session (and a sign-in) tell the console about the caller. */
-function sessionBody(p: Principal) {
+/** What /v1/auth/session (and a sign-in) tell the console about the caller, and where it links trace ids. */
+function sessionBody(p: Principal, traceUrlTemplate?: string) {
   return {
     token: { id: p.tokenId, name: p.tokenName },
     user: { id: p.userId, display_name: p.userName, role: p.role },
     scopes: [...p.scopes],
     via: p.via,
+    ...(traceUrlTemplate ? { trace_url_template: traceUrlTemplate } : {}),
   };
 }
 
@@ -131,7 +132,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     setSessionCookie(c, session);
     c.set('principal', principal);
     await recordQuietly({ actor: actorOf(principal), channel: 'console', method: 'auth.sign_in', params: { via: 'token' }, outcome: 'ok', correlationId: c.get('correlationId') });
-    return c.json({ ok: true, ...sessionBody(principal) });
+    return c.json({ ok: true, ...sessionBody(principal, config.traceUrlTemplate) });
   });
 
   app.post('/v1/auth/logout', async (c) => {
@@ -169,7 +170,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (deps.oidc) app.route('/v1/auth/oidc', deps.oidc.routes());
 
   app.get('/v1/auth/session', authenticated, (c) => {
-    return c.json(sessionBody(c.get('principal')));
+    return c.json(sessionBody(c.get('principal'), config.traceUrlTemplate));
   });
 
   app.get('/v1/openrpc.json', authenticated, (c) => c.json(openRpcDocument()));

@@ -1,5 +1,6 @@
 import type { Run } from '@switchboard/contract';
 import type { RunView } from '@switchboard/store';
+import { traceIdOf } from '@switchboard/runtime';
 import { omitAbsent } from './omit-absent';
 
 export function toRun(row: RunView): Run {
@@ -14,5 +15,6 @@ export function toRun(row: RunView): Run {
     settled_at: row.settled_at,
     event_count: row.event_count,
     dead_letter_count: row.dead_letter_count,
+    trace_id: traceIdOf(row.root_traceparent),
   });
 }

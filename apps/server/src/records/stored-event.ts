@@ -1,5 +1,6 @@
 import type { DeadLetter, Delivery, StoredEvent } from '@switchboard/contract';
 import type { EventDeadLetterRow, EventDeliveryRow, EventWithRecords } from '@switchboard/store';
+import { traceIdOf } from '@switchboard/runtime';
 import { omitAbsent, parseJsonObject } from './omit-absent';
 
 export function toDelivery(d: EventDeliveryRow): Delivery {
@@ -53,6 +54,7 @@ export function toStoredEvent(e: EventWithRecords): StoredEvent {
     chain_depth: e.chain_depth,
     parent_event_id: e.parent_event_id,
     replay_of_event_id: e.replay_of_event_id,
+    trace_id: traceIdOf(e.traceparent),
     deliveries: e.deliveries.map(toDelivery),
     dead_letters: e.dead_letters.map((l) => toDeadLetter(l, l.delivery_id ? redriveOf?.get(l.delivery_id) : undefined)),
   });

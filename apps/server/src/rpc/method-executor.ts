@@ -11,6 +11,7 @@ import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
 import type { RpcCallObserver } from '../observability/metrics';
+import { endRpcSpan, inRpcSpan, isTraced, startRpcSpan } from '../observability/rpc-span';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -64,12 +65,21 @@ export class MethodExecutor {
   }
 
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
-    if (!this.observer) return this.answer(request, ctx);
+    if (!this.observer) return this.traced(request, ctx);
     const started = performance.now();
-    const outcome = await this.answer(request, ctx);
+    const outcome = await this.traced(request, ctx);
     // An unknown name is one label value, whatever callers send.
     const method = this.callables.has(request.method) ? request.method : 'unknown';
     this.observer.onCall(method, ctx.transport, outcome.error ? outcome.error.code : 'ok', (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private async traced(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
+    const span = startRpcSpan(this.callables.has(request.method) ? request.method : undefined, ctx.transport, ctx.correlationId);
+    // Untraced (tracing off), the span is a no-op: the call runs as it would without it.
+    if (!isTraced(span)) return this.answer(request, ctx);
+    const outcome = await inRpcSpan(span, () => this.answer(request, ctx));
+    endRpcSpan(span, outcome.error);
     return outcome;
   }
 

@@ -78,7 +78,8 @@ export class Cluster {
     return new Cluster(url!, env);
   }
 
-  async start(label: string): Promise<ChaosNode> {
+  /** `env`: this node's own variables, over the cluster's. */
+  async start(label: string, env: Record<string, string> = {}): Promise<ChaosNode> {
     const url = new URL(this.databaseUrl);
     url.searchParams.set('application_name', applicationName(label));
     const proc = await startServerProcess(
@@ -88,6 +89,7 @@ export class Cluster {
         SWITCHBOARD_BUNDLE: CHAOS_BUNDLE,
         ...NODE_ENV,
         ...this.env,
+        ...env,
       },
       NODE_READY_TIMEOUT_MS,
     );

@@ -111,6 +111,8 @@ export interface SessionInfo {
   user: { id: string; display_name: string; role: Role };
   scopes: Scope[];
   via: 'cookie' | 'bearer';
+  /** Where trace ids link to (a URL with `{trace_id}`), when the server is configured with one. */
+  trace_url_template?: string;
 }
 
 /** The current browser session, or null when signed out. Network failures throw. */

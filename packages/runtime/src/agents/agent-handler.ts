@@ -11,6 +11,7 @@ import type { DeliveryContext, Emit, HandlerOutcome, SubscriberHandler } from '.
 import { newId } from '../ids';
 import { validatePayload } from '../payload-schema';
 import { ModelError, type ChatMessage, type ModelReply } from '../providers/provider';
+import { failSpan, recordModelReply, startModelSpan } from '../tracing';
 import { findOrOpenSession, scopeKeyFor } from './sessions';
 
 const MAX_MODEL_ROUNDS = 4;
@@ -112,7 +113,16 @@ export class AgentHandler implements SubscriberHandler {
 
     try {
       for (let round = 0; round < MAX_MODEL_ROUNDS; round++) {
-        reply = await provider.complete({ agent, messages, tools: toolSpecs, trigger: { event_id: event.event_id, event_name: event.event_name, payload: event.payload, attempt }, toolResults, signal: ctx.signal });
+        const modelSpan = startModelSpan(provider.name, agent.model);
+        try {
+          reply = await provider.complete({ agent, messages, tools: toolSpecs, trigger: { event_id: event.event_id, event_name: event.event_name, payload: event.payload, attempt }, toolResults, signal: ctx.signal });
+          recordModelReply(modelSpan, reply);
+        } catch (err) {
+          failSpan(modelSpan, err);
+          throw err;
+        } finally {
+          modelSpan.end();
+        }
         model = reply.model;
         if (reply.tool_calls.length === 0) break;
         messages.push({ role: 'assistant', content: reply.content, tool_calls: reply.tool_calls });

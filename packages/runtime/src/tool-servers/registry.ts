@@ -5,6 +5,7 @@
 import type { LoadedBundle } from '../bundle/load';
 import { newId } from '../ids';
 import type { RuntimeLog } from '../runtime-log';
+import { recordToolOutcome, startToolSpan } from '../tracing';
 import { SimulatedMcpServer, type McpCallRequest } from './simulated-mcp';
 
 export interface ToolCallContext {
@@ -52,7 +53,19 @@ export class ToolRegistry {
     return { name: tool, server, description: `${tool} on ${server} (${this.bundle.definition.tool_servers[server]?.description ?? 'MCP tool server'})` };
   }
 
+  /** Traced: a span per call with the server, tool and outcome. */
   async call(serverName: string, tool: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolCallOutcome> {
+    const span = startToolSpan(serverName, tool);
+    try {
+      const outcome = await this.callUntraced(serverName, tool, args, ctx);
+      recordToolOutcome(span, outcome.ok ? 'ok' : outcome.kind, outcome.ok ? undefined : outcome.error);
+      return outcome;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async callUntraced(serverName: string, tool: string, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolCallOutcome> {
     const server = this.servers.get(serverName);
     const component = serverName;
     const started = performance.now();

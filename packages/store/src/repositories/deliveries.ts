@@ -147,7 +147,7 @@ export class DeliveryRepository {
       select (select not free from free) as locked_now, taken.*, picked.previous_owner, picked.reclaimed,
         e.event_id as e_event_id, e.event_name as e_event_name, e.created_at as e_created_at, e.source as e_source, e.payload as e_payload,
         e.entity_id as e_entity_id, e.run_id as e_run_id, e.parent_event_id as e_parent_event_id, e.chain_depth as e_chain_depth, e.seq as e_seq,
-        e.has_dead_letter as e_has_dead_letter, e.replay_of_event_id as e_replay_of_event_id
+        e.has_dead_letter as e_has_dead_letter, e.replay_of_event_id as e_replay_of_event_id, e.traceparent as e_traceparent
       from (select 1) one
       left join (
         taken
@@ -171,6 +171,7 @@ export class DeliveryRepository {
           seq: r.e_seq,
           has_dead_letter: r.e_has_dead_letter,
           replay_of_event_id: r.e_replay_of_event_id,
+          traceparent: r.e_traceparent,
         } as Selectable<EventsTable>;
         return {
           delivery_id: r.delivery_id,

@@ -4,6 +4,8 @@ import type { Database, RunsTable } from '../schema';
 export interface RunView extends Selectable<RunsTable> {
   event_count: number;
   dead_letter_count: number;
+  /** The traceparent of the run's first event: the trace the run started in (null untraced). */
+  root_traceparent: string | null;
 }
 
 /** Everything that happened in one run, for its causal tree. */
@@ -26,13 +28,18 @@ export class RunReadRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(runId: string): Promise<RunView | undefined> {
-    const run = await this.db.selectFrom('runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
+    const run = await this.db
+      .selectFrom('runs')
+      .selectAll('runs')
+      .select((eb) => eb.selectFrom('events').select('events.traceparent').whereRef('events.event_id', '=', 'runs.root_event_id').limit(1).as('root_traceparent'))
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
     if (!run) return undefined;
     const [events, deadLetters] = await Promise.all([
       this.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow(),
       this.db.selectFrom('dead_letters').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow(),
     ]);
-    return { ...run, event_count: Number(events.n), dead_letter_count: Number(deadLetters.n) };
+    return { ...run, root_traceparent: run.root_traceparent ?? null, event_count: Number(events.n), dead_letter_count: Number(deadLetters.n) };
   }
 
   /** The run's events (oldest first) with their deliveries, dead letters, agent turns and mailbox items. */

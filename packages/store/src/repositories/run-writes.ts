@@ -22,7 +22,7 @@ export type NewRunRow = Insertable<RunsTable>;
 export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 
 /** A publish queued while ingress was paused, as resume releases it. */
-export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at'>;
+export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at' | 'traceparent'>;
 
 /** A delivery written for any node to claim (not leased to its writer). */
 const awaitsClaim = (d: { status: string }) => d.status === 'pending';
@@ -280,7 +280,7 @@ export class RunWriteRepository {
   queued(limit: number): Promise<QueuedPublish[]> {
     return this.db
       .selectFrom('ingress_queue')
-      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'payload', 'entity_id', 'source', 'queued_at'])
+      .select(['queue_id', 'event_id', 'run_id', 'event_name', 'payload', 'entity_id', 'source', 'queued_at', 'traceparent'])
       .where('status', '=', 'queued')
       .orderBy('seq')
       .limit(limit)

@@ -2,6 +2,7 @@ import type { Result } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Handler } from '../../rpc/handler';
+import { tracingEnabled } from '../../observability/tracing';
 
 /** Store latency above this marks the runtime degraded rather than healthy. */
 const STORE_DEGRADED_MS = 250;
@@ -36,6 +37,7 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
     bundle: { fingerprint: runtime.bundle.fingerprint, name: runtime.name },
     checks,
     nodes,
+    tracing: { enabled: tracingEnabled() },
   };
 }
 

@@ -26,6 +26,7 @@ import { EventFilters } from './EventFilters';
 import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
 import { GuardedButton } from '../../ui/GuardedButton';
+import { TraceId } from '../../ui/TraceId';
 import './EventBrowser.css';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
@@ -219,6 +220,11 @@ function RunSummary({ runId, view, onView }: { runId: string; view: 'tree' | 'li
         {r.event_count} event{r.event_count === 1 ? '' : 's'}
       </span>
       <span className={r.dead_letter_count ? 'bad' : undefined}>{r.dead_letter_count} dead letter{r.dead_letter_count === 1 ? '' : 's'}</span>
+      {r.trace_id && (
+        <span>
+          trace <TraceId traceId={r.trace_id} />
+        </span>
+      )}
       {r.entity_id && (
         <span>
           entity <Link to={paths.entity(r.entity_id)}>{r.entity_id}</Link>

@@ -17,6 +17,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime, formatExact } from '../../ui/RelativeTime';
 import { SourceLink } from '../../ui/SourceLink';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { TraceId } from '../../ui/TraceId';
 import { RecoveryDialog } from '../operations/RecoveryDialog';
 import { GuardedButton } from '../../ui/GuardedButton';
 import './EventDetail.css';
@@ -108,6 +109,14 @@ function EventBody({
           </>
         )}
         <ReplayedAs eventId={event.event_id} />
+        {event.trace_id && (
+          <>
+            <dt>Trace</dt>
+            <dd>
+              <TraceId traceId={event.trace_id} />
+            </dd>
+          </>
+        )}
         {event.parent_event_id && (
           <>
             <dt>Caused by</dt>
