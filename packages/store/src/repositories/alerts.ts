@@ -8,6 +8,7 @@ import type { ChangeFeedRepository } from '../change-feed';
 import type { AlertDestinationsTable, AlertRulesTable, AlertSilencesTable, Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { AlertNoticeRepository } from './alerts-notices';
+import { AlertConditionRepository } from './alerts-conditions';
 import type { Engine } from '../engine';
 
 export interface AlertRuleRecord {
@@ -76,6 +77,7 @@ function rowOf(rule: AlertRuleRecord): AlertRulesTable {
 
 export class AlertRepository {
   readonly notices: AlertNoticeRepository;
+  readonly conditions: AlertConditionRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -83,6 +85,7 @@ export class AlertRepository {
     engine: Engine,
   ) {
     this.notices = new AlertNoticeRepository(db, changes, engine);
+    this.conditions = new AlertConditionRepository(db, engine);
   }
 
   private on(tx?: StoreTx): Kysely<Database> {
