@@ -105,6 +105,15 @@ export class AlertNoticeRepository {
       .execute();
   }
 
+  /**
+   * Drops every notice lease (SQLite at boot: only this process can have the store open, so a
+   * lease is a killed process's, and its notices can be sent again at once).
+   */
+  async releaseAllLeases(): Promise<number> {
+    const res = await this.db.updateTable('alert_notices').set({ lease_owner: null, lease_until: null }).where('status', '=', 'pending').where('lease_owner', 'is not', null).executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
   /** The earliest next attempt of a pending notice (when the sender should look again). */
   async nextDueAt(): Promise<string | undefined> {
     const row = await this.db
