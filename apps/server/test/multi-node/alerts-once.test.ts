@@ -1,0 +1,62 @@
+/**
+ * Alerts on two PostgreSQL nodes, both running notice senders and the condition evaluator:
+ * notices made on either node (test notices, and incident.opened from dead letters both nodes
+ * dispatch) each reach the receiver exactly once, under their own webhook-id; an incident opened
+ * by records on both nodes makes one notice.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
+import { Cluster, waitUntil, type ChaosNode } from './cluster';
+
+let cluster: Cluster;
+let a: ChaosNode;
+let b: ChaosNode;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  receiver.delayMs = 150;
+  cluster = await Cluster.onTestDatabase('alerts', { SWITCHBOARD_ALERT_BACKOFF_MS: '50', SWITCHBOARD_ALERT_EVALUATE_MS: '200' });
+  [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosNode, ChaosNode];
+}, 200_000);
+afterAll(async () => {
+  await cluster?.dispose();
+  await receiver?.close();
+});
+
+it('each notice is sent once by one of two nodes, and one incident makes one incident.opened notice', async () => {
+  const { destination, secret } = await cluster.ok(a, 'alert.destination_create', { name: 'on-call', kind: 'webhook', url: receiver.url });
+  await cluster.ok(b, 'alert.rule_create', { name: 'opened', when: { trigger: 'incident.opened' }, destination_ids: [destination.id] });
+  // B made the rule; A hears of it through the change feed.
+  await waitUntil(async () => (await cluster.ok(a, 'alert.rules', {})).items.some((r) => r.name === 'opened'), 10_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+
+  const tests = await Promise.all(Array.from({ length: 40 }, (_, i) => cluster.ok(i % 2 ? a : b, 'alert.test', { destination_id: destination.id })));
+  await Promise.all(Array.from({ length: 60 }, (_, i) => cluster.ok(i % 2 ? a : b, 'event.publish', { event_name: 'doomed', payload: { key: `doom-${i}` } })));
+
+  const settled = await waitUntil(async () => {
+    const [row] = await cluster.query<{ pending: number; deliveries: number }>(
+      `select (select count(*)::int from alert_notices where status = 'pending') as pending,
+              (select count(*)::int from deliveries where status in ('pending', 'in_progress')) as deliveries`,
+    );
+    return row!.pending === 0 && row!.deliveries === 0;
+  }, 120_000, 100);
+  expect(settled).toBe(true);
+
+  const notices = await cluster.query<{ id: string; transition: string; subject_id: string; status: string; attempts: number }>('select id, transition, subject_id, status, attempts from alert_notices');
+  expect(notices.every((n) => n.status === 'delivered')).toBe(true);
+  expect(notices.filter((n) => n.transition === 'test').map((n) => n.id).sort()).toEqual(tests.map((t) => t.notice.id).sort());
+  // One incident.opened notice per incident, though both nodes wrote its records.
+  const opened = notices.filter((n) => n.transition === 'incident.opened');
+  expect(opened.length).toBeGreaterThan(0);
+  expect(new Set(opened.map((n) => n.subject_id)).size).toBe(opened.length);
+
+  // Each id arrived exactly once (every attempt succeeded, so once is the whole story), and verifies.
+  const ids = receiver.received.map((r) => String(r.headers['webhook-id']));
+  expect(ids.length).toBe(notices.length);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(ids)).toEqual(new Set(notices.map((n) => n.id)));
+  for (const r of receiver.received) new Webhook(secret!).verify(r.body, r.headers as Record<string, string>);
+  expect(notices.every((n) => Number(n.attempts) === 1)).toBe(true);
+}, 300_000);
