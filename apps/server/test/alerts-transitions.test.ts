@@ -123,6 +123,33 @@ describe('incident transitions', () => {
     await waitFor(async () => (await regressions()) === 2, 10_000, 'the unsilenced regression');
   }, 120_000);
 
+  it('a redrive that dead-letters again notifies operation.failed once', async () => {
+    const { rule } = await ok(server, 'alert.rule_create', { name: 'operations', when: { trigger: 'operation.failed' }, destination_ids: [destinationId] });
+    const ids = (await databaseOf(server.store).selectFrom('dead_letters').select('dead_letter_id').where('redriven_at', 'is', null).limit(3).execute()).map((r) => r.dead_letter_id);
+    const plan = await ok(server, 'event.redrive', { dry_run: true, dead_letter_ids: ids });
+    const { operation } = await ok(server, 'event.redrive', { dry_run: false, dead_letter_ids: ids, expected_plan_hash: plan.plan.plan_hash });
+    await waitFor(async () => (await ok(server, 'operation.get', { operation_id: operation!.operation_id })).operation.status === 'completed_with_failures', 20_000, 'the redrive to finish');
+    await waitFor(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, 10_000, 'the operation notice');
+    expect((await notices({ rule_id: rule.id }))).toEqual([expect.objectContaining({ transition: 'operation.failed', subject_type: 'operation', subject_id: operation!.operation_id })]);
+  }, 60_000);
+
+  it('conditions notify once per episode: occurrences in a window, dead letters per minute', async () => {
+    const occurrences = (await ok(server, 'alert.rule_create', { name: 'busy incidents', when: { trigger: 'incident.occurrences', threshold: 5, window_s: 3600 }, destination_ids: [destinationId] })).rule;
+    const rate = (await ok(server, 'alert.rule_create', { name: 'dead letter rate', when: { trigger: 'dead_letters.rate', per_minute: 3 }, destination_ids: [destinationId] })).rule;
+    await failJobs(5);
+    const main = (await deadLetterIncidents())[0]!.incident_id;
+    await waitFor(async () => (await notices({ rule_id: rate.id })).length === 1 && (await notices({ rule_id: occurrences.id, subject_id: main })).length === 1, 10_000, 'the condition notices');
+    // Still holding after more failures: no new notice. A rule created afterwards notifying shows the evaluator ran since.
+    await failJobs(5);
+    const marker = (await ok(server, 'alert.rule_create', { name: 'later rate', when: { trigger: 'dead_letters.rate', per_minute: 1 }, destination_ids: [destinationId] })).rule;
+    await waitFor(async () => (await notices({ rule_id: marker.id })).length === 1, 10_000, 'a later evaluation');
+    expect(await notices({ rule_id: rate.id })).toEqual([expect.objectContaining({ transition: 'dead_letters.rate', subject_type: 'dead_letters' })]);
+    const perIncident = new Map<string, number>();
+    for (const n of await notices({ rule_id: occurrences.id })) perIncident.set(n.subject_id!, (perIncident.get(n.subject_id!) ?? 0) + 1);
+    expect(perIncident.get(main)).toBe(1);
+    expect([...perIncident.values()].every((c) => c === 1)).toBe(true);
+  }, 60_000);
+
   it('a reset applied notifies once, with the reset id', async () => {
     const { rule } = await ok(server, 'alert.rule_create', { name: 'resets', when: { trigger: 'reset.applied' }, destination_ids: [destinationId] });
     const plan = await ok(server, 'runtime.nuke', { dry_run: true });

@@ -60,3 +60,15 @@ it('each notice is sent once by one of two nodes, and one incident makes one inc
   for (const r of receiver.received) new Webhook(secret!).verify(r.body, r.headers as Record<string, string>);
   expect(notices.every((n) => Number(n.attempts) === 1)).toBe(true);
 }, 300_000);
+
+it('a node killed is declared dead by the other, which notifies once', async () => {
+  const [destination] = await cluster.query<{ id: string }>(`select id from alert_destinations where name = 'on-call'`);
+  const { rule } = await cluster.ok(a, 'alert.rule_create', { name: 'dead nodes', when: { trigger: 'node.dead' }, destination_ids: [destination!.id] });
+  await waitUntil(async () => (await cluster.ok(b, 'alert.rules', {})).items.some((r) => r.id === rule.id), 10_000);
+  await cluster.kill(b);
+  const notified = await waitUntil(async () => (await cluster.query(`select id from alert_notices where rule_id = $1 and status = 'delivered'`, [rule.id])).length === 1, 30_000, 100);
+  expect(notified).toBe(true);
+  const [notice] = await cluster.query<{ subject_id: string; transition: string }>(`select subject_id, transition from alert_notices where rule_id = $1`, [rule.id]);
+  expect(notice).toEqual({ subject_id: b.nodeId, transition: 'node.dead' });
+  expect(receiver.received.filter((r) => (JSON.parse(r.body) as { type: string }).type === 'node.dead')).toHaveLength(1);
+}, 120_000);

@@ -16,6 +16,19 @@ const MAX_ITEMS_PER_PASS = 500;
 
 type Holding = Map<string, Omit<NoticeSubject, 'episode'>>;
 
+/** What a rule's condition holds for now, and how to treat subjects that stopped holding. */
+interface Observed {
+  rule: AlertRuleRecord;
+  holding: Holding;
+  /** Forget a released subject (a decided item does not come back) rather than keep its episode. */
+  forgetReleased: boolean;
+  /** Notify the rule's escalation destinations. */
+  escalation?: boolean;
+}
+
+/** An item's escalation is remembered under its id with this suffix. */
+const ESCALATION_SUFFIX = '#escalation';
+
 export const CONDITION_TRIGGERS = ['incident.occurrences', 'mailbox.sla', 'dead_letters.rate', 'queue.oldest_pending'] as const;
 
 export class ConditionEvaluator {
@@ -47,20 +60,33 @@ export class ConditionEvaluator {
     if (this.running) return this.running;
     const rules = CONDITION_TRIGGERS.flatMap((t) => this.maker.rulesFor(t)).filter((r) => this.maker.destinationsOf(r).length > 0 || this.maker.destinationsOf(r, true).length > 0);
     if (rules.length === 0) return Promise.resolve();
-    this.running = this.store
-      .transaction(async (tx) => {
-        if (!(await this.store.alerts.conditions.tryEvaluatorLock(tx))) return;
-        const states = await this.store.alerts.conditions.states(rules.map((r) => r.id), tx);
-        for (const rule of rules) await this.evaluateRule(rule, states.filter((s) => s.rule_id === rule.id), tx);
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
+    this.running = this.pass(rules).finally(() => {
+      this.running = undefined;
+    });
     return this.running;
   }
 
-  private async evaluateRule(rule: AlertRuleRecord, states: AlertConditionState[], tx: StoreTx): Promise<void> {
+  /**
+   * Reads what holds now outside any transaction (on SQLite a read inside one would wait for the
+   * connection the transaction holds), then, holding the evaluator's lock, compares it with what
+   * held before and records the changes with their notices.
+   */
+  private async pass(rules: AlertRuleRecord[]): Promise<void> {
     const now = this.clock.now();
+    const observed: Observed[] = [];
+    for (const rule of rules) observed.push(...(await this.observe(rule, now)));
+    await this.store.transaction(async (tx) => {
+      if (!(await this.store.alerts.conditions.tryEvaluatorLock(tx))) return;
+      const states = await this.store.alerts.conditions.states(rules.map((r) => r.id), tx);
+      for (const o of observed) {
+        const mine = states.filter((s) => s.rule_id === o.rule.id && s.subject_key.endsWith(ESCALATION_SUFFIX) === Boolean(o.escalation));
+        await this.settle(o.rule, mine, o.holding, tx, o);
+      }
+    });
+  }
+
+  /** The subjects a rule's condition holds for now. */
+  private async observe(rule: AlertRuleRecord, now: Date): Promise<Observed[]> {
     const when = rule.condition as { trigger: string; threshold?: number; window_s?: number; per_minute?: number; older_than_s?: number; mailbox_type?: string };
     switch (when.trigger) {
       case 'incident.occurrences': {
@@ -78,11 +104,10 @@ export class ConditionEvaluator {
           });
         }
         // Remembered, not forgotten: the next episode of this incident needs the next episode number.
-        await this.settle(rule, states, holding, tx, { forgetReleased: false });
-        return;
+        return [{ rule, holding, forgetReleased: false }];
       }
       case 'dead_letters.rate': {
-        const n = await this.store.alerts.conditions.deadLettersSince(new Date(now.getTime() - 60_000).toISOString(), tx);
+        const n = await this.store.alerts.conditions.deadLettersSince(new Date(now.getTime() - 60_000).toISOString());
         const holding: Holding = new Map();
         if (n >= when.per_minute!) {
           holding.set('dead_letters', {
@@ -93,8 +118,7 @@ export class ConditionEvaluator {
             data: { count: n, per_minute: when.per_minute },
           });
         }
-        await this.settle(rule, states, holding, tx, { forgetReleased: false });
-        return;
+        return [{ rule, holding, forgetReleased: false }];
       }
       case 'queue.oldest_pending': {
         const oldest = await this.store.runWrites.oldestDueAt(now.toISOString());
@@ -109,13 +133,12 @@ export class ConditionEvaluator {
             data: { oldest_due_at: oldest, age_s: ageS, older_than_s: when.older_than_s },
           });
         }
-        await this.settle(rule, states, holding, tx, { forgetReleased: false });
-        return;
+        return [{ rule, holding, forgetReleased: false }];
       }
       case 'mailbox.sla':
-        await this.evaluateSla(rule, when.mailbox_type, states, tx, now);
-        return;
+        return this.observeSla(rule, when.mailbox_type, now);
     }
+    return [];
   }
 
   /**
@@ -123,13 +146,13 @@ export class ConditionEvaluator {
    * its escalation destinations. A decided item is no longer pending, so it never escalates; its
    * remembered state is dropped.
    */
-  private async evaluateSla(rule: AlertRuleRecord, onlyType: string | undefined, states: AlertConditionState[], tx: StoreTx, now: Date): Promise<void> {
+  private async observeSla(rule: AlertRuleRecord, onlyType: string | undefined, now: Date): Promise<Observed[]> {
     const overdue: Holding = new Map();
     const escalate: Holding = new Map();
     for (const [type, def] of Object.entries(this.bundle.definition.mailbox_types)) {
       if (!def.sla || (onlyType !== undefined && type !== onlyType)) continue;
       const { pending_s, escalate_after_s } = def.sla;
-      const items = await this.store.alerts.conditions.pendingItemsOlderThan(type, new Date(now.getTime() - pending_s * 1000).toISOString(), MAX_ITEMS_PER_PASS, tx);
+      const items = await this.store.alerts.conditions.pendingItemsOlderThan(type, new Date(now.getTime() - pending_s * 1000).toISOString(), MAX_ITEMS_PER_PASS);
       for (const item of items) {
         const waitedS = Math.floor((now.getTime() - Date.parse(item.created_at)) / 1000);
         const subject = (transition: string, title: string) => ({
@@ -142,12 +165,14 @@ export class ConditionEvaluator {
         });
         overdue.set(item.mailbox_id, subject('mailbox.sla', `${type} item ${item.mailbox_id} pending ${waitedS} s, past its ${pending_s} s SLA`));
         if (escalate_after_s !== undefined && waitedS >= pending_s + escalate_after_s) {
-          escalate.set(`${item.mailbox_id}#escalation`, subject('mailbox.sla_escalation', `Escalation: ${type} item ${item.mailbox_id} still pending after ${waitedS} s`));
+          escalate.set(item.mailbox_id + ESCALATION_SUFFIX, subject('mailbox.sla_escalation', `Escalation: ${type} item ${item.mailbox_id} still pending after ${waitedS} s`));
         }
       }
     }
-    await this.settle(rule, states.filter((s) => !s.subject_key.endsWith('#escalation')), overdue, tx, { forgetReleased: true });
-    await this.settle(rule, states.filter((s) => s.subject_key.endsWith('#escalation')), escalate, tx, { forgetReleased: true, escalation: true });
+    return [
+      { rule, holding: overdue, forgetReleased: true },
+      { rule, holding: escalate, forgetReleased: true, escalation: true },
+    ];
   }
 
   /**

@@ -126,6 +126,9 @@ export class AlertRepository {
       const taken = await trx.selectFrom('alert_rules').select('id').where('name', '=', rule.name).where('id', '<>', rule.id).executeTakeFirst();
       if (taken) throw new AlertNameTakenError(`a rule named "${rule.name}" exists`);
       const { id: _id, created_at: _created, ...set } = rowOf(rule);
+      const before = await trx.selectFrom('alert_rules').select('condition').where('id', '=', rule.id).executeTakeFirst();
+      // A changed condition starts its episodes over: what held under the old one says nothing of the new.
+      if (before && before.condition !== set.condition) await trx.deleteFrom('alert_conditions').where('rule_id', '=', rule.id).execute();
       const res = await trx.updateTable('alert_rules').set(set).where('id', '=', rule.id).executeTakeFirst();
       return Number(res.numUpdatedRows) > 0 ? rule : undefined;
     });
