@@ -155,7 +155,9 @@ describe('incident transitions', () => {
     const plan = await ok(server, 'runtime.nuke', { dry_run: true });
     const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: plan.plan.plan_hash, reason: 'alerts test' });
     await waitFor(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, 10_000, 'the reset notice');
-    expect((await notices({ rule_id: rule.id }))[0]).toMatchObject({ transition: 'reset.applied', subject_type: 'reset', subject_id: applied.reset_id });
+    const resetId = (applied as { reset_id?: string }).reset_id;
+    expect(resetId).toEqual(expect.any(String));
+    expect((await notices({ rule_id: rule.id }))[0]).toMatchObject({ transition: 'reset.applied', subject_type: 'reset', subject_id: resetId });
   }, 60_000);
 });
 

@@ -34,7 +34,7 @@ export class Alerts {
     private readonly bundle: LoadedBundle,
     readonly options: AlertsOptions = {},
   ) {
-    this.sender = new NoticeSender(store, clock, () => this.nodeId, options);
+    this.sender = new NoticeSender(store, clock, () => this.nodeId, () => this.maker.hasDestinations, options);
     this.maker = new NoticeMaker(store, clock, () => setTimeout(() => this.sender.wake(), AFTER_COMMIT_MS).unref());
     this.config = new AlertConfig(store, clock, () => this.rulesChanged(), () => this.sender.wake());
     this.evaluator = new ConditionEvaluator(store, clock, bundle, this.maker, options.evaluateMs ?? 5_000);
@@ -81,8 +81,8 @@ export class Alerts {
   }
 
   /** A rule, destination or silence changed (here, or on another node): reload what is in memory. */
-  rulesChanged(): void {
-    this.maker.reload();
+  rulesChanged(): Promise<void> {
+    return this.maker.reload();
   }
 
   /** A reset was applied: notify in the transaction that records its outcome. */

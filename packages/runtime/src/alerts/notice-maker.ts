@@ -50,7 +50,7 @@ function incidentSubject(transition: string, key: IncidentKey, record: NewLogRec
 export class NoticeMaker {
   private loaded: Loaded = EMPTY;
   private reloading: Promise<void> | undefined;
-  private reloadAgain = false;
+  private reloadAgain: Promise<void> | undefined;
   /** Incident groups this process knows have occurred: their records cannot open them. */
   private readonly knownGroups = new Set<string>();
   /** Regressions this process already notified (group key and resolve time). */
@@ -90,30 +90,33 @@ export class NoticeMaker {
     loaded.watchesIncidents = loaded.rules.some((r) => (r.trigger === 'incident.opened' || r.trigger === 'incident.regressed') && this.destinationsOf(r).length > 0);
   }
 
-  /** Reloads soon (coalesced): something this process or another node changed. */
-  reload(): void {
+  /**
+   * Reloads (coalesced): something this process or another node changed. Resolves once a load
+   * that started after this call has finished.
+   */
+  reload(): Promise<void> {
     if (this.reloading) {
-      this.reloadAgain = true;
-      return;
+      this.reloadAgain ??= this.reloading.then(() => {
+        this.reloadAgain = undefined;
+        return this.reload();
+      });
+      return this.reloadAgain;
     }
     this.reloading = this.load()
       .catch(() => undefined)
       .finally(() => {
         this.reloading = undefined;
-        if (this.reloadAgain) {
-          this.reloadAgain = false;
-          this.reload();
-        }
       });
+    return this.reloading;
   }
 
-  /** Waits for a reload in progress (tests and boot). */
-  async settled(): Promise<void> {
-    while (this.reloading) await this.reloading;
+  /** Whether any destination exists (as of the last load): without one no notice can be due. */
+  get hasDestinations(): boolean {
+    return this.loaded.destinations.size > 0;
   }
 
   private fresh(): Loaded {
-    if (Date.now() - this.loaded.loadedAt > RELOAD_AFTER_MS) this.reload();
+    if (Date.now() - this.loaded.loadedAt > RELOAD_AFTER_MS) void this.reload();
     return this.loaded;
   }
 
@@ -212,6 +215,6 @@ export class NoticeMaker {
 
   /** An operator changed an incident's state here: reload the resolved groups at once. */
   incidentStateChanged(): void {
-    this.reload();
+    void this.reload();
   }
 }

@@ -55,6 +55,8 @@ export class NoticeSender {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly owner: () => string,
+    /** Without a destination no notice can be due: the sender then does not look. */
+    private readonly anyDestination: () => boolean,
     private readonly options: NoticeSenderOptions = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? 8;
@@ -110,6 +112,7 @@ export class NoticeSender {
 
   /** Leases due notices and sends them; how many it leased. */
   private async pass(): Promise<number> {
+    if (!this.anyDestination()) return 0;
     const now = this.clock.now();
     const notices = await this.store.alerts.notices.claimDue(this.owner(), now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString(), BATCH);
     if (notices.length === 0) return 0;
