@@ -154,7 +154,7 @@ describe('incident transitions', () => {
   it('a reset applied notifies once, with the reset id', async () => {
     const { rule } = await ok(server, 'alert.rule_create', { name: 'resets', when: { trigger: 'reset.applied' }, destination_ids: [destinationId] });
     const plan = await ok(server, 'runtime.nuke', { dry_run: true });
-    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: plan.plan.plan_hash, reason: 'alerts test' });
+    const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: plan.plan.plan_hash as string, reason: 'alerts test' });
     await waitFor(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, 10_000, 'the reset notice');
     const resetId = (applied as { reset_id?: string }).reset_id;
     expect(resetId).toEqual(expect.any(String));
