@@ -112,6 +112,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
       node: { ...config.node, version: SERVER_VERSION },
       dispatcher: { concurrency: config.dispatchConcurrency },
+      alerts: { ...config.alerts, publicUrl: config.publicUrl },
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }
@@ -136,6 +137,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       const others = batch.filter((c) => c.node_id !== runtime.nodeId);
       if (others.some((c) => c.claimable)) runtime.dispatcher.wakeToClaim();
       else if (others.some((c) => c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
+      if (others.some((c) => c.kinds.includes('alerts'))) void runtime.alerts.rulesChanged();
     });
   } catch (err) {
     await runtime.stop().catch(() => undefined);

@@ -29,3 +29,6 @@ export type { ResetRequest, ResetResult } from './reset/reset-coordinator';
 export type { OnEffectCommit } from './effect-commit';
 export { noopRuntimeObserver, type DeliveryOutcome, type MailboxDecision, type PublishOutcome, type RuntimeObserver } from './observer';
 export { traceIdOf } from './tracing';
+export { Alerts, type AlertsOptions } from './alerts/alerts';
+export { newWebhookSecret } from './alerts/alert-config';
+export { maskedUrl } from './alerts/notice-content';

@@ -32,6 +32,7 @@ import { Recovery } from './operations/recovery';
 import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
+import { Alerts, type AlertsOptions } from './alerts/alerts';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -54,6 +55,8 @@ export interface RuntimeOptions {
   node?: NodeRegistryOptions;
   /** Told of publishes, delivery outcomes and decisions (the server's metrics); nothing by default. */
   observer?: RuntimeObserver;
+  /** Alert notices: where their links point. */
+  alerts?: AlertsOptions;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -115,6 +118,8 @@ export class Runtime {
   readonly recovery: Recovery;
   private readonly operationRunner: OperationRunner;
   private readonly entityContainers: EntityContainers;
+  /** Alert rules, destinations, the notice outbox and its sender. */
+  readonly alerts: Alerts;
   private resetDrainTimeoutMs: number | undefined;
 
   private constructor(
@@ -126,9 +131,12 @@ export class Runtime {
     containers?: ContainerManager,
     nodeOptions?: NodeRegistryOptions,
     observer: RuntimeObserver = noopRuntimeObserver,
+    alertOptions?: AlertsOptions,
   ) {
     this.startedAt = clock.now();
     this.log = new RuntimeLog(store.logs, clock);
+    this.alerts = new Alerts(store, clock, bundle, alertOptions);
+    this.log.watchIncidents(this.alerts.maker, (fn) => store.transaction(fn));
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider, observer };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
@@ -142,6 +150,7 @@ export class Runtime {
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
     this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, nodeOptions);
+    this.nodes.declaredDead = (tx, takeover) => this.alerts.nodeDead(tx, takeover, this.dispatcher.owner);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.nodes.supervises());
     this.nodes.onBeat(() => this.superviseContainers());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
@@ -155,6 +164,10 @@ export class Runtime {
       isResetting: () => this.isResetting(),
       ingressPaused: async () => (await this.ingress.state()) === 'paused',
       wakeDispatcher: wake,
+      finishedWithFailures: async (tx, operationId) => {
+        const op = await store.operations.finishedWithFailures(tx, operationId);
+        if (op) await this.alerts.operationFailed(tx, op);
+      },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
   }
@@ -168,9 +181,10 @@ export class Runtime {
     const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
-    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.observer);
+    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.observer, options.alerts);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.nodes.join();
+    await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
     await runtime.registerAgents();
     await runtime.loadToolServerFaults();
@@ -232,6 +246,7 @@ export class Runtime {
     this.nodes.start();
     this.resetLock.watch();
     this.dispatcher.start();
+    this.alerts.start(this.nodeId);
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
     );
@@ -239,6 +254,7 @@ export class Runtime {
 
   /** Stops dispatching and waits for in-flight handlers. */
   async stop(): Promise<void> {
+    await this.alerts.stop();
     await this.operationRunner.stop();
     await this.dispatcher.stop();
     await this.entityContainers.stop();
@@ -442,7 +458,12 @@ export class Runtime {
       this.resetLock,
       { drainTimeoutMs: this.resetDrainTimeoutMs, previews: this.resetPreviews },
     );
-    return coordinator.run(request, onCommit);
+    if (request.dryRun) return coordinator.run(request, onCommit);
+    // The reset.applied notice commits with the reset's outcome record.
+    return coordinator.run(request, async (tx, result) => {
+      await this.alerts.resetApplied(tx, { reset_id: result.reset_id, status: result.status, reason: request.reason, cleaned: result.cleanup !== undefined && 'deleted' in result.cleanup && result.cleanup.deleted !== null });
+      await onCommit?.(tx, result);
+    });
   }
 
 }
