@@ -15,6 +15,7 @@ import {
   type AlertNotice,
   type CreatedDestination,
 } from '../../api/alerts';
+import { ApiError } from '../../api/client';
 import { paths } from '../../paths';
 import { CopyButton } from '../../ui/CopyButton';
 import { EmptyState } from '../../ui/EmptyState';
@@ -245,6 +246,7 @@ function DeleteDestinationDialog({ destination, onClose }: { destination: AlertD
     remove.reset();
     onClose();
   };
+  const inUseBy = rulesUsing(remove.error);
   return (
     <Modal open={open} onOpenChange={(o) => !o && close()} title="Delete this destination?" tone="danger" testId="delete-destination-dialog" initialFocus={cancelRef}>
       {destination && (
@@ -254,8 +256,9 @@ function DeleteDestinationDialog({ destination, onClose }: { destination: AlertD
             be deleted.
           </p>
           {remove.error && <ErrorState compact error={remove.error} />}
-          {remove.error && 'code' in remove.error && remove.error.code === 'DESTINATION_IN_USE' && (
+          {inUseBy && (
             <p>
+              Used by {inUseBy.length > 0 ? inUseBy.join(', ') : 'some rules'}.{' '}
               <Link to={paths.alerts('rules')} onClick={close}>
                 Open the rules
               </Link>
@@ -279,4 +282,11 @@ function DeleteDestinationDialog({ destination, onClose }: { destination: AlertD
       )}
     </Modal>
   );
+}
+
+/** The names of the rules a DESTINATION_IN_USE refusal lists (its details carry them), else undefined. */
+function rulesUsing(error: unknown): string[] | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'DESTINATION_IN_USE') return undefined;
+  const rules = error.details.rules;
+  return Array.isArray(rules) ? rules.filter((r): r is string => typeof r === 'string') : [];
 }
