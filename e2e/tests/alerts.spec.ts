@@ -3,12 +3,13 @@
  * webhook destination (its secret shown once) and a rule in the console, sends a test notice, and
  * sees it delivered in the history while the receiver got it, signed with that secret. A silence
  * made from a rule shows on the rule and ends from the Silences list. A viewer sees every action
- * disabled, saying it needs an operator.
+ * disabled, saying it needs an operator. An incident's page silences alerts for that incident.
  */
 import { Webhook } from 'standardwebhooks';
 import { alertKey as key, removeAlerts, shortTag } from '../alerts-seed';
-import { expect, test } from '../fixtures';
+import { eventually, expect, test } from '../fixtures';
 import { AlertsPage } from '../pages/alerts-page';
+import { IncidentsPage } from '../pages/incidents-page';
 import { expectRefused, signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
 import { startWebhookReceiver } from '../webhook-receiver';
@@ -133,4 +134,26 @@ test('a viewer sees the alerts but every action disabled, needing an operator', 
   } finally {
     await removeAlerts(server, [ruleName], [destinationName]);
   }
+});
+
+test('an incident page silences alerts for that incident, and the silence is listed', async ({ page, server }) => {
+  const operator = await personWithToken(server, 'operator', 'alerts-incident');
+  const incidentId = await eventually('an incident', async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents[0]?.incident_id, 90_000);
+  const reason = `e2e: known incident ${shortTag()}`;
+  await signInByPasting(page, operator.secret, `/incidents?state=all&selected=${encodeURIComponent(incidentId)}`);
+  const incidents = new IncidentsPage(page);
+  await incidents.detail.getByTestId('silence-incident').click();
+  const alerts = new AlertsPage(page);
+  await expect(alerts.silenceDialog).toContainText(incidentId);
+  await alerts.silenceDialog.getByTestId('silence-for-1h').click();
+  await alerts.silenceDialog.getByLabel('Reason (required)').fill(reason);
+  await alerts.silenceDialog.getByTestId('confirm-silence').click();
+  await expect(alerts.silenceDialog).toBeHidden();
+  await expect(incidents.detail).toContainText('Silenced');
+
+  await page.goto('/alerts/silences');
+  const silence = alerts.silences.filter({ hasText: reason });
+  await expect(silence).toContainText(incidentId);
+  await silence.getByTestId('end-silence').click();
+  await expect(silence).toHaveCount(0);
 });
