@@ -34,6 +34,10 @@ export class AlertsPage {
     return this.destinations.filter({ has: this.page.locator('.alert-card-name', { hasText: name }) });
   }
 
+  notice(id: string): Locator {
+    return this.page.locator(`[data-testid="notice-row"][data-notice-id="${id}"]`);
+  }
+
   ruleRow(name: string): Locator {
     return this.rules.filter({ has: this.page.locator('.alert-card-name', { hasText: name }) });
   }

@@ -31,9 +31,10 @@ test('an operator adds a webhook and a rule, sends a test notice, and sees it de
     // The list never shows the secret again.
     await expect(page.getByText(secret)).toHaveCount(0);
 
-    await alerts.addRuleFor(ruleName, 'Incident regressed', [destinationName]);
+    // A node dies only with several nodes: this rule sends nothing to the receiver but the test notice.
+    await alerts.addRuleFor(ruleName, 'Node declared dead', [destinationName]);
     const rule = alerts.ruleRow(ruleName);
-    await expect(rule.getByTestId('rule-trigger-words')).toHaveText('A resolved incident comes back');
+    await expect(rule.getByTestId('rule-trigger-words')).toHaveText('A node is declared dead');
     await expect(rule).toContainText(`Notifies ${destinationName}`);
     await expect(rule).toContainText('enabled');
 
@@ -48,11 +49,11 @@ test('an operator adds a webhook and a rule, sends a test notice, and sees it de
     await destination.getByTestId('send-test-notice').click();
     const sent = destination.getByTestId('test-notice-sent');
     await expect(sent).toBeVisible();
+    const noticeId = (await sent.getAttribute('data-notice-id'))!;
     await sent.getByTestId('test-notice-history').click();
     await expect(page).toHaveURL(/\/alerts\/history\?destination=/);
     await expect(alerts.notices).toHaveCount(1);
-    const notice = alerts.notices.first();
-    const noticeId = (await notice.getAttribute('data-notice-id'))!;
+    const notice = alerts.notice(noticeId);
     await expect(notice).toContainText('Test notice');
     await expect(notice).toContainText(destinationName);
     await expect(notice.getByTestId('notice-status')).toHaveText('delivered', { timeout: 30_000 });

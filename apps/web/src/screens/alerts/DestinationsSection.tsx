@@ -83,7 +83,7 @@ function DestinationCard({ destination: d, onDelete }: { destination: AlertDesti
       </p>
       {test.error && <ErrorState compact error={test.error} />}
       {sent && (
-        <p className="callout callout-ok small" role="status" data-testid="test-notice-sent">
+        <p className="callout callout-ok small" role="status" data-testid="test-notice-sent" data-notice-id={sent.id}>
           Test notice queued ({sent.id}).{' '}
           <Link to={paths.alerts('history', { destination: d.id })} data-testid="test-notice-history">
             See it in the history
