@@ -5,10 +5,12 @@
  * every table as it was. A method added to the contract without a case here fails the test.
  * Runs on the test engine (SQLite, or PostgreSQL with SWITCHBOARD_TEST_DATABASE_URL).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDemoScenario } from '@switchboard/runtime';
 import { methodNames, methods, type MethodName, type ParamsInput, type Role, type Scope } from '@switchboard/contract';
-import { snapshotDifferences, snapshotTables, type TableSnapshot } from '@switchboard/store/testing';
+import { databaseOf, snapshotDifferences, snapshotTables, type TableSnapshot } from '@switchboard/store/testing';
 import { ok, waitFor, waitForQuiet } from './control-helpers';
 import { startTestServer, type RpcAnswer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
@@ -83,7 +85,37 @@ const seen = {
   toolServerFaults: 'off' as 'on' | 'off',
   rejectCode: '',
   scratchUserId: '',
+  destinationId: '',
+  ruleId: '',
 };
+
+/** Receives test notices (and resent ones) so none stays pending across a snapshot. */
+let receiver: Server;
+let receiverUrl = '';
+
+/** Waits until the sender has delivered every notice: a notice in flight moves rows under a snapshot. */
+async function noticesSettled(): Promise<void> {
+  await waitFor(async () => (await ok(admin(), 'alert.notices', { status: 'pending', limit: 1 })).items.length === 0, 20_000, 'notices to be delivered');
+}
+
+async function newDestination(what: string): Promise<string> {
+  return (await ok(admin(), 'alert.destination_create', { name: unique(what), kind: 'webhook', url: receiverUrl })).destination.id;
+}
+
+/** A notice whose retries ran out, written as the sender leaves one. */
+async function failedNotice(): Promise<string> {
+  const id = unique('ntc_roles');
+  const now = new Date().toISOString();
+  await databaseOf(server.store)
+    .insertInto('alert_notices')
+    .values({
+      id, rule_id: null, rule_name: null, destination_id: seen.destinationId, destination_name: 'roles receiver', kind: 'webhook', transition: 'test',
+      subject_type: 'destination', subject_id: seen.destinationId, title: 'a failed test notice', link: null, body: '{}', status: 'failed', attempts: 3,
+      next_attempt_at: null, lease_owner: null, lease_until: null, last_error: 'HTTP 500', created_at: now, delivered_at: null, dedupe_key: null,
+    })
+    .execute();
+  return id;
+}
 
 const admin = () => server;
 let sequence = 0;
@@ -173,6 +205,29 @@ const cases: Cases = {
       return { token_id: token.id };
     },
   },
+  'alert.rules': { params: () => ({}) },
+  'alert.rule_create': { params: (c) => ({ name: unique(`rule by ${c.name}`), when: { trigger: 'reset.applied' }, destination_ids: [seen.destinationId] }) },
+  'alert.rule_update': { params: (c) => ({ rule_id: seen.ruleId, name: unique(`renamed by ${c.name}`) }) },
+  'alert.rule_delete': {
+    params: async () => {
+      const { rule } = await ok(admin(), 'alert.rule_create', { name: unique('rule to delete'), when: { trigger: 'node.dead' }, destination_ids: [seen.destinationId] });
+      return { rule_id: rule.id };
+    },
+  },
+  'alert.destinations': { params: () => ({}) },
+  'alert.destination_create': { params: (c) => ({ name: unique(`destination by ${c.name}`), kind: 'webhook', url: receiverUrl }) },
+  'alert.destination_delete': { params: async () => ({ destination_id: await newDestination('destination to delete') }) },
+  'alert.test': { params: () => ({ destination_id: seen.destinationId }), after: noticesSettled },
+  'alert.notices': { params: () => ({ limit: 5 }) },
+  'alert.notice_resend': { params: async () => ({ notice_id: await failedNotice() }), after: noticesSettled },
+  'alert.silences': { params: () => ({ include_ended: true }) },
+  'alert.silence_create': { params: (c) => ({ rule_id: seen.ruleId, until: new Date(Date.now() + 3_600_000).toISOString(), reason: `silenced by ${c.name}` }) },
+  'alert.silence_end': {
+    params: async () => {
+      const { silence } = await ok(admin(), 'alert.silence_create', { rule_id: seen.ruleId, until: new Date(Date.now() + 3_600_000).toISOString(), reason: 'to be ended' });
+      return { silence_id: silence.id };
+    },
+  },
 };
 
 /** Creates each principal through the API, as the server's admin token: a user of its role and a (narrowed) token. */
@@ -219,6 +274,11 @@ beforeAll(async () => {
   seen.toolServerFaults = tools.faults;
   seen.rejectCode = (await ok(server, 'mailbox.reject_reasons', { type: 'refund_approval' })).reasons[0]!.code;
   seen.scratchUserId = (await ok(server, 'user.create', { display_name: 'scratch person', role: 'viewer' })).user.id;
+  receiver = createServer((_req, res) => res.writeHead(204).end());
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  seen.destinationId = await newDestination('roles receiver');
+  seen.ruleId = (await ok(server, 'alert.rule_create', { name: 'roles rule', when: { trigger: 'reset.applied' }, destination_ids: [seen.destinationId] })).rule.id;
   await waitForQuiet(server);
   const plan = await ok(server, 'event.replay', { dry_run: true, event_ids: [seen.eventId] });
   seen.operationId = (await ok(server, 'event.replay', { dry_run: false, event_ids: [seen.eventId], expected_plan_hash: plan.plan.plan_hash })).operation!.operation_id;
@@ -231,6 +291,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  receiver?.close();
 });
 
 describe('every method × every principal', () => {

@@ -27,3 +27,6 @@ export { LocalProcessManager, DEFAULT_LOCAL_CONTAINER_COMMAND, type LocalProcess
 export { DockerEngineManager, type DockerEngineManagerOptions } from './containers/docker-engine-manager';
 export type { ResetRequest, ResetResult } from './reset/reset-coordinator';
 export type { OnEffectCommit } from './effect-commit';
+export { Alerts, type AlertsOptions } from './alerts/alerts';
+export { newWebhookSecret } from './alerts/alert-config';
+export { maskedUrl } from './alerts/notice-content';

@@ -31,6 +31,7 @@ import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
 import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
+import { Alerts, type AlertsOptions } from './alerts/alerts';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -51,6 +52,8 @@ export interface RuntimeOptions {
   resetDrainTimeoutMs?: number;
   /** This process as a node of the store: heartbeat, when a silent node counts as dead, version. */
   node?: NodeRegistryOptions;
+  /** Alert notices: where their links point. */
+  alerts?: AlertsOptions;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -112,6 +115,8 @@ export class Runtime {
   readonly recovery: Recovery;
   private readonly operationRunner: OperationRunner;
   private readonly entityContainers: EntityContainers;
+  /** Alert rules, destinations, the notice outbox and its sender. */
+  readonly alerts: Alerts;
   private resetDrainTimeoutMs: number | undefined;
 
   private constructor(
@@ -122,8 +127,10 @@ export class Runtime {
     dispatcherOptions: DispatcherOptions | undefined,
     containers?: ContainerManager,
     nodeOptions?: NodeRegistryOptions,
+    alertOptions?: AlertsOptions,
   ) {
     this.startedAt = clock.now();
+    this.alerts = new Alerts(store, clock, alertOptions);
     this.log = new RuntimeLog(store.logs, clock);
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
@@ -164,7 +171,7 @@ export class Runtime {
     const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
-    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node);
+    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.alerts);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.nodes.join();
     await runtime.resetLock.prepare();

@@ -449,7 +449,87 @@ export interface AuditHeadTable {
   hash: string;
 }
 
+/** An alert rule (see migration 020): JSON lists of destination ids and, for bundle rules, names. */
+export interface AlertRulesTable {
+  id: string;
+  name: string;
+  trigger: string;
+  /** The rule's `when` as JSON. */
+  condition: string;
+  destination_ids: string;
+  escalation_destination_ids: string;
+  destination_names: string;
+  escalation_destination_names: string;
+  enabled: number;
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AlertDestinationsTable {
+  id: string;
+  name: string;
+  kind: string;
+  url: string;
+  /** The signing secret of a webhook; never returned after creation. */
+  secret: string | null;
+  created_at: string;
+  created_by: string | null;
+}
+
+/** The notice outbox: one row per notice, claimed by a sender with a lease. */
+export interface AlertNoticesTable {
+  id: string;
+  rule_id: string | null;
+  rule_name: string | null;
+  destination_id: string;
+  destination_name: string;
+  kind: string;
+  transition: string;
+  subject_type: string;
+  subject_id: string | null;
+  title: string;
+  link: string | null;
+  /** JSON object: the subject's details sent as the webhook's data. */
+  body: string;
+  /** pending | delivered | failed | cancelled */
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  dedupe_key: string | null;
+}
+
+export interface AlertSilencesTable {
+  id: string;
+  rule_id: string | null;
+  incident_id: string | null;
+  until: string;
+  reason: string;
+  created_by: string | null;
+  created_at: string;
+  ended_at: string | null;
+}
+
+/** Whether a condition rule holds for a subject, and its episode (bumped each time it starts holding). */
+export interface AlertConditionsTable {
+  rule_id: string;
+  subject_key: string;
+  holding: number;
+  episode: number;
+  changed_at: string;
+}
+
 export interface Database {
+  alert_rules: AlertRulesTable;
+  alert_destinations: AlertDestinationsTable;
+  alert_notices: AlertNoticesTable;
+  alert_silences: AlertSilencesTable;
+  alert_conditions: AlertConditionsTable;
   audit: AuditTable;
   audit_targets: AuditTargetsTable;
   audit_head: AuditHeadTable;

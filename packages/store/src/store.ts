@@ -31,6 +31,7 @@ import { ResetRepository } from './repositories/resets';
 import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
 import { NodeRepository } from './repositories/nodes';
+import { AlertRepository } from './repositories/alerts';
 import { storeTxOf, type StoreTx } from './store-tx';
 import { ChangeFeedRepository } from './change-feed';
 import { ChangeListener, type ChangeListenerOptions } from './change-listener';
@@ -74,6 +75,8 @@ export class Store {
   readonly mailboxDecisions: MailboxDecisionRepository;
   readonly agentWrites: AgentWriteRepository;
   readonly nodes: NodeRepository;
+  /** Alert rules, destinations, silences and the notice outbox. */
+  readonly alerts: AlertRepository;
   /** The change feed: what committed, for other nodes and live consoles (see change-feed.ts). */
   readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
@@ -116,6 +119,7 @@ export class Store {
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db, this.changes);
     this.nodes = new NodeRepository(db, engine);
+    this.alerts = new AlertRepository(db, this.changes, engine);
   }
 
   /**

@@ -11,7 +11,8 @@ const SHORT_TEXT = 200;
 /** Lists of short text up to this many entries are kept (lists of ids). */
 const SHORT_LIST = 100;
 /** Members whose values are always hashed, whatever their shape. */
-const HASHED_ALWAYS = /(^|_)(payload|secret|password|token|credentials?)$/i;
+/** `url`: a Slack destination's URL is its secret. */
+const HASHED_ALWAYS = /(^|_)(payload|secret|password|token|credentials?|url)$/i;
 /** Already a fingerprint (see presentedSecretFingerprint): kept as it is. */
 const FINGERPRINTS = new Set(['presented_secret']);
 /** Ids an audit record lists as its targets, at most. */
@@ -55,7 +56,7 @@ function collectIds(from: Record<string, unknown>, into: Set<string>): void {
 }
 
 /** Records the result names: a created or changed user, token, operation, run or event. */
-const RESULT_RECORDS = ['user', 'token', 'operation', 'run', 'event', 'item', 'tool_server'] as const;
+const RESULT_RECORDS = ['user', 'token', 'operation', 'run', 'event', 'item', 'tool_server', 'rule', 'destination', 'notice', 'silence'] as const;
 
 /**
  * The ids a call touches: its params' `*_id` and `*_ids` members, and the ids its result names

@@ -41,6 +41,10 @@ import { runtimeSetToolServerFaults, runtimeToolServers } from './runtime/tool-s
 import { tokenCreate, tokenList, tokenRevoke } from './people/tokens';
 import { userCreate, userList, userUpdate } from './people/users';
 import { auditList } from './audit/list';
+import { alertRuleCreate, alertRuleDelete, alertRuleUpdate, alertRules } from './alert/rules';
+import { alertDestinationCreate, alertDestinationDelete, alertDestinations } from './alert/destinations';
+import { alertNoticeResend, alertNotices, alertTest } from './alert/notices';
+import { alertSilenceCreate, alertSilenceEnd, alertSilences } from './alert/silences';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -89,4 +93,17 @@ export const handlers = {
   'token.revoke': tokenRevoke,
   'audit.list': auditList,
   'runtime.set_tool_server_faults': runtimeSetToolServerFaults,
+  'alert.rules': alertRules,
+  'alert.rule_create': alertRuleCreate,
+  'alert.rule_update': alertRuleUpdate,
+  'alert.rule_delete': alertRuleDelete,
+  'alert.destinations': alertDestinations,
+  'alert.destination_create': alertDestinationCreate,
+  'alert.destination_delete': alertDestinationDelete,
+  'alert.test': alertTest,
+  'alert.notices': alertNotices,
+  'alert.notice_resend': alertNoticeResend,
+  'alert.silences': alertSilences,
+  'alert.silence_create': alertSilenceCreate,
+  'alert.silence_end': alertSilenceEnd,
 } satisfies CompleteHandlerRegistry;

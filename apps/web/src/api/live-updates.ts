@@ -30,6 +30,8 @@ const AFFECTED: Record<ChangeKind, readonly MethodName[]> = {
   tokens: [],
   // A reset also sends runtime.reset, which drops the cache (RuntimeNotices); this covers the gap.
   reset: [],
+  // Rules, destinations and silences changed, or a notice was made or attempted.
+  alerts: ['alert.rules', 'alert.destinations', 'alert.notices', 'alert.silences'],
 };
 
 /**

@@ -62,7 +62,7 @@ export const heartbeatNotification = z.object({
  * What a change in the store touched: the kinds a `runtime.changed` notification carries and the
  * store's change feed records (one row per transaction, its kinds merged).
  */
-export const CHANGE_KINDS = ['events', 'deliveries', 'runs', 'mailbox', 'ingress', 'agents', 'operations', 'incidents', 'tokens', 'reset'] as const;
+export const CHANGE_KINDS = ['events', 'deliveries', 'runs', 'mailbox', 'ingress', 'agents', 'operations', 'incidents', 'tokens', 'reset', 'alerts'] as const;
 export const changeKind = z.enum(CHANGE_KINDS);
 export type ChangeKind = z.output<typeof changeKind>;
 

@@ -19,6 +19,7 @@ import * as decisionGuards from './016_decision_guards';
 import * as people from './017_people';
 import * as audit from './018_audit';
 import * as mailboxApprovals from './019_mailbox_approvals';
+import * as alerts from './020_alerts';
 
 /** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
 export function migrationProvider(engine: Engine): MigrationProvider {
@@ -44,6 +45,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '017_people': people,
         '018_audit': audit,
         '019_mailbox_approvals': mailboxApprovals,
+        '020_alerts': alerts,
       };
     },
   };

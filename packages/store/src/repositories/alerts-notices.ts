@@ -1,0 +1,182 @@
+/**
+ * The notice outbox (migration 020). A notice is inserted in the transaction of the transition
+ * that caused it, once per dedupe key; a sender claims due notices with a lease and records each
+ * attempt's outcome under that lease, so a node that lost its lease (it stalled, another node
+ * took the notice over) changes nothing.
+ */
+import type { Kysely } from 'kysely';
+import type { ChangeFeedRepository } from '../change-feed';
+import type { Engine } from '../engine';
+import type { AlertNoticesTable, Database } from '../schema';
+import { executorOf, type StoreTx } from '../store-tx';
+
+export type AlertNoticeRecord = AlertNoticesTable;
+
+export interface AlertNoticeFilter {
+  ruleId?: string;
+  destinationId?: string;
+  status?: string;
+  subjectId?: string;
+  since?: string;
+}
+
+export interface AlertNoticePosition {
+  created_at: string;
+  id: string;
+}
+
+export interface AlertConditionState {
+  rule_id: string;
+  subject_key: string;
+  holding: boolean;
+  episode: number;
+}
+
+export class AlertNoticeRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly changes: ChangeFeedRepository,
+    private readonly engine: Engine,
+  ) {}
+
+  private on(tx?: StoreTx): Kysely<Database> {
+    return tx ? executorOf(tx) : this.db;
+  }
+
+  /** Inserts notices, skipping any whose dedupe key exists; the ids inserted. */
+  async insert(notices: readonly AlertNoticeRecord[], tx?: StoreTx): Promise<string[]> {
+    if (notices.length === 0) return [];
+    return this.changes.write('alerts', tx, async (trx) => {
+      const rows = await trx
+        .insertInto('alert_notices')
+        .values([...notices])
+        .onConflict((oc) => oc.column('dedupe_key').doNothing())
+        .returning('id')
+        .execute();
+      return rows.map((r) => r.id);
+    });
+  }
+
+  async get(id: string, tx?: StoreTx): Promise<AlertNoticeRecord | undefined> {
+    return this.on(tx).selectFrom('alert_notices').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Newest first, after `after` when given; at most `limit`. */
+  async page(filter: AlertNoticeFilter, after: AlertNoticePosition | undefined, limit: number): Promise<AlertNoticeRecord[]> {
+    let q = this.db.selectFrom('alert_notices').selectAll();
+    if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
+    if (filter.destinationId !== undefined) q = q.where('destination_id', '=', filter.destinationId);
+    if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+    if (filter.subjectId !== undefined) q = q.where('subject_id', '=', filter.subjectId);
+    if (filter.since !== undefined) q = q.where('created_at', '>=', filter.since);
+    if (after) {
+      q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+    }
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  /** A failed notice back to pending, due now, with its id and attempts kept; undefined when it is not failed. */
+  async resend(id: string, now: string, tx: StoreTx): Promise<AlertNoticeRecord | undefined> {
+    return this.changes.write('alerts', tx, async (trx) => {
+      const res = await trx
+        .updateTable('alert_notices')
+        .set({ status: 'pending', next_attempt_at: now, lease_owner: null, lease_until: null })
+        .where('id', '=', id)
+        .where('status', '=', 'failed')
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) return undefined;
+      return trx.selectFrom('alert_notices').selectAll().where('id', '=', id).executeTakeFirst();
+    });
+  }
+
+  /**
+   * Leases up to `limit` due notices to `owner` until `leaseUntil`: pending, due by `now`, and
+   * not leased or with a lapsed lease. On PostgreSQL rows another node is claiming are skipped.
+   */
+  async claimDue(owner: string, now: string, leaseUntil: string, limit: number): Promise<AlertNoticeRecord[]> {
+    const due = this.db
+      .selectFrom('alert_notices')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_attempt_at')
+      .limit(limit);
+    const claimable = this.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
+    return this.db
+      .updateTable('alert_notices')
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where('id', 'in', claimable)
+      .where('status', '=', 'pending')
+      .returningAll()
+      .execute();
+  }
+
+  /** The earliest next attempt of a pending notice (when the sender should look again). */
+  async nextDueAt(): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('alert_notices')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return (row?.at as string | null | undefined) ?? undefined;
+  }
+
+  /** Records a delivered attempt under the caller's lease; false when the lease was lost. */
+  async delivered(id: string, owner: string, now: string, attempts: number): Promise<boolean> {
+    return this.finishAttempt(id, owner, { status: 'delivered', attempts, delivered_at: now, next_attempt_at: null, last_error: null });
+  }
+
+  /** Records a failed attempt: due again at `nextAttemptAt`, or failed for good when that is null. */
+  async attemptFailed(id: string, owner: string, attempts: number, error: string, nextAttemptAt: string | null): Promise<boolean> {
+    return this.finishAttempt(id, owner, { status: nextAttemptAt ? 'pending' : 'failed', attempts, last_error: error.slice(0, 1000), next_attempt_at: nextAttemptAt });
+  }
+
+  private async finishAttempt(id: string, owner: string, set: Partial<AlertNoticeRecord>): Promise<boolean> {
+    return this.changes.write('alerts', undefined, async (trx) => {
+      const res = await trx
+        .updateTable('alert_notices')
+        .set({ ...set, lease_owner: null, lease_until: null })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) > 0;
+    });
+  }
+
+  /** Cancels pending notices of a transition about a subject (an escalation whose item was decided). */
+  async cancelPending(transition: string, subjectId: string, reason: string, tx?: StoreTx): Promise<number> {
+    const res = await this.on(tx)
+      .updateTable('alert_notices')
+      .set({ status: 'cancelled', next_attempt_at: null, lease_owner: null, lease_until: null, last_error: reason })
+      .where('transition', '=', transition)
+      .where('subject_id', '=', subjectId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /** The remembered state of condition rules: which subjects held at the last evaluation. */
+  async conditions(ruleIds: readonly string[], tx?: StoreTx): Promise<AlertConditionState[]> {
+    if (ruleIds.length === 0) return [];
+    const rows = await this.on(tx).selectFrom('alert_conditions').selectAll().where('rule_id', 'in', [...ruleIds]).execute();
+    return rows.map((r) => ({ rule_id: r.rule_id, subject_key: r.subject_key, holding: Boolean(r.holding), episode: Number(r.episode) }));
+  }
+
+  /** Sets whether a condition holds for a subject, with its episode. */
+  async setCondition(state: AlertConditionState, now: string, tx?: StoreTx): Promise<void> {
+    const values = { holding: state.holding ? 1 : 0, episode: state.episode, changed_at: now };
+    await this.on(tx)
+      .insertInto('alert_conditions')
+      .values({ rule_id: state.rule_id, subject_key: state.subject_key, ...values })
+      .onConflict((oc) => oc.columns(['rule_id', 'subject_key']).doUpdateSet(values))
+      .execute();
+  }
+
+  /** Forgets a condition's subject (an item decided, an escalation done): nothing more to remember. */
+  async forgetCondition(ruleId: string, subjectKey: string, tx?: StoreTx): Promise<void> {
+    await this.on(tx).deleteFrom('alert_conditions').where('rule_id', '=', ruleId).where('subject_key', '=', subjectKey).execute();
+  }
+}
+
