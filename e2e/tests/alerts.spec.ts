@@ -85,7 +85,7 @@ test('an operator adds a webhook and a rule, sends a test notice, and sees it de
     await alerts.silenceDialog.getByLabel('Reason (required)').fill('e2e: planned maintenance');
     await alerts.silenceDialog.getByTestId('confirm-silence').click();
     await expect(alerts.silenceDialog).toBeHidden();
-    await expect(rule.getByTestId('rule-silenced')).toContainText('silenced until');
+    await expect(rule.getByTestId('rule-silenced')).toContainText('silenced, ends');
     await alerts.tab('silences').click();
     const silence = alerts.silences.filter({ hasText: ruleName });
     await expect(silence).toContainText('e2e: planned maintenance');

@@ -101,7 +101,7 @@ function RuleCard({
         )}
         {rule.silenced_until && (
           <span className="badge badge-warn" data-testid="rule-silenced">
-            silenced until&nbsp;
+            silenced, ends&nbsp;
             <RelativeTime iso={rule.silenced_until} />
           </span>
         )}

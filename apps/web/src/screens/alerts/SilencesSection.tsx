@@ -79,7 +79,7 @@ function SilenceCard({ silence: s, ruleName }: { silence: AlertSilence; ruleName
       </div>
       <p className="alert-card-line reason-text">{s.reason}</p>
       <p className="alert-card-line small muted">
-        {s.active ? 'Until ' : s.ended_at ? 'Ended ' : 'Expired '}
+        {s.active ? 'Ends ' : s.ended_at ? 'Ended ' : 'Expired '}
         <RelativeTime iso={s.active || !s.ended_at ? s.until : s.ended_at} />
         {s.created_by ? ` · by ${s.created_by}` : ''}
         {', created '}
