@@ -61,6 +61,11 @@ const schema = z.object({
   SWITCHBOARD_OIDC_DEFAULT_ROLE: z.string().optional(),
   SWITCHBOARD_OIDC_REQUIRED_CLAIM: z.string().optional(),
   SWITCHBOARD_OIDC_BUTTON_LABEL: z.string().max(80).optional(),
+  SWITCHBOARD_PUBLIC_URL: z.string().url().optional(),
+  SWITCHBOARD_ALERT_MAX_ATTEMPTS: positiveInt.max(100).default(8),
+  SWITCHBOARD_ALERT_BACKOFF_MS: positiveInt.min(10).default(2_000),
+  SWITCHBOARD_ALERT_LEASE_MS: positiveInt.min(1_000).default(20_000),
+  SWITCHBOARD_ALERT_EVALUATE_MS: positiveInt.min(100).default(5_000),
   SWITCHBOARD_TEST_FAILPOINT: z
     .string()
     .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
@@ -115,6 +120,10 @@ export interface Config {
   };
   /** Signing in with OpenID Connect; undefined when not configured (token paste only). */
   oidc?: OidcConfig;
+  /** Where people reach the console: alert notices link to it (absolute) when set. */
+  publicUrl?: string;
+  /** Alert notices: attempts before failed, first retry delay, claim lease, condition evaluation interval. */
+  alerts: { maxAttempts: number; backoffMs: number; leaseMs: number; evaluateMs: number };
   /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
   killAfterEffect?: number;
 }
@@ -203,6 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: e.SWITCHBOARD_HTTP_MAX_CONNECTIONS,
     },
     oidc,
+    publicUrl: e.SWITCHBOARD_PUBLIC_URL,
+    alerts: { maxAttempts: e.SWITCHBOARD_ALERT_MAX_ATTEMPTS, backoffMs: e.SWITCHBOARD_ALERT_BACKOFF_MS, leaseMs: e.SWITCHBOARD_ALERT_LEASE_MS, evaluateMs: e.SWITCHBOARD_ALERT_EVALUATE_MS },
     killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
 }

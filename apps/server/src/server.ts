@@ -106,6 +106,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
       node: { ...config.node, version: SERVER_VERSION },
       dispatcher: { concurrency: config.dispatchConcurrency },
+      alerts: { ...config.alerts, publicUrl: config.publicUrl },
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }

@@ -235,6 +235,7 @@ export class Runtime {
     this.nodes.start();
     this.resetLock.watch();
     this.dispatcher.start();
+    this.alerts.start(this.nodeId);
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
     );
@@ -242,6 +243,7 @@ export class Runtime {
 
   /** Stops dispatching and waits for in-flight handlers. */
   async stop(): Promise<void> {
+    await this.alerts.stop();
     await this.operationRunner.stop();
     await this.dispatcher.stop();
     await this.entityContainers.stop();
