@@ -115,7 +115,7 @@ export function NoticesSection() {
                 {notices.isFetchingNextPage ? 'Loading…' : 'Load more'}
               </button>
             ) : (
-              <span>All {items.length} notices loaded</span>
+              <span>{items.length === 1 ? 'The one notice is loaded' : `All ${items.length} notices loaded`}</span>
             )}
           </div>
         </>
