@@ -7,8 +7,8 @@ export interface ReceivedRequest {
   body: string;
 }
 
-/** A webhook receiver on a free port: answers 204 and remembers every request. */
-export async function startWebhookReceiver() {
+/** A webhook receiver on a free port: remembers every request and answers 204, or what `answer` says. */
+export async function startWebhookReceiver(answer: () => number = () => 204) {
   const received: ReceivedRequest[] = [];
   const waiters: { id: string; resolve: (r: ReceivedRequest) => void }[] = [];
   const server = http.createServer((req, res) => {
@@ -19,7 +19,7 @@ export async function startWebhookReceiver() {
       const r = { headers: req.headers, body };
       received.push(r);
       for (const w of waiters.filter((w) => w.id === req.headers['webhook-id'])) w.resolve(r);
-      res.writeHead(204).end();
+      res.writeHead(answer()).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

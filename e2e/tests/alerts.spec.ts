@@ -3,15 +3,18 @@
  * webhook destination (its secret shown once) and a rule in the console, sends a test notice, and
  * sees it delivered in the history while the receiver got it, signed with that secret. A silence
  * made from a rule shows on the rule and ends from the Silences list. A viewer sees every action
- * disabled, saying it needs an operator. An incident's page silences alerts for that incident.
+ * disabled, saying it needs an operator. An incident's page silences alerts for that incident. A
+ * notice the receiver refused until retries ran out shows failed with its error, and "Resend"
+ * delivers it with the same id.
  */
 import { Webhook } from 'standardwebhooks';
 import { alertKey as key, removeAlerts, shortTag } from '../alerts-seed';
-import { eventually, expect, test } from '../fixtures';
+import { eventually, expect, signInContext, test } from '../fixtures';
 import { AlertsPage } from '../pages/alerts-page';
 import { IncidentsPage } from '../pages/incidents-page';
 import { expectRefused, signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
+import { ServerProcess } from '../server-process';
 import { startWebhookReceiver } from '../webhook-receiver';
 
 test('an operator adds a webhook and a rule, sends a test notice, and sees it delivered in the history', async ({ page, server }) => {
@@ -157,4 +160,36 @@ test('an incident page silences alerts for that incident, and the silence is lis
   await expect(silence).toContainText(incidentId);
   await silence.getByTestId('end-silence').click();
   await expect(silence).toHaveCount(0);
+});
+
+test('a failed notice shows its error, and Resend delivers it with the same id', async ({ page }) => {
+  test.setTimeout(120_000);
+  let answer = 500;
+  const receiver = await startWebhookReceiver(() => answer);
+  // Its own server: two quick attempts, so the notice fails within a second.
+  const own = await ServerProcess.start({ env: { SWITCHBOARD_ALERT_MAX_ATTEMPTS: '2', SWITCHBOARD_ALERT_BACKOFF_MS: '50' } });
+  try {
+    const { destination } = await own.rpc('alert.destination_create', { name: 'flaky receiver', kind: 'webhook', url: receiver.url, idempotency_key: key() });
+    const { notice } = await own.rpc('alert.test', { destination_id: destination.id, idempotency_key: key() });
+    await eventually('the notice to fail', async () => (await own.rpc('alert.notices', { destination_id: destination.id })).items.find((n) => n.id === notice.id && n.status === 'failed'));
+
+    await signInContext(page, own);
+    await page.goto(`${own.url}/alerts/history?status=failed`);
+    const alerts = new AlertsPage(page);
+    const row = alerts.notice(notice.id);
+    await expect(row.getByTestId('notice-status')).toHaveText('failed');
+    await expect(row.getByTestId('notice-error')).toContainText('500');
+    await expect(row).toContainText('2 attempts');
+
+    answer = 204;
+    await page.goto(`${own.url}/alerts/history?destination=${destination.id}`);
+    await row.getByTestId('resend-notice').click();
+    await expect(row.getByTestId('notice-status')).toHaveText('delivered', { timeout: 30_000 });
+    const ids = receiver.received.map((r) => r.headers['webhook-id']);
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(ids)).toEqual(new Set([notice.id]));
+  } finally {
+    await own.dispose();
+    await receiver.close();
+  }
 });
