@@ -193,3 +193,34 @@ test('a failed notice shows its error, and Resend delivers it with the same id',
     await receiver.close();
   }
 });
+
+test('the history loads more notices by keyset, and the keyboard reaches the forms', async ({ signedIn: page, server }) => {
+  const receiver = await startWebhookReceiver();
+  const destinationName = `e2e paging hook ${shortTag()}`;
+  try {
+    const { destination } = await server.rpc('alert.destination_create', { name: destinationName, kind: 'webhook', url: receiver.url, idempotency_key: key() });
+    await server.rpcBatch(Array.from({ length: 55 }, () => ({ method: 'alert.test' as const, params: { destination_id: destination.id, idempotency_key: key() } })));
+
+    await page.goto(`/alerts/history?destination=${destination.id}`);
+    const alerts = new AlertsPage(page);
+    await expect(alerts.notices).toHaveCount(50);
+    await page.getByTestId('notices-load-more').click();
+    await expect(alerts.notices).toHaveCount(55);
+    await expect(page.getByText('All 55 notices loaded')).toBeVisible();
+    expect(new Set(await alerts.notices.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-notice-id')))).size).toBe(55);
+
+    // Keyboard only: the tab to the destinations, its add button, the dialog, and back.
+    await alerts.tab('destinations').focus();
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(/\/alerts\/destinations$/);
+    await alerts.addDestination.focus();
+    await page.keyboard.press('Enter');
+    await expect(alerts.destinationDialog.getByLabel('Name')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(alerts.destinationDialog).toBeHidden();
+    await expect(alerts.addDestination).toBeFocused();
+  } finally {
+    await removeAlerts(server, [], [destinationName]);
+    await receiver.close();
+  }
+});
