@@ -130,6 +130,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       const others = batch.filter((c) => c.node_id !== runtime.nodeId);
       if (others.some((c) => c.claimable)) runtime.dispatcher.wakeToClaim();
       else if (others.some((c) => c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
+      if (others.some((c) => c.kinds.includes('alerts'))) void runtime.alerts.rulesChanged();
     });
   } catch (err) {
     await runtime.stop().catch(() => undefined);

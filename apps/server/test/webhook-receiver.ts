@@ -17,6 +17,8 @@ export interface WebhookReceiver {
   received: ReceivedRequest[];
   /** The status the next requests get (default 204); 'hang' never answers. */
   answer: number | 'hang';
+  /** Answers this long after a request arrived (a slow receiver widens the window two senders could race in). */
+  delayMs: number;
   /** Resolves once `n` requests (in all) have arrived. */
   waitForRequests(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     url: '',
     received: [],
     answer: 204,
+    delayMs: 0,
     waitForRequests(n, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
@@ -55,7 +58,10 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     req.on('end', () => {
       receiver.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       for (const w of [...waiters]) w();
-      if (receiver.answer !== 'hang') res.writeHead(receiver.answer).end();
+      const answer = receiver.answer;
+      if (answer === 'hang') return;
+      if (receiver.delayMs > 0) setTimeout(() => res.writeHead(answer).end(), receiver.delayMs);
+      else res.writeHead(answer).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -130,8 +130,9 @@ export class Runtime {
     alertOptions?: AlertsOptions,
   ) {
     this.startedAt = clock.now();
-    this.alerts = new Alerts(store, clock, alertOptions);
     this.log = new RuntimeLog(store.logs, clock);
+    this.alerts = new Alerts(store, clock, bundle, alertOptions);
+    this.log.watchIncidents(this.alerts.maker, (fn) => store.transaction(fn));
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();
@@ -145,6 +146,7 @@ export class Runtime {
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
     this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, nodeOptions);
+    this.nodes.declaredDead = (tx, takeover) => this.alerts.nodeDead(tx, takeover, this.dispatcher.owner);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.nodes.supervises());
     this.nodes.onBeat(() => this.superviseContainers());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
@@ -158,6 +160,10 @@ export class Runtime {
       isResetting: () => this.isResetting(),
       ingressPaused: async () => (await this.ingress.state()) === 'paused',
       wakeDispatcher: wake,
+      finishedWithFailures: async (tx, operationId) => {
+        const op = await store.operations.finishedWithFailures(tx, operationId);
+        if (op) await this.alerts.operationFailed(tx, op);
+      },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
   }
@@ -174,6 +180,7 @@ export class Runtime {
     const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.alerts);
     runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
     await runtime.nodes.join();
+    await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
     await runtime.registerAgents();
     await runtime.loadToolServerFaults();
@@ -447,7 +454,12 @@ export class Runtime {
       this.resetLock,
       { drainTimeoutMs: this.resetDrainTimeoutMs, previews: this.resetPreviews },
     );
-    return coordinator.run(request, onCommit);
+    if (request.dryRun) return coordinator.run(request, onCommit);
+    // The reset.applied notice commits with the reset's outcome record.
+    return coordinator.run(request, async (tx, result) => {
+      await this.alerts.resetApplied(tx, { reset_id: result.reset_id, status: result.status, reason: request.reason, cleaned: result.cleanup !== undefined && 'deleted' in result.cleanup && result.cleanup.deleted !== null });
+      await onCommit?.(tx, result);
+    });
   }
 
 }

@@ -26,6 +26,7 @@ export * from './repositories/agent-writes';
 export * from './repositories/nodes';
 export * from './repositories/alerts';
 export * from './repositories/alerts-notices';
+export * from './repositories/alerts-conditions';
 export type { StoreTx } from './store-tx';
 export { CHANGE_CHANNEL, CHANGE_KINDS, ChangeFeedRepository, type ChangeKind, type ChangeRecord } from './change-feed';
 export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions } from './change-listener';

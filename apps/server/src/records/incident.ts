@@ -1,33 +1,12 @@
 import { logLevel, type Incident, type LogRecord } from '@switchboard/contract';
-import { parseCauseKey, type IncidentKey, type IncidentRow, type LogRow } from '@switchboard/store';
+import { incidentId, parseCauseKey, parseIncidentId, type IncidentRow, type LogRow } from '@switchboard/store';
 import { omitAbsent } from './omit-absent';
 
-const INCIDENT_ID_PREFIX = 'inc_';
 /** A tool server's component is its name, mcp.<server> (runtime-log.ts). */
 const MCP_PREFIX = 'mcp.';
 
-/**
- * An incident is a group, not a stored row: its id encodes the group key (component, error code,
- * and the cause when it has one), so runtime.incident_logs can address the same group without a
- * lookup table. A group without a cause keeps the id it had before causes (two elements).
- */
-export function incidentId(key: IncidentKey): string {
-  const parts = key.cause_key ? [key.component, key.error_code, key.cause_key] : [key.component, key.error_code];
-  return INCIDENT_ID_PREFIX + Buffer.from(JSON.stringify(parts)).toString('base64url');
-}
-
-export function parseIncidentId(id: string): IncidentKey | undefined {
-  if (!id.startsWith(INCIDENT_ID_PREFIX)) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(id.slice(INCIDENT_ID_PREFIX.length), 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length < 2 || value.length > 3) return undefined;
-    const [component, errorCode, causeKey = ''] = value as unknown[];
-    if (typeof component !== 'string' || (errorCode !== null && typeof errorCode !== 'string') || typeof causeKey !== 'string') return undefined;
-    return { component, error_code: errorCode, cause_key: causeKey };
-  } catch {
-    return undefined;
-  }
-}
+// Incident ids are encoded in the store, where the alerts that name incidents can reach them too.
+export { incidentId, parseIncidentId };
 
 export function levelName(rank: number): Incident['level'] {
   return logLevel.options[Math.max(0, Math.min(logLevel.options.length - 1, rank))]!;

@@ -64,8 +64,8 @@ export class AlertConfig {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** Called after a committed change, so this process reloads its rules at once. */
-    private readonly changed: () => void,
+    /** Called after a committed change: this process reloads its rules before the call answers. */
+    private readonly changed: () => Promise<void>,
     /** Wakes the sender: a notice is due now. */
     private readonly noticeDue: () => void,
   ) {}
@@ -107,7 +107,7 @@ export class AlertConfig {
         await onCommit?.(tx, rule);
       })
       .catch((err: unknown) => nameTaken(err, 'name'));
-    this.changed();
+    await this.changed();
     return rule;
   }
 
@@ -141,7 +141,7 @@ export class AlertConfig {
       })
       .catch((err: unknown) => nameTaken(err, 'name'));
     if (!updated) throw new RpcError('NOT_FOUND', `No alert rule with id ${id}`, { resource: 'alert_rule', id });
-    this.changed();
+    await this.changed();
     return updated;
   }
 
@@ -152,7 +152,7 @@ export class AlertConfig {
       return found;
     });
     if (!deleted) throw new RpcError('NOT_FOUND', `No alert rule with id ${id}`, { resource: 'alert_rule', id });
-    this.changed();
+    await this.changed();
   }
 
   async createDestination(input: DestinationInput, onCommit?: OnEffectCommit<AlertDestinationRecord>): Promise<{ destination: AlertDestinationRecord; secret?: string }> {
@@ -173,7 +173,7 @@ export class AlertConfig {
         await onCommit?.(tx, destination);
       })
       .catch((err: unknown) => nameTaken(err, 'name'));
-    this.changed();
+    await this.changed();
     return { destination, ...(secret ? { secret } : {}) };
   }
 
@@ -192,7 +192,7 @@ export class AlertConfig {
         throw err;
       });
     if (!deleted) throw new RpcError('NOT_FOUND', `No destination with id ${id}`, { resource: 'destination', id });
-    this.changed();
+    await this.changed();
   }
 
   /** A test notice to a destination, through the outbox like any other. */
@@ -244,7 +244,7 @@ export class AlertConfig {
       await this.store.alerts.createSilence(silence, tx);
       await onCommit?.(tx, silence);
     });
-    this.changed();
+    await this.changed();
     return silence;
   }
 
@@ -256,7 +256,7 @@ export class AlertConfig {
       return ended;
     });
     if (!outcome) throw new RpcError('NOT_FOUND', `No silence with id ${id}`, { resource: 'silence', id });
-    this.changed();
+    await this.changed();
     return outcome;
   }
 }

@@ -1,10 +1,16 @@
 /**
- * Alerts: the rules the runtime keeps in memory, the configuration the control API changes, the
- * sender that delivers the notice outbox and the evaluator of conditions. Created with the runtime;
- * its loops start with it.
+ * Alerts: the rules the runtime keeps in memory (NoticeMaker), the configuration the control API
+ * changes (AlertConfig), the sender that delivers the notice outbox (NoticeSender) and the
+ * evaluator of conditions (ConditionEvaluator). Created with the runtime; started and stopped
+ * with it. The runtime's writes that are transitions call the hooks below inside their own
+ * transactions, so a notice commits with what it tells of.
  */
-import type { Clock, Store } from '@switchboard/store';
+import type { AlertRuleRecord, Clock, Store, StoreTx } from '@switchboard/store';
+import type { LoadedBundle } from '../bundle/load';
+import { newId } from '../ids';
 import { AlertConfig } from './alert-config';
+import { ConditionEvaluator } from './condition-evaluator';
+import { NoticeMaker } from './notice-maker';
 import { NoticeSender, type NoticeSenderOptions } from './notice-sender';
 
 export type AlertsOptions = NoticeSenderOptions & {
@@ -12,35 +18,124 @@ export type AlertsOptions = NoticeSenderOptions & {
   evaluateMs?: number;
 };
 
+/** After a transition's notice is inserted, its transaction commits within moments: look then. */
+const AFTER_COMMIT_MS = 20;
+
 export class Alerts {
   readonly config: AlertConfig;
+  readonly maker: NoticeMaker;
   readonly sender: NoticeSender;
+  readonly evaluator: ConditionEvaluator;
   private nodeId = '';
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly bundle: LoadedBundle,
     readonly options: AlertsOptions = {},
   ) {
-    this.config = new AlertConfig(store, clock, () => this.rulesChanged(), () => this.noticeDue());
-    this.sender = new NoticeSender(store, clock, () => this.nodeId, options);
+    this.sender = new NoticeSender(store, clock, () => this.nodeId, () => this.maker.hasDestinations, options);
+    this.maker = new NoticeMaker(store, clock, () => setTimeout(() => this.sender.wake(), AFTER_COMMIT_MS).unref());
+    this.config = new AlertConfig(store, clock, () => this.rulesChanged(), () => this.sender.wake());
+    this.evaluator = new ConditionEvaluator(store, clock, bundle, this.maker, options.evaluateMs ?? 5_000);
   }
 
-  /** Starts sending as `nodeId` (the lease owner of the notices this process claims). */
+  /**
+   * Adds the bundle's rules that no stored rule is named like (the stored one counts once it
+   * exists, so an operator's changes survive restarts), then loads the rules into memory.
+   */
+  async prepare(): Promise<void> {
+    const now = this.clock.now();
+    for (const r of this.bundle.definition.alerts.rules) {
+      const rule: AlertRuleRecord = {
+        id: newId('alr', now),
+        name: r.name,
+        trigger: r.when.trigger,
+        condition: r.when,
+        destination_ids: [],
+        escalation_destination_ids: [],
+        destination_names: r.destinations,
+        escalation_destination_names: r.escalation_destinations,
+        enabled: r.enabled,
+        source: 'bundle',
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      };
+      await this.store.alerts.addRuleIfAbsent(rule);
+    }
+    // On SQLite a notice lease can only be a killed process's: send those notices again now.
+    if (this.store.singleProcess) await this.store.alerts.notices.releaseAllLeases();
+    await this.maker.load();
+  }
+
+  /** Starts sending as `nodeId` (the lease owner of the notices this process claims) and evaluating. */
   start(nodeId: string): void {
     this.nodeId = nodeId;
     this.sender.start();
+    this.evaluator.start();
   }
 
   async stop(): Promise<void> {
+    await this.evaluator.stop();
     await this.sender.stop();
   }
 
-  /** A rule, destination or silence changed here: reload before the next transition. */
-  rulesChanged(): void {}
+  /** A rule, destination or silence changed (here, or on another node): reload what is in memory. */
+  rulesChanged(): Promise<void> {
+    return this.maker.reload();
+  }
 
-  /** A notice was committed that is due now: wake the sender. */
-  noticeDue(): void {
-    this.sender.wake();
+  /** A reset was applied: notify in the transaction that records its outcome. */
+  async resetApplied(tx: StoreTx, reset: { reset_id?: string; status: string; reason?: string; cleaned: boolean }): Promise<void> {
+    if (!reset.reset_id) return;
+    if (reset.cleaned) {
+      // The records are gone: an incident that occurs again opens anew and notifies again.
+      await this.store.alerts.notices.forgetIncidentEpisodes(tx);
+      this.maker.forgetIncidents();
+    }
+    await this.maker.transition(
+      'reset.applied',
+      {
+        subject_type: 'reset',
+        subject_id: reset.reset_id,
+        title: `Runtime reset ${reset.reset_id} applied (${reset.status})${reset.reason ? `: ${reset.reason.slice(0, 160)}` : ''}`,
+        link: '/resets',
+        data: { reset_id: reset.reset_id, status: reset.status, ...(reset.reason ? { reason: reset.reason } : {}) },
+        episode: '',
+      },
+      tx,
+    );
+  }
+
+  /** An operation finished with failures: notify in the transaction that finished it. */
+  async operationFailed(tx: StoreTx, op: { operation_id: string; kind: string; failed: number; dead_lettered: number; total: number }): Promise<void> {
+    await this.maker.transition(
+      'operation.failed',
+      {
+        subject_type: 'operation',
+        subject_id: op.operation_id,
+        title: `${op.kind} ${op.operation_id} finished with failures: ${op.failed} failed, ${op.dead_lettered} dead-lettered of ${op.total}`,
+        link: `/operations/${op.operation_id}`,
+        data: op,
+        episode: '',
+      },
+      tx,
+    );
+  }
+
+  /** This node declared another dead and took it over: notify in the takeover's transaction. */
+  async nodeDead(tx: StoreTx, node: { node_id: string; leases: number; idempotency_claims: number }, by: string): Promise<void> {
+    await this.maker.transition(
+      'node.dead',
+      {
+        subject_type: 'node',
+        subject_id: node.node_id,
+        title: `Node ${node.node_id} stopped sending heartbeats; ${by} took over ${node.leases} delivery lease(s)`,
+        link: '/',
+        data: { ...node, taken_over_by: by },
+        episode: '',
+      },
+      tx,
+    );
   }
 }

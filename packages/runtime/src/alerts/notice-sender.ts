@@ -15,7 +15,7 @@ export interface NoticeSenderOptions {
   maxAttempts?: number;
   /** The first retry's delay; each later one doubles it, up to an hour (default 2 s). */
   backoffMs?: number;
-  /** How long a claimed notice stays leased (default 20 s: four send timeouts). */
+  /** How long a claimed notice stays leased (default 20 s; at least twice the send timeout, so a send in flight keeps its lease). */
   leaseMs?: number;
   /** Each POST is abandoned after this (default 5 s). */
   sendTimeoutMs?: number;
@@ -55,12 +55,14 @@ export class NoticeSender {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly owner: () => string,
+    /** Without a destination no notice can be due: the sender then does not look. */
+    private readonly anyDestination: () => boolean,
     private readonly options: NoticeSenderOptions = {},
   ) {
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoffMs = options.backoffMs ?? 2_000;
     this.sendTimeoutMs = options.sendTimeoutMs ?? 5_000;
-    this.leaseMs = options.leaseMs ?? 4 * this.sendTimeoutMs;
+    this.leaseMs = Math.max(options.leaseMs ?? 4 * this.sendTimeoutMs, 2 * this.sendTimeoutMs);
     this.pollMs = options.pollMs ?? 1_000;
   }
 
@@ -110,6 +112,7 @@ export class NoticeSender {
 
   /** Leases due notices and sends them; how many it leased. */
   private async pass(): Promise<number> {
+    if (!this.anyDestination()) return 0;
     const now = this.clock.now();
     const notices = await this.store.alerts.notices.claimDue(this.owner(), now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString(), BATCH);
     if (notices.length === 0) return 0;

@@ -159,6 +159,18 @@ function checkReferences(file: string, b: BundleDefinition): void {
       fail(`${at}.approvals_required`, `needs ${policy.approvals_required} distinct approvers but only ${new Set(deciders.users).size} user(s) may decide`);
     }
   }
+  const ruleNames = new Set<string>();
+  b.alerts.rules.forEach((rule, i) => {
+    const at = `alerts.rules[${i}]`;
+    if (ruleNames.has(rule.name)) fail(`${at}.name`, `duplicate alert rule name "${rule.name}"`);
+    ruleNames.add(rule.name);
+    if (rule.escalation_destinations.length && rule.when.trigger !== 'mailbox.sla') fail(`${at}.escalation_destinations`, 'escalation goes with the mailbox.sla trigger only');
+    if (rule.when.trigger === 'mailbox.sla') {
+      const type = rule.when.mailbox_type;
+      if (type !== undefined && !b.mailbox_types[type]?.sla) fail(`${at}.when.mailbox_type`, `mailbox type "${type}" declares no sla (mailbox_types.${type}.sla)`);
+      if (type === undefined && !Object.values(b.mailbox_types).some((t) => t.sla)) fail(`${at}.when`, 'no mailbox type declares an sla (mailbox_types.<type>.sla)');
+    }
+  });
   for (const [typeName, et] of Object.entries(b.entity_types)) {
     if (!et.states.includes(et.initial_state)) fail(`entity_types.${typeName}.initial_state`, `"${et.initial_state}" is not in states`);
     for (const [ev, target] of Object.entries(et.transitions)) {

@@ -3,6 +3,7 @@
  * stops boot with "file: path: problem".
  */
 import { z } from 'zod';
+import { alertTrigger } from '@switchboard/contract';
 
 const name = z.string().regex(/^[a-z][a-z0-9_.-]*$/, 'lowercase letters, digits, ".", "_" and "-", starting with a letter');
 const jsonSchemaLike = z.record(z.string(), z.unknown());
@@ -140,6 +141,27 @@ export const mailboxTypeSchema = z.strictObject({
     })
     .optional(),
   approvals_required: z.number().int().min(1).max(10).default(1),
+  /** An item pending longer than pending_s notifies mailbox.sla rules; escalate_after_s later still, their escalation destinations. */
+  sla: z
+    .strictObject({
+      pending_s: z.number().int().min(1).max(30 * 86_400),
+      escalate_after_s: z.number().int().min(1).max(30 * 86_400).optional(),
+    })
+    .optional(),
+});
+
+/**
+ * An alert rule of the bundle: added at boot when no rule of its name exists (then the stored
+ * rule, which the API may change, is what counts). Destinations carry secrets, so they are
+ * created through the API and named here; a name with no destination yet is resolved when a
+ * notice is made.
+ */
+export const bundleAlertRuleSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  when: alertTrigger,
+  destinations: z.array(z.string().min(1).max(100)).min(1).max(10),
+  escalation_destinations: z.array(z.string().min(1).max(100)).max(10).default([]),
+  enabled: z.boolean().default(true),
 });
 
 export const toolServerSchema = z.strictObject({
@@ -178,6 +200,7 @@ export const bundleSchema = z.strictObject({
   reject_reasons: z
     .record(name, z.array(z.strictObject({ code: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a lower_snake_case code'), label: z.string().min(1).max(200) })).min(1))
     .default({}),
+  alerts: z.strictObject({ rules: z.array(bundleAlertRuleSchema).default([]) }).default({ rules: [] }),
 });
 
 export type BundleDefinition = z.output<typeof bundleSchema>;
@@ -187,3 +210,4 @@ export type EntityTypeDefinition = z.output<typeof entityTypeSchema>;
 export type MailboxTypeDefinition = z.output<typeof mailboxTypeSchema>;
 export type ToolServerDefinition = z.output<typeof toolServerSchema>;
 export type ScriptRule = z.output<typeof scriptRuleSchema>;
+export type BundleAlertRule = z.output<typeof bundleAlertRuleSchema>;

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import type { ServerNode } from '@switchboard/contract';
-import type { NodeRow, NodeTakeover, Store } from '@switchboard/store';
+import type { NodeRow, NodeTakeover, Store, StoreTx } from '@switchboard/store';
 import type { RuntimeLog } from '../runtime-log';
 
 export interface NodeRegistryOptions {
@@ -126,11 +126,16 @@ export class NodeRegistry {
     for (const listener of this.beatListeners) await listener();
   }
 
+  /** Runs in the transaction that declares a node dead (alerts notify with it). */
+  declaredDead: ((tx: StoreTx, takeover: NodeTakeover) => Promise<void>) | undefined;
+
   /** Takes over every dead node this node wins; returns how many. */
   async reap(everyOther: boolean): Promise<number> {
     let taken = 0;
     for (const nodeId of await this.store.nodes.lapsed(this.deadAfterMs, this.nodeId, everyOther)) {
-      const t = await this.store.nodes.takeOver(nodeId, this.deadAfterMs, this.store.clock.now().toISOString(), everyOther);
+      // A takeover at boot of every other row (SQLite: one process) is no node dying.
+      const alsoIn = everyOther ? undefined : this.declaredDead;
+      const t = await this.store.nodes.takeOver(nodeId, this.deadAfterMs, this.store.clock.now().toISOString(), everyOther, alsoIn);
       if (!t) continue;
       taken++;
       await this.log.write({

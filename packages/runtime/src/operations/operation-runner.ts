@@ -77,6 +77,8 @@ export interface OperationRunnerDeps {
   ingressPaused(): Promise<boolean>;
   /** New deliveries exist: the dispatcher should look now. */
   wakeDispatcher(): void;
+  /** In the transaction that finished an operation: it finished with failures (alerts). */
+  finishedWithFailures?(tx: StoreTx, operationId: string): Promise<void>;
 }
 
 export class OperationRunner {
@@ -281,7 +283,10 @@ export class OperationRunner {
   /** Pauses the operation after its re-failure limit, or ends it once everything is sent and settled. */
   private async conclude(trx: StoreTx, held: Held, op: OperationRow, nowIso: string): Promise<void> {
     const { store } = this.deps;
-    if ((await store.operations.pauseIfFailing(trx, op.operation_id, nowIso)) || (held.allSent && (await store.operations.finishIfSettled(trx, op.operation_id, nowIso)))) {
+    const paused = await store.operations.pauseIfFailing(trx, op.operation_id, nowIso);
+    const finished = !paused && held.allSent && (await store.operations.finishIfSettled(trx, op.operation_id, nowIso));
+    if (finished) await this.deps.finishedWithFailures?.(trx, op.operation_id);
+    if (paused || finished) {
       // Dropped after the commit: the next fence would fail anyway.
       queueMicrotask(() => this.held.delete(op.operation_id));
     }

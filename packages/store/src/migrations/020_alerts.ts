@@ -85,9 +85,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('changed_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('alert_conditions_pk', ['rule_id', 'subject_key'])
     .execute();
+  // The dead_letters.rate condition counts the last minute's dead letters.
+  await db.schema.createIndex('dead_letters_created').on('dead_letters').column('created_at').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('dead_letters_created').execute();
   await db.schema.dropTable('alert_conditions').execute();
   await db.schema.dropTable('alert_silences').execute();
   await db.schema.dropTable('alert_notices').execute();

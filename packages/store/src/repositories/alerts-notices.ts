@@ -25,13 +25,6 @@ export interface AlertNoticePosition {
   id: string;
 }
 
-export interface AlertConditionState {
-  rule_id: string;
-  subject_key: string;
-  holding: boolean;
-  episode: number;
-}
-
 export class AlertNoticeRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -112,6 +105,15 @@ export class AlertNoticeRepository {
       .execute();
   }
 
+  /**
+   * Drops every notice lease (SQLite at boot: only this process can have the store open, so a
+   * lease is a killed process's, and its notices can be sent again at once).
+   */
+  async releaseAllLeases(): Promise<number> {
+    const res = await this.db.updateTable('alert_notices').set({ lease_owner: null, lease_until: null }).where('status', '=', 'pending').where('lease_owner', 'is not', null).executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
   /** The earliest next attempt of a pending notice (when the sender should look again). */
   async nextDueAt(): Promise<string | undefined> {
     const row = await this.db
@@ -157,26 +159,13 @@ export class AlertNoticeRepository {
     return Number(res.numUpdatedRows);
   }
 
-  /** The remembered state of condition rules: which subjects held at the last evaluation. */
-  async conditions(ruleIds: readonly string[], tx?: StoreTx): Promise<AlertConditionState[]> {
-    if (ruleIds.length === 0) return [];
-    const rows = await this.on(tx).selectFrom('alert_conditions').selectAll().where('rule_id', 'in', [...ruleIds]).execute();
-    return rows.map((r) => ({ rule_id: r.rule_id, subject_key: r.subject_key, holding: Boolean(r.holding), episode: Number(r.episode) }));
-  }
-
-  /** Sets whether a condition holds for a subject, with its episode. */
-  async setCondition(state: AlertConditionState, now: string, tx?: StoreTx): Promise<void> {
-    const values = { holding: state.holding ? 1 : 0, episode: state.episode, changed_at: now };
-    await this.on(tx)
-      .insertInto('alert_conditions')
-      .values({ rule_id: state.rule_id, subject_key: state.subject_key, ...values })
-      .onConflict((oc) => oc.columns(['rule_id', 'subject_key']).doUpdateSet(values))
-      .execute();
-  }
-
-  /** Forgets a condition's subject (an item decided, an escalation done): nothing more to remember. */
-  async forgetCondition(ruleId: string, subjectKey: string, tx?: StoreTx): Promise<void> {
-    await this.on(tx).deleteFrom('alert_conditions').where('rule_id', '=', ruleId).where('subject_key', '=', subjectKey).execute();
+  /**
+   * After a reset deleted the records incidents are made of: their notices no longer block a new
+   * notice (dedupe keys cleared) and their conditions start over. In the reset's transaction.
+   */
+  async forgetIncidentEpisodes(tx: StoreTx): Promise<void> {
+    const trx = executorOf(tx);
+    await trx.updateTable('alert_notices').set({ dedupe_key: null }).where('subject_type', '=', 'incident').where('dedupe_key', 'is not', null).execute();
+    await trx.deleteFrom('alert_conditions').where('subject_key', 'like', 'inc_%').execute();
   }
 }
-

@@ -8,6 +8,7 @@ import type { ChangeFeedRepository } from '../change-feed';
 import type { AlertDestinationsTable, AlertRulesTable, AlertSilencesTable, Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { AlertNoticeRepository } from './alerts-notices';
+import { AlertConditionRepository } from './alerts-conditions';
 import type { Engine } from '../engine';
 
 export interface AlertRuleRecord {
@@ -76,6 +77,7 @@ function rowOf(rule: AlertRuleRecord): AlertRulesTable {
 
 export class AlertRepository {
   readonly notices: AlertNoticeRepository;
+  readonly conditions: AlertConditionRepository;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -83,6 +85,7 @@ export class AlertRepository {
     engine: Engine,
   ) {
     this.notices = new AlertNoticeRepository(db, changes, engine);
+    this.conditions = new AlertConditionRepository(db, engine);
   }
 
   private on(tx?: StoreTx): Kysely<Database> {
@@ -123,6 +126,9 @@ export class AlertRepository {
       const taken = await trx.selectFrom('alert_rules').select('id').where('name', '=', rule.name).where('id', '<>', rule.id).executeTakeFirst();
       if (taken) throw new AlertNameTakenError(`a rule named "${rule.name}" exists`);
       const { id: _id, created_at: _created, ...set } = rowOf(rule);
+      const before = await trx.selectFrom('alert_rules').select('condition').where('id', '=', rule.id).executeTakeFirst();
+      // A changed condition starts its episodes over: what held under the old one says nothing of the new.
+      if (before && before.condition !== set.condition) await trx.deleteFrom('alert_conditions').where('rule_id', '=', rule.id).execute();
       const res = await trx.updateTable('alert_rules').set(set).where('id', '=', rule.id).executeTakeFirst();
       return Number(res.numUpdatedRows) > 0 ? rule : undefined;
     });

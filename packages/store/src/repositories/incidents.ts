@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { storeTxOf, type StoreTx } from '../store-tx';
+import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 
@@ -20,6 +20,31 @@ export interface IncidentKey {
 /** A dead letter's cause key, as the runtime writes it on its DEAD_LETTER record. */
 export function deadLetterCauseKey(subscriberId: string, reasonCode: string): string {
   return JSON.stringify([subscriberId, reasonCode]);
+}
+
+const INCIDENT_ID_PREFIX = 'inc_';
+
+/**
+ * An incident is a group, not a stored row: its id encodes the group key (component, error code,
+ * and the cause when it has one), so runtime.incident_logs can address the same group without a
+ * lookup table. A group without a cause keeps the id it had before causes (two elements).
+ */
+export function incidentId(key: IncidentKey): string {
+  const parts = key.cause_key ? [key.component, key.error_code, key.cause_key] : [key.component, key.error_code];
+  return INCIDENT_ID_PREFIX + Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+export function parseIncidentId(id: string): IncidentKey | undefined {
+  if (!id.startsWith(INCIDENT_ID_PREFIX)) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(id.slice(INCIDENT_ID_PREFIX.length), 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length < 2 || value.length > 3) return undefined;
+    const [component, errorCode, causeKey = ''] = value as unknown[];
+    if (typeof component !== 'string' || (errorCode !== null && typeof errorCode !== 'string') || typeof causeKey !== 'string') return undefined;
+    return { component, error_code: errorCode, cause_key: causeKey };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The subscriber and reason a cause key names, when it names them. */
@@ -293,6 +318,42 @@ export class IncidentRepository {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /**
+   * Whether a group has a warn-or-worse record other than `logId`, read in the caller's
+   * transaction (the record that may be the group's first was written there).
+   */
+  async occurredBefore(key: IncidentKey, logId: string, tx: StoreTx): Promise<boolean> {
+    const row = await executorOf(tx)
+      .selectFrom('logs')
+      .select('log_id')
+      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key), eb('log_id', '<>', logId)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Groups an operator resolved, with when: an occurrence after that regresses them. */
+  async resolvedGroups(): Promise<(IncidentKey & { cause_key: string; resolved_at: string })[]> {
+    const rows = await this.db.selectFrom('incident_states').select(['component', 'error_key', 'cause_key', 'changed_at']).where('state', '=', 'resolved').execute();
+    return rows.map((r) => ({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key, resolved_at: r.changed_at }));
+  }
+
+  /**
+   * Groups with at least `threshold` warn-or-worse records since `since`, with their counts
+   * (the incident.occurrences alert's condition).
+   */
+  async groupsAtLeast(since: string, threshold: number): Promise<(IncidentKey & { cause_key: string; count: number })[]> {
+    const rows = await this.db
+      .selectFrom('logs')
+      .select(['component', 'error_code', 'cause_key', (eb) => eb.fn.countAll<number>().as('n')])
+      .where(sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`)
+      .where('ts', '>=', since)
+      .groupBy(['component', 'error_code', 'cause_key'])
+      .having((eb) => eb.fn.countAll(), '>=', threshold)
+      .execute();
+    return rows.map((r) => ({ component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: Number(r.n) }));
   }
 
   /** Sets a group's state and records the change in its activity, in one transaction. */

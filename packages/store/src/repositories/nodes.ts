@@ -8,6 +8,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { databaseNow } from '../database-time';
 import type { Engine } from '../engine';
+import { storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, NodesTable } from '../schema';
 
 export type NodeRow = Selectable<NodesTable>;
@@ -89,7 +90,7 @@ export class NodeRepository {
    * in-progress idempotency claims are dropped and its delivery leases end now, so they are
    * claimed again at once. Undefined when another node took it over first, or it came back.
    */
-  async takeOver(nodeId: string, deadAfterMs: number, nowIso: string, force = false): Promise<NodeTakeover | undefined> {
+  async takeOver(nodeId: string, deadAfterMs: number, nowIso: string, force = false, alsoIn?: (tx: StoreTx, takeover: NodeTakeover) => Promise<void>): Promise<NodeTakeover | undefined> {
     return this.db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('nodes').where('node_id', '=', nodeId);
       if (!force) del = del.where('last_seen_at', '<=', databaseNow(this.engine, -deadAfterMs));
@@ -103,7 +104,9 @@ export class NodeRepository {
         .where('lease_owner', '=', nodeId)
         .where('lease_expires_at', '>', nowIso)
         .executeTakeFirst();
-      return { node_id: nodeId, idempotency_claims: Number(claims.numDeletedRows), leases: Number(leases.numUpdatedRows) };
+      const takeover = { node_id: nodeId, idempotency_claims: Number(claims.numDeletedRows), leases: Number(leases.numUpdatedRows) };
+      await alsoIn?.(storeTxOf(trx), takeover);
+      return takeover;
     });
   }
 

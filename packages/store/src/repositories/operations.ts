@@ -389,6 +389,17 @@ export class OperationRepository {
     return true;
   }
 
+  /** An operation's kind and counts when it finished with failures (read in the transaction that finished it). */
+  async finishedWithFailures(tx: StoreTx, operationId: string): Promise<{ operation_id: string; kind: string; failed: number; dead_lettered: number; total: number } | undefined> {
+    const row = await executorOf(tx)
+      .selectFrom('operations')
+      .select(['operation_id', 'kind', 'failed', 'dead_lettered', 'total'])
+      .where('operation_id', '=', operationId)
+      .where('status', '=', 'completed_with_failures')
+      .executeTakeFirst();
+    return row && { operation_id: row.operation_id, kind: row.kind, failed: Number(row.failed), dead_lettered: Number(row.dead_lettered), total: Number(row.total) };
+  }
+
   /** Pauses a running operation with items left to send once its re-failures reach stop_after_failures. */
   async pauseIfFailing(tx: StoreTx, operationId: string, nowIso: string): Promise<boolean> {
     const res = await executorOf(tx)

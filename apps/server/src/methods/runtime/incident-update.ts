@@ -32,6 +32,8 @@ export const runtimeIncidentUpdate: Handler<'runtime.incident_update'> = async (
     },
     answer && ((trx) => answer(trx, result)),
   );
+  // A resolved incident's next occurrence is a regression alert rules may notify.
+  ctx.runtime.alerts.maker.incidentStateChanged();
   return result;
 };
 
