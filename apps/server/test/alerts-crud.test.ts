@@ -77,6 +77,22 @@ describe('alert rules', () => {
   });
 });
 
+describe('bundle rules', () => {
+  it('are added at boot with source bundle; a destination created under a name they use joins them and is in use', async () => {
+    const bundleRules = (await ok(server, 'alert.rules', {})).items.filter((r) => r.source === 'bundle');
+    expect(bundleRules.map((r) => r.name).sort()).toEqual(['Fraud reviews waiting', 'New error incidents']);
+    const waiting = bundleRules.find((r) => r.name === 'Fraud reviews waiting')!;
+    expect(waiting).toMatchObject({ when: { trigger: 'mailbox.sla', mailbox_type: 'fraud_review' }, destination_ids: [], escalation_destination_ids: [] });
+    const onCall = await ok(server, 'alert.destination_create', { name: 'on-call', kind: 'webhook', url: 'http://127.0.0.1:9/on-call' });
+    const after = (await ok(server, 'alert.rules', {})).items.find((r) => r.id === waiting.id)!;
+    expect(after.destination_ids).toEqual([onCall.destination.id]);
+    await fails(server, 'alert.destination_delete', { destination_id: onCall.destination.id }, 'DESTINATION_IN_USE');
+    // The stored rule is what counts: an update through the API changes it.
+    const updated = await ok(server, 'alert.rule_update', { rule_id: waiting.id, enabled: false });
+    expect(updated.rule).toMatchObject({ source: 'bundle', enabled: false, destination_ids: [onCall.destination.id] });
+  });
+});
+
 describe('notices and silences', () => {
   it('alert.test makes a pending notice in the history; resending one that did not fail is refused', async () => {
     const { items } = await ok(server, 'alert.destinations', {});

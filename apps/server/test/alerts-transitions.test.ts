@@ -86,6 +86,7 @@ describe('incident transitions', () => {
     for (const n of opened) perIncident.set(n.subject_id!, (perIncident.get(n.subject_id!) ?? 0) + 1);
     for (const i of deadLetters) expect({ incident: i.incident_id, notices: perIncident.get(i.incident_id) }).toEqual({ incident: i.incident_id, notices: 1 });
     expect([...perIncident.values()].every((c) => c === 1)).toBe(true);
+    expect(opened.find((n) => n.subject_id === deadLetters[0]!.incident_id)!.link).toBe(`/incidents?selected=${deadLetters[0]!.incident_id}`);
 
     const sent = verified(receiver.received).filter((s) => s.type === 'incident.opened');
     for (const i of deadLetters) expect(new Set(sent.filter((s) => s.data.subject_id === i.incident_id).map((s) => s.id)).size).toBe(1);

@@ -94,7 +94,7 @@ export const alertNotice = z.object({
   subject_type: z.enum(['incident', 'mailbox_item', 'node', 'reset', 'operation', 'queue', 'dead_letters', 'destination']),
   subject_id: z.string().optional(),
   title: z.string().describe('one line for people: what happened, to what'),
-  link: z.string().optional().describe('console path of the record, e.g. /incidents/inc_…'),
+  link: z.string().optional().describe('console path of the record, e.g. /incidents?selected=inc_… (absolute when the server knows its public URL only in what is sent)'),
   status: alertNoticeStatus.describe('pending (waiting or retrying), delivered, failed (retries exhausted; alert.notice_resend sends it again), cancelled (an escalation whose item was decided first)'),
   attempts: z.number().int(),
   last_error: z.string().optional().describe('the last failed attempt: HTTP status or network error'),

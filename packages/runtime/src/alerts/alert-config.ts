@@ -119,7 +119,8 @@ export class AlertConfig {
     const destinationIds = changes.destination_ids ? [...new Set(changes.destination_ids)] : before.destination_ids;
     const escalationIds = changes.escalation_destination_ids ? [...new Set(changes.escalation_destination_ids)] : before.escalation_destination_ids;
     const escalationNames = changes.escalation_destination_ids ? [] : before.escalation_destination_names;
-    this.checkEscalation(when, changes.escalation_destination_ids ?? (when.trigger === 'mailbox.sla' ? [] : [...escalationIds, ...escalationNames]));
+    // A rule that keeps escalation destinations must stay a mailbox.sla rule.
+    this.checkEscalation(when, [...escalationIds, ...escalationNames]);
     await this.requireDestinations([...(changes.destination_ids ?? []), ...(changes.escalation_destination_ids ?? [])], 'destination_ids');
     const rule: AlertRuleRecord = {
       ...before,

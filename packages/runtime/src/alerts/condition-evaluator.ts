@@ -99,7 +99,7 @@ export class ConditionEvaluator {
             subject_type: 'incident',
             subject_id: id,
             title: `Incident over ${when.threshold} occurrences in ${when.window_s} s: ${g.component} ${g.error_code ?? 'no code'} (${g.count})`,
-            link: `/incidents/${id}`,
+            link: `/incidents?selected=${id}`,
             data: { incident_id: id, component: g.component, error_code: g.error_code, count: g.count, threshold: when.threshold, window_s: when.window_s },
           });
         }
@@ -114,7 +114,7 @@ export class ConditionEvaluator {
             transition: 'dead_letters.rate',
             subject_type: 'dead_letters',
             title: `${n} dead letters in the last minute (threshold ${when.per_minute})`,
-            link: '/events?status=dead_lettered',
+            link: '/dead-letters',
             data: { count: n, per_minute: when.per_minute },
           });
         }
@@ -129,7 +129,7 @@ export class ConditionEvaluator {
             transition: 'queue.oldest_pending',
             subject_type: 'queue',
             title: `The oldest due delivery has waited ${ageS} s (threshold ${when.older_than_s} s)`,
-            link: '/',
+            link: '/runtime',
             data: { oldest_due_at: oldest, age_s: ageS, older_than_s: when.older_than_s },
           });
         }

@@ -41,7 +41,7 @@ function incidentSubject(transition: string, key: IncidentKey, record: NewLogRec
     subject_type: 'incident',
     subject_id: id,
     title: `Incident ${verb}: ${key.component} ${code}${record.message ? `: ${record.message.slice(0, 160)}` : ''}`,
-    link: `/incidents/${id}`,
+    link: `/incidents?selected=${id}`,
     data: { incident_id: id, component: key.component, error_code: key.error_code, level_rank: record.level_rank, first_seen: record.ts, message: record.message.slice(0, 500) },
     episode,
   };

@@ -84,6 +84,25 @@ describe('bundle loader', () => {
     expect(loadBundle(DEFAULT_BUNDLE_PATH).definition.mailbox_types.fraud_review?.approvals_required).toBe(2);
   });
 
+  it('checks alert rules: a known trigger, unique names, escalation with an SLA rule only, a declared SLA', () => {
+    const withRules = (rules: unknown[], sla?: unknown) => {
+      const bundle = minimalBundle({ alerts: { rules }, ...(sla ? { mailbox_types: { order_review: { sla } } } : {}) });
+      (bundle.nodes as any)['review-order'] = { kind: 'approval_gate', mailbox_type: 'order_review', source_flow: 'orders' };
+      (bundle.events as any)['order.placed'].subscribers.push({ type: 'node', id: 'review-order' });
+      return bundle;
+    };
+    const opened = { name: 'opened', when: { trigger: 'incident.opened' }, destinations: ['on-call'] };
+    expect(loadError(withRules([{ ...opened, when: { trigger: 'incident.closed' } }])).at).toBe('alerts.rules[0].when.trigger');
+    expect(loadError(withRules([opened, opened]))).toMatchObject({ at: 'alerts.rules[1].name', problem: 'duplicate alert rule name "opened"' });
+    expect(loadError(withRules([{ ...opened, escalation_destinations: ['lead'] }]))).toMatchObject({ at: 'alerts.rules[0].escalation_destinations' });
+    const sla = { name: 'waiting', when: { trigger: 'mailbox.sla', mailbox_type: 'order_review' }, destinations: ['on-call'], escalation_destinations: ['lead'] };
+    expect(loadError(withRules([sla]))).toMatchObject({ at: 'alerts.rules[0].when.mailbox_type', problem: 'mailbox type "order_review" declares no sla (mailbox_types.order_review.sla)' });
+    const file = writeBundle(tempDir(), withRules([opened, sla], { pending_s: 60, escalate_after_s: 300 }));
+    const loaded = loadBundle(file).definition;
+    expect(loaded.alerts.rules.map((r) => r.name)).toEqual(['opened', 'waiting']);
+    expect(loaded.mailbox_types.order_review?.sla).toEqual({ pending_s: 60, escalate_after_s: 300 });
+  });
+
   it('gives the same fingerprint for the same content regardless of key order and format', () => {
     const a = minimalBundle();
     const reversed = Object.fromEntries(Object.entries(a).reverse());
