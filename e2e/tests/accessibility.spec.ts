@@ -2,6 +2,9 @@ import { seriousViolations } from '../console-checks';
 import { eventually, expect, test } from '../fixtures';
 import { AdminPage, signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
+import { removeAlerts, seedAlerts } from '../alerts-seed';
+import { AlertsPage } from '../pages/alerts-page';
+import { startWebhookReceiver } from '../webhook-receiver';
 
 test.describe('accessibility (axe): no serious or critical violations', () => {
   test('sign-in screen', async ({ page }) => {
@@ -58,6 +61,38 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
     await signInByPasting(page, viewer.secret, '/runtime');
     await expect(page.getByTestId('open-nuke')).toContainText('needs admin');
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test('alerts: rules, the rule form, destinations, history and the silence form', async ({ signedIn: page, server }) => {
+    const receiver = await startWebhookReceiver();
+    const seeded = await seedAlerts(server, receiver.url, 'axe');
+    try {
+      const alerts = new AlertsPage(page);
+      await page.goto('/alerts');
+      await expect(alerts.ruleRow(seeded.rule.name)).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await alerts.addRule.click();
+      await expect(alerts.ruleDialog.getByTestId('rule-destinations')).toBeVisible();
+      await alerts.ruleDialog.getByLabel('When').selectOption('incident.occurrences');
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await alerts.ruleRow(seeded.rule.name).getByTestId('silence-rule').click();
+      await expect(alerts.silenceDialog).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.keyboard.press('Escape');
+      await alerts.tab('destinations').click();
+      await expect(alerts.destinationRow(seeded.destination.name)).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.goto(`/alerts/history?destination=${seeded.destination.id}`);
+      await expect(alerts.notices.first()).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+      await alerts.tab('silences').click();
+      await expect(page.getByText('Nothing is silenced').or(alerts.silences.first())).toBeVisible();
+      expect(await seriousViolations(page)).toEqual([]);
+    } finally {
+      await removeAlerts(server, seeded.ruleNames, seeded.destinationNames);
+      await receiver.close();
+    }
   });
 
   test('empty and not-found states', async ({ signedIn: page }) => {

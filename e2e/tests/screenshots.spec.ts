@@ -1,6 +1,9 @@
 /** Screenshots of each screen at 1280 and 390 px wide, for a person to look at (scratch/screens). */
 import { shotAtBothWidths } from '../console-checks';
 import { eventually, expect, signInContext, test } from '../fixtures';
+import { removeAlerts, seedAlerts } from '../alerts-seed';
+import { AlertsPage } from '../pages/alerts-page';
+import { startWebhookReceiver } from '../webhook-receiver';
 
 test('screenshots of sign-in, incidents, events and dead letters at 1280 and 390 px', async ({ page, server }) => {
   test.setTimeout(150_000);
@@ -42,4 +45,36 @@ test('screenshots of sign-in, incidents, events and dead letters at 1280 and 390
   await page.goto('/events?event_name=no.such.event');
   await expect(page.getByText('No events match these filters')).toBeVisible();
   await shotAtBothWidths(page, '10-events-empty');
+});
+
+test('screenshots of the Alerts screen at 1280 and 390 px, light and dark', async ({ signedIn: page, server }) => {
+  test.setTimeout(150_000);
+  const receiver = await startWebhookReceiver();
+  const seeded = await seedAlerts(server, receiver.url, 'screens');
+  try {
+    const alerts = new AlertsPage(page);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto('/alerts');
+      await expect(alerts.ruleRow(seeded.rule.name)).toBeVisible();
+      await shotAtBothWidths(page, `11-alerts-rules-${scheme}`);
+      await alerts.addRule.click();
+      await alerts.ruleDialog.getByLabel('When').selectOption('mailbox.sla');
+      await shotAtBothWidths(page, `12-alerts-rule-form-${scheme}`);
+      await page.keyboard.press('Escape');
+      await alerts.tab('destinations').click();
+      await expect(alerts.destinationRow(seeded.destination.name)).toBeVisible();
+      await shotAtBothWidths(page, `13-alerts-destinations-${scheme}`);
+      await page.goto('/alerts/history');
+      await expect(alerts.notices.filter({ hasText: seeded.destination.name }).getByTestId('notice-status')).toHaveText('delivered', { timeout: 30_000 });
+      await shotAtBothWidths(page, `14-alerts-history-${scheme}`);
+      await alerts.tab('silences').click();
+      await alerts.addSilence.click();
+      await shotAtBothWidths(page, `15-alerts-silence-form-${scheme}`);
+      await page.keyboard.press('Escape');
+    }
+  } finally {
+    await removeAlerts(server, seeded.ruleNames, seeded.destinationNames);
+    await receiver.close();
+  }
 });

@@ -23,6 +23,9 @@ export const paths = {
   operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,
   /** A person, or a token: what they did, in the audit trail. */
   actor: (actorId: string) => `/audit?${q({ actor: actorId })}`,
+  /** The Alerts screen's parts: rules (the default), destinations, the history of notices, silences. */
+  alerts: (part: 'rules' | 'destinations' | 'history' | 'silences' = 'rules', params: Record<string, string> = {}) =>
+    `/alerts${part === 'rules' ? '' : `/${part}`}${Object.keys(params).length ? `?${q(params)}` : ''}`,
   /** A delivery opens on its event, whose detail marks it and scrolls it into view. */
   delivery: (eventId: string, deliveryId?: string) =>
     `/events?${q({ event_id: eventId, selected: eventId, ...(deliveryId ? { delivery: deliveryId } : {}) })}`,

@@ -23,6 +23,7 @@ export const screens: ScreenRoute[] = [
   { path: 'agents/*', nav: 'Agents', load: () => import('./screens/agents/AgentsScreen') },
   { path: 'conversations/*', nav: 'Conversations', load: () => import('./screens/conversations/ConversationsScreen') },
   { path: 'runtime', nav: 'Runtime', load: () => import('./screens/runtime/RuntimeScreen') },
+  { path: 'alerts/*', nav: 'Alerts', needs: 'read', load: () => import('./screens/alerts/AlertsScreen') },
   { path: 'audit', nav: 'Audit', needs: 'audit:read', load: () => import('./screens/audit/AuditScreen') },
   { path: 'admin', nav: 'Admin', needs: 'users:admin', load: () => import('./screens/admin/AdminScreen') },
 ];

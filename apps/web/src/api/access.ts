@@ -34,6 +34,15 @@ export const actionScopes = scopesOfActions({
   'token.create': 'users:admin',
   'token.revoke': 'users:admin',
   'audit.list': 'audit:read',
+  'alert.rule_create': 'alerts:write',
+  'alert.rule_update': 'alerts:write',
+  'alert.rule_delete': 'alerts:write',
+  'alert.destination_create': 'alerts:write',
+  'alert.destination_delete': 'alerts:write',
+  'alert.test': 'alerts:write',
+  'alert.notice_resend': 'alerts:write',
+  'alert.silence_create': 'alerts:write',
+  'alert.silence_end': 'alerts:write',
 } as const);
 
 export type ConsoleAction = keyof typeof actionScopes;

@@ -29,6 +29,7 @@ export function Modal({
   /** What takes focus on open (the first field or the primary action); never the close button. */
   initialFocus?: RefObject<HTMLElement | null>;
 }) {
+  const opener = useOpener(open);
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
@@ -44,6 +45,13 @@ export function Modal({
             if (!initialFocus?.current) return;
             e.preventDefault();
             initialFocus.current.focus();
+          }}
+          onCloseAutoFocus={(e) => {
+            // Radix returns focus to a Dialog.Trigger, and these dialogs are opened by plain buttons
+            // (open is state): without this, focus fell to the page body on close.
+            if (!opener?.isConnected) return;
+            e.preventDefault();
+            opener.focus();
           }}
           {...(description ? {} : { 'aria-describedby': undefined })}
         >
@@ -81,4 +89,18 @@ export function useDialogKey(open: boolean): { key: string; renew: () => void } 
     setState(current);
   }
   return { key: current.key, renew: () => setState((s) => ({ ...s, key: newIdempotencyKey() })) };
+}
+
+/**
+ * What had focus when `open` last turned true: read while rendering that change, before a field's
+ * autoFocus or the dialog's own focus moves it, and kept through the close that gives focus back.
+ */
+function useOpener(open: boolean): HTMLElement | null {
+  const [state, setState] = useState<{ open: boolean; opener: HTMLElement | null }>({ open: false, opener: null });
+  if (open !== state.open) {
+    const opener = open ? (document.activeElement instanceof HTMLElement ? document.activeElement : null) : state.opener;
+    setState({ open, opener });
+    return opener;
+  }
+  return state.opener;
 }

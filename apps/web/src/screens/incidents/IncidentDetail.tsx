@@ -25,6 +25,7 @@ import { IncidentStatePanel } from './IncidentStatePanel';
 import { causeLabel } from './incident-state';
 import { CountBreakdown } from '../../ui/CountBreakdown';
 import { GuardedButton } from '../../ui/GuardedButton';
+import { SilenceIncidentButton } from '../alerts/SilenceDialog';
 import './IncidentDetail.css';
 
 type IncidentLogs = Result<'runtime.incident_logs'>;
@@ -116,6 +117,9 @@ export function IncidentDetail({
       )}
       {logs.data?.dead_letters && <DeadLetterRecovery incidentId={incidentId} {...logs.data.dead_letters} />}
       <IncidentStatePanel incidentId={incidentId} incident={current} />
+      <p className="incident-silence">
+        <SilenceIncidentButton incidentId={incidentId} />
+      </p>
       {logs.isSuccess && <Occurrences data={logs.data} />}
       <h3>Sample log records</h3>
       {logs.isPending ? (
