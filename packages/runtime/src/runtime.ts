@@ -52,7 +52,7 @@ export interface RuntimeOptions {
   resetDrainTimeoutMs?: number;
   /** This process as a node of the store: heartbeat, when a silent node counts as dead, version. */
   node?: NodeRegistryOptions;
-  /** Alert notices: where their links point. */
+  /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
   alerts?: AlertsOptions;
 }
 
