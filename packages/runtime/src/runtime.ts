@@ -55,7 +55,7 @@ export interface RuntimeOptions {
   node?: NodeRegistryOptions;
   /** Told of publishes, delivery outcomes and decisions (the server's metrics); nothing by default. */
   observer?: RuntimeObserver;
-  /** Alert notices: where their links point. */
+  /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
   alerts?: AlertsOptions;
 }
 
