@@ -10,15 +10,16 @@
  *   oldest live node (the first row of the nodes table, as containers supervision picks it). The
  *   others leave them out of their scrape. Scraping every node counts each once.
  *
- * Per call the hot paths do a map lookup, a counter increment and a histogram observe: children are
- * cached by their label values, which come from small fixed sets (method names, error codes, the
- * bundle's event names, subscriber ids and mailbox types).
+ * Per call the hot paths do a map lookup, a counter increment and a histogram observe (see
+ * hot-path-series.ts); series are found by their label values, which come from small fixed sets
+ * (method names, error codes, the bundle's event names, subscriber ids and mailbox types).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { DeliveryOutcome, MailboxDecision, PublishOutcome, Runtime, RuntimeObserver } from '@switchboard/runtime';
 import { LEVEL_RANK } from '@switchboard/runtime';
 import type { Store, StoreObserver, TransactionKind, TransactionOutcome } from '@switchboard/store';
 import type { Logger } from '../logger';
+import { HotCounter, HotHistogram } from './hot-path-series';
 
 /** What the method executor reports of each JSON-RPC call. */
 export interface RpcCallObserver {
@@ -43,22 +44,6 @@ const HANDLER_SECONDS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const TRANSACTION_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const GROUP_MEMBERS = [1, 2, 4, 8, 16, 32, 64];
 const DECISION_SECONDS = [10, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400, 172800, 604800];
-
-/** Children of a labelled metric, by their label values joined: one map lookup per call. */
-class Children<C> {
-  private readonly byKey = new Map<string, C>();
-  constructor(private readonly make: (...values: string[]) => C) {}
-
-  of(...values: string[]): C {
-    const key = values.length === 1 ? values[0]! : values.join('\u0000');
-    let child = this.byKey.get(key);
-    if (!child) {
-      child = this.make(...values);
-      this.byKey.set(key, child);
-    }
-    return child;
-  }
-}
 
 export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver {
   /** Per-node series. */
@@ -91,36 +76,25 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
 
   constructor(private readonly logger: Logger) {
     const registers = [this.registry];
-    const rpcCalls = new Counter({ name: 'switchboard_rpc_requests_total', help: 'JSON-RPC calls answered, by method, transport and outcome (ok or the error code)', labelNames: ['method', 'transport', 'outcome'], registers });
-    this.rpcCalls = new Children((method, transport, outcome) => rpcCalls.labels(method!, transport!, outcome!));
-    const rpcSeconds = new Histogram({ name: 'switchboard_rpc_request_duration_seconds', help: 'Time to answer a JSON-RPC call, by method', labelNames: ['method'], buckets: RPC_SECONDS, registers });
-    this.rpcSeconds = new Children((method) => rpcSeconds.labels(method!));
-    const publishes = new Counter({ name: 'switchboard_publishes_total', help: 'Publishes committed, by event and outcome (running, or queued while ingress is paused)', labelNames: ['event', 'outcome'], registers });
-    this.publishes = new Children((event, outcome) => publishes.labels(event!, outcome!));
-    const deliveries = new Counter({ name: 'switchboard_deliveries_total', help: 'Delivery attempts finished, by subscriber and outcome (delivered, retry, dead_letter)', labelNames: ['subscriber', 'outcome'], registers });
-    this.deliveries = new Children((subscriber, outcome) => deliveries.labels(subscriber!, outcome!));
-    const deadLetters = new Counter({ name: 'switchboard_dead_letters_total', help: 'Deliveries dead-lettered (no retry left), by subscriber', labelNames: ['subscriber'], registers });
-    this.deadLetters = new Children((subscriber) => deadLetters.labels(subscriber!));
-    const handlerSeconds = new Histogram({ name: 'switchboard_handler_duration_seconds', help: 'Time a subscriber handler took to answer, fail or time out', labelNames: ['subscriber'], buckets: HANDLER_SECONDS, registers });
-    this.handlerSeconds = new Children((subscriber) => handlerSeconds.labels(subscriber!));
-    const decisionSeconds = new Histogram({
+    this.rpcCalls = new HotCounter(this.registry, { name: 'switchboard_rpc_requests_total', help: 'JSON-RPC calls answered, by method, transport and outcome (ok or the error code)', labelNames: ['method', 'transport', 'outcome'] });
+    this.rpcSeconds = new HotHistogram(this.registry, { name: 'switchboard_rpc_request_duration_seconds', help: 'Time to answer a JSON-RPC call, by method', labelNames: ['method'], buckets: RPC_SECONDS });
+    this.publishes = new HotCounter(this.registry, { name: 'switchboard_publishes_total', help: 'Publishes committed, by event and outcome (running, or queued while ingress is paused)', labelNames: ['event', 'outcome'] });
+    this.deliveries = new HotCounter(this.registry, { name: 'switchboard_deliveries_total', help: 'Delivery attempts finished, by subscriber and outcome (delivered, retry, dead_letter)', labelNames: ['subscriber', 'outcome'] });
+    this.deadLetters = new HotCounter(this.registry, { name: 'switchboard_dead_letters_total', help: 'Deliveries dead-lettered (no retry left), by subscriber', labelNames: ['subscriber'] });
+    this.handlerSeconds = new HotHistogram(this.registry, { name: 'switchboard_handler_duration_seconds', help: 'Time a subscriber handler took to answer, fail or time out', labelNames: ['subscriber'], buckets: HANDLER_SECONDS });
+    this.decisionSeconds = new HotHistogram(this.registry, {
       name: 'switchboard_mailbox_time_to_decision_seconds',
       help: 'Time from a mailbox item being created to its decision, by type and outcome (approved, rejected)',
       labelNames: ['type', 'outcome'],
       buckets: DECISION_SECONDS,
-      registers,
     });
-    this.decisionSeconds = new Children((type, outcome) => decisionSeconds.labels(type!, outcome!));
-    const transactions = new Counter({
+    this.transactions = new HotCounter(this.registry, {
       name: 'switchboard_store_transactions_total',
       help: 'Store transactions ended, by kind (single, or a group commit of several writes) and outcome (commit, rollback)',
       labelNames: ['kind', 'outcome'],
-      registers,
     });
-    this.transactions = new Children((kind, outcome) => transactions.labels(kind!, outcome!));
-    const transactionSeconds = new Histogram({ name: 'switchboard_store_transaction_duration_seconds', help: 'Time a store transaction took, begin to commit or rollback, by kind', labelNames: ['kind'], buckets: TRANSACTION_SECONDS, registers });
-    this.transactionSeconds = new Children((kind) => transactionSeconds.labels(kind!));
-    this.groupMembers = new Histogram({ name: 'switchboard_store_group_commit_writes', help: 'Callers whose writes one group commit committed together', buckets: GROUP_MEMBERS, registers });
+    this.transactionSeconds = new HotHistogram(this.registry, { name: 'switchboard_store_transaction_duration_seconds', help: 'Time a store transaction took, begin to commit or rollback, by kind', labelNames: ['kind'], buckets: TRANSACTION_SECONDS });
+    this.groupMembers = new HotHistogram(this.registry, { name: 'switchboard_store_group_commit_writes', help: 'Callers whose writes one group commit committed together', labelNames: [], buckets: GROUP_MEMBERS }).of();
 
     // This node's own state, read from memory when scraped (prom-client calls collect each time).
     const sourcesNow = () => this.sources;
