@@ -19,7 +19,7 @@ import type { DeliveryOutcome, MailboxDecision, PublishOutcome, Runtime, Runtime
 import { LEVEL_RANK } from '@switchboard/runtime';
 import type { Store, StoreObserver, TransactionKind, TransactionOutcome } from '@switchboard/store';
 import type { Logger } from '../logger';
-import { HotCounter, HotHistogram } from './hot-path-series';
+import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-path-series';
 
 /** What the method executor reports of each JSON-RPC call. */
 export interface RpcCallObserver {
@@ -54,6 +54,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   private refreshing: Promise<boolean> | undefined;
 
   private readonly rpcCalls;
+  private readonly callSeries = new Map<string, { seconds: HistogramSeries; calls: Record<'http' | 'ws', Map<string, CounterSeries>> }>();
   private readonly rpcSeconds;
   private readonly publishes;
   private readonly deliveries;
@@ -182,8 +183,20 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   }
 
   onCall(method: string, transport: 'http' | 'ws', outcome: string, seconds: number): void {
-    this.rpcCalls.of(method, transport, outcome).inc();
-    this.rpcSeconds.of(method).observe(seconds);
+    // Every call passes here: nested maps find its series without building a key string.
+    let series = this.callSeries.get(method);
+    if (!series) {
+      series = { seconds: this.rpcSeconds.of(method), calls: { http: new Map(), ws: new Map() } };
+      this.callSeries.set(method, series);
+    }
+    series.seconds.observe(seconds);
+    const byOutcome = series.calls[transport];
+    let calls = byOutcome.get(outcome);
+    if (!calls) {
+      calls = this.rpcCalls.of(method, transport, outcome);
+      byOutcome.set(outcome, calls);
+    }
+    calls.inc();
   }
 
   onPublish(eventName: string, outcome: PublishOutcome): void {
