@@ -12,6 +12,7 @@ import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
 import type { RpcCallObserver } from '../observability/metrics';
 import { endRpcSpan, inRpcSpan, isTraced, startRpcSpan } from '../observability/rpc-span';
+import { tracingEnabled } from '../observability/tracing';
 
 export interface ExecuteOutcome {
   result?: unknown;
@@ -75,8 +76,9 @@ export class MethodExecutor {
   }
 
   private async traced(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
+    // Tracing off (no SDK started), the call makes no span at all, not even the API's no-op one.
+    if (!tracingEnabled()) return this.answer(request, ctx);
     const span = startRpcSpan(this.callables.has(request.method) ? request.method : undefined, ctx.transport, ctx.correlationId);
-    // Untraced (tracing off), the span is a no-op: the call runs as it would without it.
     if (!isTraced(span)) return this.answer(request, ctx);
     const outcome = await inRpcSpan(span, () => this.answer(request, ctx));
     endRpcSpan(span, outcome.error);
