@@ -106,6 +106,7 @@ if (postgres.url) {
     'apps/server/test/idempotency-crash.test.ts',
     'apps/server/test/resume-crash.test.ts',
     'apps/server/test/redrive-crash.test.ts',
+    'apps/server/test/alerts-crash.test.ts',
   ];
   // Also left out, to keep the whole run inside its time budget: tests of the transport alone
   // (JSON-RPC framing, parameter parsing, HTTP limits, configuration, the published schema), which
