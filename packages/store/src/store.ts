@@ -124,7 +124,7 @@ export class Store {
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db, this.changes);
     this.nodes = new NodeRepository(db, engine);
-    this.clusterGauges = new ClusterGaugeReads(db);
+    this.clusterGauges = new ClusterGaugeReads(db, this.runWrites);
     this.alerts = new AlertRepository(db, this.changes, engine);
   }
 

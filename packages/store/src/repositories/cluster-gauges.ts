@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema';
+import type { RunWriteRepository } from './run-writes';
 
 /**
  * The state of the whole cluster as a metrics scrape shows it: counts over indexed columns (the
@@ -21,7 +22,10 @@ export interface ClusterGaugeReading {
 }
 
 export class ClusterGaugeReads {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly runWrites: Pick<RunWriteRepository, 'oldestDueAt'>,
+  ) {}
 
   async read(nowIso: string): Promise<ClusterGaugeReading> {
     const deliveries = await this.db
@@ -30,14 +34,8 @@ export class ClusterGaugeReads {
       .where('status', 'in', ['pending', 'in_progress'])
       .groupBy('status')
       .execute();
-    const oldest = await this.db
-      .selectFrom('deliveries')
-      .select('next_attempt_at')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', nowIso)
-      .orderBy('next_attempt_at')
-      .limit(1)
-      .executeTakeFirst();
+    // The same read runtime.status and the queue.oldest_pending alert use.
+    const oldestDueAt = await this.runWrites.oldestDueAt(nowIso);
     const queued = await this.db.selectFrom('ingress_queue').select(sql<number>`count(*)`.as('n')).where('status', '=', 'queued').executeTakeFirstOrThrow();
     const mailbox = await this.db.selectFrom('mailbox_items').select(['type', sql<number>`count(*)`.as('n')]).where('status', '=', 'pending').groupBy('type').execute();
     const operations = await this.db.selectFrom('operations').select(sql<number>`count(*)`.as('n')).where('status', '=', 'running').executeTakeFirstOrThrow();
@@ -45,7 +43,7 @@ export class ClusterGaugeReads {
     return {
       deliveriesPending: byStatus.get('pending') ?? 0,
       deliveriesInProgress: byStatus.get('in_progress') ?? 0,
-      oldestDueAt: oldest?.next_attempt_at,
+      oldestDueAt,
       ingressQueued: Number(queued.n),
       mailboxPendingByType: new Map(mailbox.map((r) => [r.type, Number(r.n)])),
       operationsRunning: Number(operations.n),
