@@ -10,6 +10,7 @@ import { ErrorState } from '../../ui/ErrorState';
 import { Modal, useDialogKey } from '../../ui/Modal';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
+import { ConfirmActions } from '../../ui/ConfirmActions';
 
 export function TokensTable({ tokens, people, onOwner }: { tokens: TokenRecord[]; people: UserRecord[]; onOwner: (userId: string) => void }) {
   const [revoking, setRevoking] = useState<TokenRecord | null>(null);
@@ -95,20 +96,15 @@ function RevokeTokenDialog({ token, ownerName, onClose }: { token: TokenRecord |
             This cannot be undone; create a new token instead.
           </p>
           {revoke.error && <ErrorState compact error={revoke.error} />}
-          <div className="modal-actions">
-            <button type="button" className="btn" onClick={close} ref={cancelRef} disabled={revoke.isPending}>
-              Keep it
-            </button>
-            <button
-              type="button"
-              className="btn btn-danger"
-              disabled={revoke.isPending}
-              onClick={() => revoke.mutate({ token_id: token.id, idempotency_key: key }, { onSuccess: close })}
-              data-testid="confirm-revoke"
-            >
-              {revoke.isPending ? 'Revoking…' : 'Revoke token'}
-            </button>
-          </div>
+          <ConfirmActions
+            onKeep={close}
+            keepRef={cancelRef}
+            pending={revoke.isPending}
+            onConfirm={() => revoke.mutate({ token_id: token.id, idempotency_key: key }, { onSuccess: close })}
+            label="Revoke token"
+            pendingLabel="Revoking…"
+            testId="confirm-revoke"
+          />
         </>
       )}
     </Modal>

@@ -25,6 +25,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { Modal, newIdempotencyKey, useDialogKey } from '../../ui/Modal';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { RelativeTime } from '../../ui/RelativeTime';
+import { ConfirmActions } from '../../ui/ConfirmActions';
 
 export function DestinationsSection() {
   const destinations = useAlertDestinations();
@@ -264,20 +265,15 @@ function DeleteDestinationDialog({ destination, onClose }: { destination: AlertD
               </Link>
             </p>
           )}
-          <div className="modal-actions">
-            <button type="button" className="btn" onClick={close} ref={cancelRef} disabled={remove.isPending}>
-              Keep it
-            </button>
-            <button
-              type="button"
-              className="btn btn-danger"
-              disabled={remove.isPending}
-              onClick={() => remove.mutate({ destination_id: destination.id, idempotency_key: key }, { onSuccess: close })}
-              data-testid="confirm-delete-destination"
-            >
-              {remove.isPending ? 'Deleting…' : 'Delete destination'}
-            </button>
-          </div>
+          <ConfirmActions
+            onKeep={close}
+            keepRef={cancelRef}
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate({ destination_id: destination.id, idempotency_key: key }, { onSuccess: close })}
+            label="Delete destination"
+            pendingLabel="Deleting…"
+            testId="confirm-delete-destination"
+          />
         </>
       )}
     </Modal>

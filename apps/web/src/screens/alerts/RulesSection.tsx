@@ -17,6 +17,7 @@ import { StatusBadge } from '../../ui/StatusBadge';
 import { describeTrigger } from './alert-format';
 import { RuleDialog } from './RuleForm';
 import { SilenceDialog, type SilenceTarget } from './SilenceDialog';
+import { ConfirmActions } from '../../ui/ConfirmActions';
 
 export function RulesSection() {
   const rules = useAlertRules();
@@ -166,20 +167,15 @@ function DeleteRuleDialog({ rule, onClose }: { rule: AlertRule | null; onClose: 
             {rule.source === 'bundle' && ' It was declared in the bundle, so the next boot adds it again while the bundle declares it: disable it instead to keep it off.'}
           </p>
           {remove.error && <ErrorState compact error={remove.error} />}
-          <div className="modal-actions">
-            <button type="button" className="btn" onClick={close} ref={cancelRef} disabled={remove.isPending}>
-              Keep it
-            </button>
-            <button
-              type="button"
-              className="btn btn-danger"
-              disabled={remove.isPending}
-              onClick={() => remove.mutate({ rule_id: rule.id, idempotency_key: key }, { onSuccess: close })}
-              data-testid="confirm-delete-rule"
-            >
-              {remove.isPending ? 'Deleting…' : 'Delete rule'}
-            </button>
-          </div>
+          <ConfirmActions
+            onKeep={close}
+            keepRef={cancelRef}
+            pending={remove.isPending}
+            onConfirm={() => remove.mutate({ rule_id: rule.id, idempotency_key: key }, { onSuccess: close })}
+            label="Delete rule"
+            pendingLabel="Deleting…"
+            testId="confirm-delete-rule"
+          />
         </>
       )}
     </Modal>
