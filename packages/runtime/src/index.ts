@@ -30,5 +30,8 @@ export type { OnEffectCommit } from './effect-commit';
 export { noopRuntimeObserver, type DeliveryOutcome, type MailboxDecision, type PublishOutcome, type RuntimeObserver } from './observer';
 export { traceIdOf } from './tracing';
 export { Alerts, type AlertsOptions } from './alerts/alerts';
+export { Incidents, type IncidentPage, type IncidentQuery, type IncidentRow, type IncidentUpdate } from './incidents/incidents';
+export type { IncidentPosition, IncidentSort } from './incidents/incident-order';
+export type { IncidentActivityEntry, IncidentStateFilter, IncidentStateView } from './incidents/incident-state';
 export { newWebhookSecret } from './alerts/alert-config';
 export { maskedUrl } from './alerts/notice-content';

@@ -33,6 +33,7 @@ import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
+import { Incidents } from './incidents/incidents';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -120,6 +121,8 @@ export class Runtime {
   private readonly entityContainers: EntityContainers;
   /** Alert rules, destinations, the notice outbox and its sender. */
   readonly alerts: Alerts;
+  /** Incident lists, states and their changes. */
+  readonly incidents: Incidents;
   private resetDrainTimeoutMs: number | undefined;
 
   private constructor(
@@ -137,6 +140,7 @@ export class Runtime {
     this.log = new RuntimeLog(store.logs, clock);
     this.alerts = new Alerts(store, clock, bundle, alertOptions);
     this.log.watchIncidents(this.alerts.maker, (fn) => store.transaction(fn));
+    this.incidents = new Incidents(store, clock, () => this.alerts.maker.incidentStateChanged());
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider, observer };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
     const wake = () => this.dispatcher.wake();

@@ -8,7 +8,7 @@ import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store, type BulkEvent, type EventFilter, type EventPosition, type IncidentRow, type NewLogRecord } from '@switchboard/store';
+import { Store, incidentGroupKey, type BulkEvent, type EventFilter, type EventPosition, type NewLogRecord } from '@switchboard/store';
 
 /** Small deterministic PRNG so a failure reproduces. */
 function prng(seed: number) {
@@ -400,48 +400,41 @@ describe('IncidentRepository', () => {
     return out.sort(cmp);
   }
 
-  async function walkIncidents(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }, limit: number) {
-    const rows: IncidentRow[] = [];
-    let after;
-    for (let i = 0; i < 100; i++) {
-      const page = await store.incidents.page({ windowStart: W_START, windowEnd: W_END, ...opts, limit, after, histogramBuckets: 24 });
-      rows.push(...page.incidents);
-      if (!page.next) return rows;
-      after = page.next;
-    }
-    throw new Error('walk did not end');
-  }
-
-  for (const opts of [
-    { sort: 'last_seen' as const },
-    { sort: 'count' as const },
-    { sort: 'last_seen' as const, mcpOnly: true },
-    { sort: 'count' as const, component: 'dispatcher' },
-  ]) {
-    it(`groups by (component, error_code) and pages: ${JSON.stringify(opts)}`, async () => {
-      const want = expectedGroups(opts);
+  // Sorting, paging, trends and states are the runtime's: packages/runtime/src/incidents/incidents.test.ts.
+  for (const opts of [{}, { mcpOnly: true }, { component: 'dispatcher' }]) {
+    it(`groups by (component, error_code) with hourly histograms and each group's latest five: ${JSON.stringify(opts)}`, async () => {
+      const want = expectedGroups({ ...opts, sort: 'last_seen' });
       expect(want.length).toBeGreaterThan(2);
-      const got = await walkIncidents(opts, 3);
+      const window = { windowStart: W_START, windowEnd: W_END, ...opts };
+      const groups = await store.incidents.windowGroups({ ...window, histogramBuckets: 24 });
+      const samples = await store.incidents.samples(window, groups);
+      const byKey = new Map(groups.map((g) => [JSON.stringify([g.component, g.error_code]), g]));
       // These records name no cause: every group's cause key is ''.
-      expect(got.every((g) => g.cause_key === '')).toBe(true);
-      expect(got.map(({ histogram: _h, state: _s, trend: _t, cause_key: _c, ...rest }) => rest)).toEqual(want.map(({ times: _t, ...rest }) => rest));
-      // No state was set: all open. Trend: the last hour's count against the window's hourly mean.
-      const lastHour = Date.parse(W_END) - 3600_000;
-      for (const [i, g] of got.entries()) {
-        expect(g.state).toEqual({ state: 'open', regressed: false });
-        const recent = want[i]!.times.filter((ts) => Date.parse(ts) >= lastHour).length;
-        expect(g.trend).toBeCloseTo(recent / (g.count / 24), 2);
-      }
-      for (const [i, g] of got.entries()) {
-        const h = g.histogram!;
-        expect(h).toHaveLength(24);
-        expect(h.reduce((a, b) => a + b, 0)).toBe(g.count);
+      expect(groups.every((g) => g.cause_key === '')).toBe(true);
+      expect(groups).toHaveLength(want.length);
+      for (const w of want) {
+        const g = byKey.get(JSON.stringify([w.component, w.error_code]))!;
+        const sample = samples.get(incidentGroupKey(g)) ?? [];
+        expect({ count: g.count, first_seen: g.first_seen, last_seen: g.last_seen, level_rank: g.level_rank, sample_message: sample[0]?.message, sample_log_ids: sample.map((x) => x.log_id) }).toEqual({
+          count: w.count,
+          first_seen: w.first_seen,
+          last_seen: w.last_seen,
+          level_rank: w.level_rank,
+          sample_message: w.sample_message,
+          sample_log_ids: w.sample_log_ids,
+        });
         const hourOf = (ts: string) => Math.floor((Date.parse(ts) - Date.parse(W_START)) / 3600_000);
         const wantH = new Array(24).fill(0);
-        for (const ts of want[i]!.times) wantH[hourOf(ts)]++;
-        expect(h).toEqual(wantH);
+        for (const ts of w.times) wantH[hourOf(ts)]++;
+        expect(g.histogram).toEqual(wantH);
       }
-      if (opts.mcpOnly) expect(got.every((g) => g.component.startsWith('mcp.'))).toBe(true);
+      const lastHour = { ...window, windowStart: new Date(Date.parse(W_END) - 3600_000).toISOString() };
+      const recent = new Map((await store.incidents.groupCounts(lastHour)).map((c) => [JSON.stringify([c.component, c.error_code]), c.count]));
+      for (const w of want) {
+        const n = w.times.filter((ts) => ts >= lastHour.windowStart).length;
+        expect(recent.get(JSON.stringify([w.component, w.error_code])) ?? 0).toBe(n);
+      }
+      if (opts.mcpOnly) expect(groups.every((g) => g.component.startsWith('mcp.'))).toBe(true);
     });
   }
 
@@ -458,7 +451,7 @@ describe('IncidentRepository', () => {
       const buckets = [0, 1, 7, 24, 30][Math.floor(r() * 5)]!;
       const component = components[Math.floor(r() * components.length)];
       const mcpOnly = r() < 0.25;
-      const page = await store.incidents.page({ windowStart, windowEnd, component, mcpOnly, sort: 'count', limit: 500, histogramBuckets: buckets });
+      const groups = await store.incidents.windowGroups({ windowStart, windowEnd, component, mcpOnly, histogramBuckets: buckets });
 
       const width = (endMs - startMs) / Math.max(1, buckets);
       const bounds = Array.from({ length: Math.max(1, buckets) - 1 }, (_, i) => new Date(Math.floor(startMs + width * (i + 1))).toISOString());
@@ -476,7 +469,7 @@ describe('IncidentRepository', () => {
         if (buckets > 0) g.histogram[bounds.filter((b) => b <= l.ts).length]!++;
         want.set(k, g);
       }
-      const got = new Map(page.incidents.map((i) => [JSON.stringify([i.component, i.error_code]), { count: i.count, first_seen: i.first_seen, last_seen: i.last_seen, level_rank: i.level_rank, histogram: i.histogram ?? [] }]));
+      const got = new Map(groups.map((i) => [JSON.stringify([i.component, i.error_code]), { count: i.count, first_seen: i.first_seen, last_seen: i.last_seen, level_rank: i.level_rank, histogram: i.histogram }]));
       expect(got, JSON.stringify({ windowStart, windowEnd, buckets, component, mcpOnly })).toEqual(want);
     }
   });

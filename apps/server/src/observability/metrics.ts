@@ -160,7 +160,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       if (!reports) return false;
       const now = store.clock.now();
       const reading = await store.clusterGauges.read(now.toISOString());
-      const incidents = await store.incidents.openCountsByLevel({ windowStart: new Date(now.getTime() - INCIDENT_WINDOW_MS).toISOString(), windowEnd: new Date(now.getTime() + 1).toISOString() });
+      const incidents = await runtime.incidents.openCountsByLevel({ windowStart: new Date(now.getTime() - INCIDENT_WINDOW_MS).toISOString(), windowEnd: new Date(now.getTime() + 1).toISOString() });
       // Mailbox types no longer pending leave their series.
       this.mailboxPending.reset();
       this.nodesLive.set(live.length);

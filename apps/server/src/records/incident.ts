@@ -1,5 +1,6 @@
 import { logLevel, type Incident, type LogRecord } from '@switchboard/contract';
-import { incidentId, parseCauseKey, parseIncidentId, type IncidentRow, type LogRow } from '@switchboard/store';
+import type { IncidentRow } from '@switchboard/runtime';
+import { incidentId, parseCauseKey, parseIncidentId, type LogRow } from '@switchboard/store';
 import { omitAbsent } from './omit-absent';
 
 /** A tool server's component is its name, mcp.<server> (runtime-log.ts). */

@@ -71,24 +71,8 @@ export interface IncidentBreakdown {
   event_names: IncidentBreakdownEntry[];
 }
 
+/** The states an operator can give an incident group (incident_states.state). */
 export type IncidentStateName = 'open' | 'acknowledged' | 'resolved' | 'ignored';
-/** A state filter: `open` includes regressed incidents, `regressed` is only those. */
-export type IncidentStateFilter = IncidentStateName | 'regressed';
-export type IncidentSort = 'last_seen' | 'count' | 'severity' | 'first_seen' | 'trend';
-
-/** An incident group's state as the operator left it, with what happened since. */
-export interface IncidentStateView {
-  state: IncidentStateName;
-  /** Resolved, then it occurred again: open once more. */
-  regressed: boolean;
-  regressed_at?: string;
-  changed_at?: string;
-  actor_token_id?: string;
-  note?: string | null;
-  ignore_until?: string | null;
-  /** Ignored until N more occurrences: how many remain. */
-  ignore_remaining?: number;
-}
 
 export interface IncidentStateChange {
   state: IncidentStateName;
@@ -99,64 +83,64 @@ export interface IncidentStateChange {
   now: string;
 }
 
-export interface IncidentActivityRow {
-  ts: string;
-  actor_token_id: string;
-  actor_token_name: string | null;
-  /** A state an operator set, or `regressed` when a resolved incident occurred again. */
-  action: IncidentStateName | 'regressed';
-  note: string | null;
-  ignore_until: string | null;
-  ignore_occurrences: number | null;
-}
-
-export interface IncidentQuery {
-  /** Inclusive start and exclusive end of the look-back window. */
+/** Warn-or-worse records with `ts` in [windowStart, windowEnd), narrowed by the filters. */
+export interface IncidentWindow {
   windowStart: string;
   windowEnd: string;
   component?: string;
   mcpOnly?: boolean;
-  sort: IncidentSort;
-  /** Keep only incidents in these states (all when absent). */
-  states?: IncidentStateFilter[];
-  /** "Now" for ignore-until times; the window's end when absent. */
-  now?: string;
-  limit: number;
-  after?: IncidentPosition;
-  /** Equal buckets across the window; 0 leaves histograms out. */
-  histogramBuckets: number;
 }
 
-/** Where a page ended in (sort key DESC, last_seen DESC, component, error_code) order. */
-export interface IncidentPosition {
-  count: number;
-  last_seen: string;
-  component: string;
-  error_code: string | null;
-  cause_key?: string;
-  first_seen?: string;
-  level_rank?: number;
-  trend?: number;
-}
-
-export interface IncidentRow extends IncidentKey {
+/** A group's aggregates over a window. */
+export interface IncidentAggregate extends IncidentKey {
   cause_key: string;
   count: number;
   first_seen: string;
   last_seen: string;
   level_rank: number;
-  sample_message: string;
-  /** Up to five, latest first. */
-  sample_log_ids: string[];
-  histogram?: number[];
-  /** Occurrences in the window's last hour against the window's hourly rate (1 = steady). */
-  trend: number;
-  state: IncidentStateView;
+  /** Counts per equal bucket of the window; empty when no buckets were asked for. */
+  histogram: number[];
 }
 
-export interface IncidentPage {
-  incidents: IncidentRow[];
-  next?: IncidentPosition;
+/** A group's record count in a window. */
+export interface IncidentGroupCount extends IncidentKey {
+  cause_key: string;
+  count: number;
+}
+
+/** One of a group's latest records. */
+export interface IncidentSample {
+  log_id: string;
+  message: string;
+}
+
+/**
+ * A state an operator gave a group, with the group's warn-or-worse records since the change
+ * (any window): the first one's time for a resolved or ignored group, their number for a group
+ * ignored until a count of occurrences; null where the state does not need them.
+ */
+export interface IncidentStateRecord extends IncidentKey {
+  cause_key: string;
+  state: IncidentStateName;
+  changed_at: string;
+  actor_token_id: string;
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+  first_occurrence_since: string | null;
+  occurrences_since: number | null;
+}
+
+/** A state change in a group's activity; a resolve carries the first record after it, if any. */
+export interface IncidentActivityRecord {
+  ts: string;
+  actor_token_id: string;
+  actor_token_name: string | null;
+  state: IncidentStateName;
+  note: string | null;
+  ignore_until: string | null;
+  ignore_occurrences: number | null;
+  first_occurrence_after: string | null;
 }
 
 export type LogRow = Selectable<LogsTable>;
@@ -168,20 +152,11 @@ const HOUR_MS = 3_600_000;
 export const hourOf = (ts: string) => ts.slice(0, 13);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-type GroupAggregate = IncidentPosition & { first_seen: string; level_rank: number; histogram: number[]; trend: number };
-
-const OPEN: IncidentStateView = { state: 'open', regressed: false };
-
-function matchesState(view: IncidentStateView, states: IncidentStateFilter[]): boolean {
-  return states.some((s) => (s === 'regressed' ? view.regressed : s === view.state));
-}
-
 /**
- * runtime.incidents: warn-and-above log records grouped by (component, error_code) inside a
- * window. One grouped query reads the window's index entries once and yields, per group and time
- * bucket, the count, first/last seen and highest level; the groups and their histograms are folded
- * from it. The page's samples take one more query: a UNION ALL of per-group "latest five" index
- * walks, so its cost follows the page size, not the window's volume.
+ * Warn-and-above log records grouped by (component, error code, cause) inside a window, and the
+ * states operators gave those groups. Reads are set-based: one grouped query for a window's
+ * aggregates, one for a page's samples, one for every state with its occurrences since; what an
+ * incident's state is now, and how a list is sorted, is the runtime's (runtime/src/incidents).
  */
 export class IncidentRepository {
   constructor(
@@ -189,141 +164,52 @@ export class IncidentRepository {
     private readonly changes: ChangeFeedRepository,
   ) {}
 
-  async page(q: IncidentQuery): Promise<IncidentPage> {
-    const groups = await this.groups(q);
-    await this.addTrends(q, groups);
-    const states = await this.stateViews(q.now ?? q.windowEnd);
-    const stateOf = (g: IncidentKey) => states.get(groupKey(g)) ?? OPEN;
-    const primary = (a: GroupAggregate | IncidentPosition, b: GroupAggregate | IncidentPosition): number => {
-      switch (q.sort) {
-        case 'count':
-          return b.count - a.count;
-        case 'severity':
-          return (b.level_rank ?? 0) - (a.level_rank ?? 0);
-        case 'first_seen':
-          return compareText(b.first_seen ?? '', a.first_seen ?? '');
-        case 'trend':
-          return (b.trend ?? 0) - (a.trend ?? 0);
-        default:
-          return 0;
-      }
+  /**
+   * Every state an operator gave a group, each with its records since the change, in one
+   * statement: per state row, an index walk of its group from the change on (the one for the
+   * group without an error code matches `error_code is null`).
+   */
+  async states(): Promise<IncidentStateRecord[]> {
+    const since = (aggregate: 'first' | 'count') => {
+      const value = aggregate === 'first' ? sql`min(${sql.ref('l.ts')})` : sql`count(*)`;
+      const walk = (codeMatches: RawBuilder<unknown>) =>
+        sql`(select ${value} from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${sql.ref('s.component')} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${sql.ref('s.cause_key')} and ${sql.ref('l.ts')} > ${sql.ref('s.changed_at')})`;
+      return sql`case when ${sql.ref('s.error_key')} = '' then ${walk(sql`${sql.ref('l.error_code')} is null`)} else ${walk(sql`${sql.ref('l.error_code')} = ${sql.ref('s.error_key')}`)} end`;
     };
-    const order = (a: GroupAggregate | IncidentPosition, b: GroupAggregate | IncidentPosition) =>
-      primary(a, b) ||
-      compareText(b.last_seen, a.last_seen) ||
-      compareText(a.component, b.component) ||
-      compareText(a.error_code ?? '', b.error_code ?? '') ||
-      compareText(a.cause_key ?? '', b.cause_key ?? '');
-    const after = q.after;
-    const wanted = q.states;
-    const sorted = [...groups.values()]
-      .filter((g) => !wanted || matchesState(stateOf(g), wanted))
-      .sort(order)
-      .filter((g) => !after || order(g, after) > 0);
-    const pageGroups = sorted.slice(0, q.limit);
-    const samples = await this.samples(q, pageGroups);
-    const incidents = pageGroups.map((g): IncidentRow => {
-      const sample = samples.get(groupKey(g)) ?? [];
-      const row: IncidentRow = {
-        component: g.component,
-        error_code: g.error_code,
-        cause_key: g.cause_key ?? '',
-        count: g.count,
-        first_seen: g.first_seen,
-        last_seen: g.last_seen,
-        level_rank: g.level_rank,
-        sample_message: sample[0]?.message ?? '',
-        sample_log_ids: sample.map((s) => s.log_id),
-        trend: g.trend,
-        state: stateOf(g),
-      };
-      if (q.histogramBuckets > 0) row.histogram = g.histogram;
-      return row;
-    });
-    const last = pageGroups[pageGroups.length - 1];
-    if (sorted.length > q.limit && last) {
-      return {
-        incidents,
-        next: { count: last.count, last_seen: last.last_seen, component: last.component, error_code: last.error_code, cause_key: last.cause_key ?? '', first_seen: last.first_seen, level_rank: last.level_rank, trend: last.trend },
-      };
-    }
-    return { incidents };
+    const rows = await this.db
+      .selectFrom('incident_states as s')
+      .selectAll('s')
+      .select([
+        sql<string | null>`case when ${sql.ref('s.state')} in ('resolved', 'ignored') then ${since('first')} end`.as('first_occurrence_since'),
+        sql<number | string | null>`case when ${sql.ref('s.state')} = 'ignored' and ${sql.ref('s.ignore_occurrences')} is not null then ${since('count')} end`.as('occurrences_since'),
+      ])
+      .execute();
+    return rows.map((r) => ({
+      component: r.component,
+      error_code: r.error_key === '' ? null : r.error_key,
+      cause_key: r.cause_key,
+      state: r.state as IncidentStateName,
+      changed_at: r.changed_at,
+      actor_token_id: r.actor_token_id,
+      note: r.note,
+      ignore_until: r.ignore_until,
+      ignore_occurrences: r.ignore_occurrences === null ? null : Number(r.ignore_occurrences),
+      first_occurrence_since: r.first_occurrence_since ?? null,
+      occurrences_since: r.occurrences_since === null ? null : Number(r.occurrences_since),
+    }));
   }
 
-  /**
-   * Incidents open in the window (never given a state, reopened, regressed, or ignored no longer)
-   * counted by their highest level rank: what the console's "open" filter shows, without pages,
-   * samples or histograms.
-   */
-  async openCountsByLevel(window: { windowStart: string; windowEnd: string }): Promise<Map<number, number>> {
-    const groups = await this.groups({ ...window, sort: 'last_seen', limit: 0, histogramBuckets: 0 });
-    const states = await this.stateViews(window.windowEnd);
-    const counts = new Map<number, number>();
-    for (const [key, g] of groups) {
-      if ((states.get(key) ?? OPEN).state !== 'open') continue;
-      counts.set(g.level_rank, (counts.get(g.level_rank) ?? 0) + 1);
-    }
-    return counts;
-  }
-
-  /**
-   * Every group an operator gave a state, as it stands now: a resolved group that occurred since
-   * is open and regressed; an ignored one is open again once its time passed or its count of new
-   * occurrences was reached.
-   */
-  async stateViews(now: string): Promise<Map<string, IncidentStateView>> {
-    const rows = await this.db.selectFrom('incident_states').selectAll().execute();
-    const out = new Map<string, IncidentStateView>();
-    for (const r of rows) {
-      const key: IncidentKey = { component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key };
-      const base = { changed_at: r.changed_at, actor_token_id: r.actor_token_id, note: r.note };
-      let view: IncidentStateView = { ...base, state: r.state as IncidentStateName, regressed: false };
-      if (r.state === 'resolved') {
-        const since = await this.occurrencesSince(key, r.changed_at);
-        if (since.count > 0) view = { ...base, state: 'open', regressed: true, regressed_at: since.first! };
-      } else if (r.state === 'ignored') {
-        const until = r.ignore_until;
-        const limit = r.ignore_occurrences === null ? null : Number(r.ignore_occurrences);
-        const since = limit !== null ? await this.occurrencesSince(key, r.changed_at) : { count: 0, first: null };
-        if ((until && now >= until) || (limit !== null && since.count >= limit)) view = { ...base, state: 'open', regressed: false };
-        else view = { ...view, ignore_until: until, ...(limit !== null ? { ignore_remaining: limit - since.count } : {}) };
-      }
-      out.set(groupKey(key), view);
-    }
-    return out;
-  }
-
-  /**
-   * Each group's trend: its occurrences in the window's last hour against its mean hourly rate over
-   * the window (above 1 is rising). One grouped read of the last hour's index entries.
-   */
-  private async addTrends(q: IncidentQuery, groups: Map<string, GroupAggregate>): Promise<void> {
-    if (groups.size === 0) return;
-    const end = Date.parse(q.windowEnd);
-    const start = Date.parse(q.windowStart);
-    const hourStart = iso(Math.max(start, end - HOUR_MS));
+  /** Each group's record count in the window (one grouped read of the window's index entries). */
+  async groupCounts(window: IncidentWindow): Promise<IncidentGroupCount[]> {
     const rows = await this.db
       .selectFrom('logs')
       .select(['component', 'error_code', 'cause_key', (eb) => eb.fn.countAll<number>().as('n')])
-      .where((eb) => eb.and(this.windowConditions(eb, { ...q, windowStart: hourStart })))
+      .where((eb) => eb.and(this.windowConditions(eb, window)))
       .groupBy(['component', 'error_code', 'cause_key'])
       .execute();
-    const windowHours = Math.max(1, (end - start) / HOUR_MS);
-    for (const r of rows) {
-      const g = groups.get(groupKey(r));
-      if (g && g.count > 0) g.trend = Math.round((Number(r.n) / (g.count / windowHours)) * 100) / 100;
-    }
+    return rows.map((r) => ({ component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: Number(r.n) }));
   }
 
-  /** Warn-or-worse records of a group after `ts` (any window): how many, and the first. */
-  async occurrencesSince(key: IncidentKey, ts: string): Promise<{ count: number; first: string | null }> {
-    const row = await this.db
-      .selectFrom('logs')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('ts').as('first')])
-      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key), eb('ts', '>', ts)]))
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.n), first: (row.first as string | null) ?? null };
-  }
 
   /** Whether a group ever had a warn-or-worse record (an incident id names something real). */
   async exists(key: IncidentKey): Promise<boolean> {
@@ -399,32 +285,34 @@ export class IncidentRepository {
     });
   }
 
-  /** A group's state changes, oldest first, with a `regressed` entry where a resolved incident occurred again. */
-  async activity(key: IncidentKey): Promise<IncidentActivityRow[]> {
+  /** A group's state changes, oldest first; a resolve carries the first record after it (one statement). */
+  async activity(key: IncidentKey): Promise<IncidentActivityRecord[]> {
+    const codeMatches = key.error_code === null ? sql`${sql.ref('l.error_code')} is null` : sql`${sql.ref('l.error_code')} = ${key.error_code}`;
     const rows = await this.db
       .selectFrom('incident_activity as a')
       .leftJoin('tokens as t', 't.id', 'a.actor_token_id')
       .selectAll('a')
       .select('t.name as actor_token_name')
+      .select(
+        sql<string | null>`case when ${sql.ref('a.state')} = 'resolved' then (select min(${sql.ref('l.ts')}) from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${key.component} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${key.cause_key ?? ''} and ${sql.ref('l.ts')} > ${sql.ref('a.ts')}) end`.as(
+          'first_occurrence_after',
+        ),
+      )
       .where('a.component', '=', key.component)
       .where('a.error_key', '=', key.error_code ?? '')
       .where('a.cause_key', '=', key.cause_key ?? '')
       .orderBy('a.seq')
       .execute();
-    const out: IncidentActivityRow[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      out.push({ ts: r.ts, actor_token_id: r.actor_token_id, actor_token_name: r.actor_token_name, action: r.state as IncidentStateName, note: r.note, ignore_until: r.ignore_until, ignore_occurrences: r.ignore_occurrences });
-      if (r.state === 'resolved') {
-        // Occurrences between this resolve and the next change regressed it.
-        const next = rows[i + 1];
-        const since = await this.occurrencesSince(key, r.ts);
-        if (since.first && (!next || since.first < next.ts)) {
-          out.push({ ts: since.first, actor_token_id: 'runtime', actor_token_name: null, action: 'regressed', note: null, ignore_until: null, ignore_occurrences: null });
-        }
-      }
-    }
-    return out;
+    return rows.map((r) => ({
+      ts: r.ts,
+      actor_token_id: r.actor_token_id,
+      actor_token_name: r.actor_token_name,
+      state: r.state as IncidentStateName,
+      note: r.note,
+      ignore_until: r.ignore_until,
+      ignore_occurrences: r.ignore_occurrences,
+      first_occurrence_after: r.first_occurrence_after ?? null,
+    }));
   }
 
   /** Log records of one group inside the window, latest first. */
@@ -529,7 +417,7 @@ export class IncidentRepository {
   }
 
   /** Conditions on `logs` (or on `logs` as `alias`): warn or worse, in the window, the filters. */
-  private windowConditions(eb: ExpressionBuilder<any, any>, q: Pick<IncidentQuery, 'windowStart' | 'windowEnd' | 'component' | 'mcpOnly'>, alias?: string) {
+  private windowConditions(eb: ExpressionBuilder<any, any>, q: IncidentWindow, alias?: string) {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
     // Literals, so SQLite can match the partial indexes (level_rank >= 2, is_mcp = 1).
     const c: Expression<SqlBool>[] = [
@@ -557,18 +445,18 @@ export class IncidentRepository {
    * window's edges and at bucket boundaries are counted from the records themselves, so counts,
    * first/last seen and the histogram stay exact.
    */
-  private async groups(q: IncidentQuery): Promise<Map<string, GroupAggregate>> {
+  async windowGroups(q: IncidentWindow & { histogramBuckets: number }): Promise<IncidentAggregate[]> {
     const buckets = Math.max(1, q.histogramBuckets);
     const start = Date.parse(q.windowStart);
     const end = Date.parse(q.windowEnd);
     const width = (end - start) / buckets;
     const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
-    const out = new Map<string, GroupAggregate>();
+    const out = new Map<string, IncidentAggregate>();
     const add = (r: { component: string; error_code: string | null; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
-      const key = groupKey(r);
+      const key = incidentGroupKey(r);
       let g = out.get(key);
       if (!g) {
-        g = { component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0), trend: 0 };
+        g = { component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
         out.set(key, g);
       }
       g.count += r.n;
@@ -635,7 +523,7 @@ export class IncidentRepository {
       if (q.mcpOnly) hours = hours.where('is_mcp', '=', 1);
       pieces.push(hours as Piece);
     }
-    if (pieces.length === 0) return out;
+    if (pieces.length === 0) return [];
     const [first, ...rest] = pieces;
     const rows = await this.db
       .selectFrom(rest.reduce((acc, next) => acc.unionAll(next), first!).as('p'))
@@ -654,12 +542,12 @@ export class IncidentRepository {
     for (const r of rows) {
       add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
     }
-    return out;
+    return [...out.values()];
   }
 
-  /** Latest records of each page group: one statement of per-group "latest five" index walks. */
-  private async samples(q: IncidentQuery, groups: IncidentKey[]): Promise<Map<string, { log_id: string; message: string }[]>> {
-    const out = new Map<string, { log_id: string; message: string }[]>();
+  /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
+  async samples(window: IncidentWindow, groups: IncidentKey[]): Promise<Map<string, IncidentSample[]>> {
+    const out = new Map<string, IncidentSample[]>();
     if (groups.length === 0) return out;
     const latest = (g: IncidentKey) =>
       this.db
@@ -667,7 +555,7 @@ export class IncidentRepository {
           this.db
             .selectFrom('logs')
             .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
-            .where((eb) => eb.and([...this.windowConditions(eb, q), ...this.groupConditions(eb, g)]))
+            .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, g)]))
             .orderBy('ts', 'desc')
             .orderBy('seq', 'desc')
             .limit(SAMPLE_SIZE)
@@ -683,7 +571,7 @@ export class IncidentRepository {
     // UNION ALL does not promise row order: put each group's samples latest first again.
     rows.sort((a, b) => compareText(b.ts, a.ts) || Number(b.seq) - Number(a.seq));
     for (const r of rows) {
-      const key = groupKey(r);
+      const key = incidentGroupKey(r);
       const list = out.get(key) ?? [];
       list.push({ log_id: r.log_id, message: r.message });
       out.set(key, list);
@@ -708,6 +596,7 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function groupKey(g: IncidentKey): string {
+/** A group's key as text, for maps of groups (an incident id encodes the same key). */
+export function incidentGroupKey(g: IncidentKey): string {
   return JSON.stringify([g.component, g.error_code, g.cause_key ?? '']);
 }

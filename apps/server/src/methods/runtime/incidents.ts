@@ -39,7 +39,7 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
   // The end is exclusive; +1 ms keeps records written in this very millisecond.
   const windowEnd = cursor?.window_end ?? new Date(now + 1).toISOString();
   const windowStart = cursor?.window_start ?? new Date(now + 1 - binding.since_hours * HOUR_MS).toISOString();
-  const page = await ctx.store.incidents.page({
+  const page = await ctx.runtime.incidents.page({
     windowStart,
     windowEnd,
     component: binding.component,
