@@ -1,9 +1,8 @@
 import { DEFAULT_PAGE_LIMIT } from '@switchboard/contract';
-import type { AlertNoticeRecord } from '@switchboard/store';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../pagination/cursor';
 import type { Handler } from '../../rpc/handler';
-import { noticeResult } from './records';
+import { noticeResult } from '../../records/alert';
 
 const position = z.strictObject({ created_at: z.string().min(1), id: z.string().min(1) });
 
@@ -21,16 +20,4 @@ export const alertNotices: Handler<'alert.notices'> = async (params, ctx) => {
     items: page.map(noticeResult),
     ...(rows.length > limit && last ? { next_cursor: await encodeCursor(ctx.store, 'alert.notices', binding, { created_at: last.created_at, id: last.id }) } : {}),
   };
-};
-
-export const alertTest: Handler<'alert.test'> = async (params, ctx) => {
-  const answer = ctx.mutation?.answerWith((n: AlertNoticeRecord) => ({ notice: noticeResult(n) }));
-  const notice = await ctx.runtime.alerts.config.sendTest(params.destination_id, ctx.principal.userName, answer);
-  return { notice: noticeResult(notice) };
-};
-
-export const alertNoticeResend: Handler<'alert.notice_resend'> = async (params, ctx) => {
-  const answer = ctx.mutation?.answerWith((n: AlertNoticeRecord) => ({ notice: noticeResult(n) }));
-  const notice = await ctx.runtime.alerts.config.resend(params.notice_id, answer);
-  return { notice: noticeResult(notice) };
 };

@@ -1,0 +1,22 @@
+import { RpcError } from '@switchboard/contract';
+import { parseIncidentId } from '../../records/incident';
+import type { Handler } from '../../rpc/handler';
+
+export const runtimeIncidentActivity: Handler<'runtime.incident_activity'> = async (params, ctx) => {
+  const key = parseIncidentId(params.incident_id);
+  if (!key || !(await ctx.store.incidents.exists(key))) {
+    throw new RpcError('NOT_FOUND', `No incident ${params.incident_id}`, { resource: 'incident', id: params.incident_id });
+  }
+  const rows = await ctx.store.incidents.activity(key);
+  return {
+    activity: rows.map((r) => ({
+      ts: r.ts,
+      actor_token_id: r.actor_token_id,
+      ...(r.actor_token_name ? { actor_token_name: r.actor_token_name } : {}),
+      action: r.action,
+      ...(r.note ? { note: r.note } : {}),
+      ...(r.ignore_until ? { ignore_until: r.ignore_until } : {}),
+      ...(r.ignore_occurrences !== null ? { ignore_occurrences: Number(r.ignore_occurrences) } : {}),
+    })),
+  };
+};
