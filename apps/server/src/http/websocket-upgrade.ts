@@ -66,7 +66,7 @@ export function acceptWebSocket(recordQuietly: (fact: AuditFact) => Promise<void
         outcome: 'FORBIDDEN',
         correlationId: c.get('correlationId'),
       });
-      return errorJson(c, 'FORBIDDEN', `Forbidden: the WebSocket needs the ${WEBSOCKET_SCOPE} scope`, { required_scope: WEBSOCKET_SCOPE, role: principal.role });
+      return errorJson(c, 'FORBIDDEN', `Forbidden: the WebSocket needs the ${WEBSOCKET_SCOPE} scope`, { required_scope: WEBSOCKET_SCOPE, role: principal.role }, 403);
     }
     c.env!.websocket!.accept(principal);
     c.set('switchingProtocols', true);
