@@ -18,7 +18,8 @@ import type { Logger } from './logger';
 import { handlers } from './methods/registry';
 import { MethodExecutor } from './rpc/method-executor';
 import type { ExtraMethod, HandlerRegistry } from './rpc/handler';
-import { attachSocketServer, type SocketServer } from './ws/socket-server';
+import { createSocketServer, type SocketServer } from './ws/socket-server';
+import { routeUpgrades } from './http/websocket-upgrade';
 import { Metrics } from './observability/metrics';
 import { listenForScrapes } from './observability/metrics-listener';
 
@@ -151,12 +152,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let methodExecutor: MethodExecutor;
   let bootstrapToken: string | undefined;
   let scrapes: Awaited<ReturnType<typeof listenForScrapes>>;
+  let app: ReturnType<typeof createApp>;
   try {
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics);
     const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.nodeId) }) : undefined;
-    const app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
+    app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
       const serverOptions = {
@@ -181,7 +183,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     folderLock.release();
     throw err;
   }
-  const sockets = attachSocketServer(server, { config, store, runtime, logger, methodExecutor, limiter, changes });
+  const sockets = createSocketServer({ config, store, runtime, logger, methodExecutor, limiter, changes });
+  routeUpgrades(server, app, logger, sockets.accept);
   metrics?.attach({ store, runtime, sockets, version: SERVER_VERSION });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();

@@ -3,9 +3,12 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RpcError, errorRegistry, type ErrorCode } from '@switchboard/contract';
 import { errorResponse } from '../rpc/envelope';
 import type { Principal } from '../rpc/handler';
+import type { WebSocketUpgrade } from './websocket-upgrade';
 
 /** What the HTTP middleware leave on a request's context for the routes and the access log. */
 export type AppEnv = {
+  /** Set only when the request is a WebSocket upgrade (websocket-upgrade.ts runs it through the app). */
+  Bindings: { websocket?: WebSocketUpgrade };
   Variables: {
     correlationId: string;
     principal: Principal;
@@ -15,6 +18,8 @@ export type AppEnv = {
     outcome?: string;
     /** For the request's log line: why authentication failed. */
     authFailure?: string;
+    /** For the request's log line: the upgrade was accepted, so the client gets 101, not the route's answer. */
+    switchingProtocols?: boolean;
   };
 };
 

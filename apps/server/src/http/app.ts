@@ -27,6 +27,7 @@ import type { RateLimiter } from './rate-limiter';
 import { serveConsole } from './console-static';
 import type { OidcSignIn } from './oidc/sign-in';
 import { setSessionCookie } from './session-cookie';
+import { WEBSOCKET_PATH, acceptWebSocket, upgradeRequired, upgradesOnlyAtWebSocketPath } from './websocket-upgrade';
 import { retryableStoreError } from '../rpc/store-busy';
 import { METRICS_PATH, metricsHandlers } from '../observability/metrics-route';
 import type { Metrics } from '../observability/metrics';
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.use('*', correlationId());
   app.use('*', securityHeaders());
   app.use('*', accessLog(logger));
+  app.use('*', upgradesOnlyAtWebSocketPath());
 
   app.onError((err, c) => {
     const passing = retryableStoreError(err);
@@ -260,8 +262,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
   };
   app.all('/v1/rpc', postOnly);
   app.all('/v1/rpc/:method', postOnly);
-  // Upgrades are taken over by the WebSocket server before Hono sees them; a plain GET lands here.
-  app.all('/v1/ws', (c) => errorJson(c, 'INVALID_REQUEST', '/v1/ws is a WebSocket endpoint: send an Upgrade request', {}, 426));
+  // Upgrade requests reach the app through websocket-upgrade.ts; an accepted one goes to the socket server.
+  app.all(WEBSOCKET_PATH, upgradeRequired(), authenticated, acceptWebSocket(recordQuietly));
   app.all('/v1/*', (c) => errorJson(c, 'METHOD_NOT_FOUND', `No route ${c.req.method} ${c.req.path}`, {}, 404));
 
   serveConsole(app, config.webDist);

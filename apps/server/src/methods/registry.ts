@@ -1,50 +1,72 @@
 /**
  * Every RPC method's handler, keyed by the contract's method name. A method is callable only if
  * it is in the contract (which carries its schema) and has a handler here.
+ *
+ * One file per method, found from its name alone: `<namespace>.<op>` is handled in
+ * `./<namespace>/<op>.ts`, the op spelled exactly as on the wire (snake_case kept), e.g.
+ * `runtime.incident_logs` in `./runtime/incident_logs.ts`. Each file exports one handler; helpers
+ * that several handlers share live outside this folder (records/, pagination/).
  */
 import type { CompleteHandlerRegistry } from '../rpc/handler';
-import { healthCheck } from './health/check';
 import { healthPing } from './health/ping';
+import { healthCheck } from './health/check';
 import { healthSubscribe } from './health/subscribe';
 import { healthUnsubscribe } from './health/unsubscribe';
 import { rpcDiscover } from './rpc/discover';
-import { agentGet } from './agent/get';
-import { agentList } from './agent/list';
-import { conversationGet } from './conversation/get';
-import { conversationList } from './conversation/list';
+import { runtimeIncidents } from './runtime/incidents';
+import { runtimeIncidentLogs } from './runtime/incident_logs';
+import { runtimeIncidentUpdate } from './runtime/incident_update';
+import { runtimeIncidentActivity } from './runtime/incident_activity';
+import { runtimeStatus } from './runtime/status';
 import { eventList } from './event/list';
 import { mailboxGet } from './mailbox/get';
-import { mailboxRejectReasons } from './mailbox/reject-reasons';
 import { mailboxList } from './mailbox/list';
-import { runGet, runTree } from './run/get';
-import { runtimeIncidentLogs } from './runtime/incident-logs';
-import { runtimeIncidents } from './runtime/incidents';
-import { runtimeIncidentActivity, runtimeIncidentUpdate } from './runtime/incident-update';
-import { runtimeStatus } from './runtime/status';
+import { conversationGet } from './conversation/get';
+import { conversationList } from './conversation/list';
+import { agentGet } from './agent/get';
+import { agentList } from './agent/list';
+import { runGet } from './run/get';
+import { runTree } from './run/tree';
 import { eventPublish } from './event/publish';
 import { runStart } from './run/start';
 import { runtimePause } from './runtime/pause';
 import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
-import { runtimeQueue, runtimeResets } from './runtime/records';
+import { runtimeResets } from './runtime/resets';
+import { runtimeQueue } from './runtime/queue';
 import { runtimeLookup } from './runtime/lookup';
 import { runtimeCatalog } from './runtime/catalog';
 import { mailboxReject } from './mailbox/reject';
 import { mailboxApprove } from './mailbox/approve';
-import { eventRedrive, eventReplay } from './event/redrive';
+import { mailboxRejectReasons } from './mailbox/reject_reasons';
+import { eventRedrive } from './event/redrive';
+import { eventReplay } from './event/replay';
 import { eventReplays } from './event/replays';
-
 import { operationGet } from './operation/get';
 import { operationList } from './operation/list';
 import { operationCancel } from './operation/cancel';
-import { runtimeSetToolServerFaults, runtimeToolServers } from './runtime/tool-servers';
-import { tokenCreate, tokenList, tokenRevoke } from './people/tokens';
-import { userCreate, userList, userUpdate } from './people/users';
+import { runtimeToolServers } from './runtime/tool_servers';
+import { userList } from './user/list';
+import { userCreate } from './user/create';
+import { userUpdate } from './user/update';
+import { tokenList } from './token/list';
+import { tokenCreate } from './token/create';
+import { tokenRevoke } from './token/revoke';
 import { auditList } from './audit/list';
-import { alertRuleCreate, alertRuleDelete, alertRuleUpdate, alertRules } from './alert/rules';
-import { alertDestinationCreate, alertDestinationDelete, alertDestinations } from './alert/destinations';
-import { alertNoticeResend, alertNotices, alertTest } from './alert/notices';
-import { alertSilenceCreate, alertSilenceEnd, alertSilences } from './alert/silences';
+import { runtimeSetToolServerFaults } from './runtime/set_tool_server_faults';
+import { alertRules } from './alert/rules';
+import { alertRuleCreate } from './alert/rule_create';
+import { alertRuleUpdate } from './alert/rule_update';
+import { alertRuleDelete } from './alert/rule_delete';
+import { alertDestinations } from './alert/destinations';
+import { alertDestinationCreate } from './alert/destination_create';
+import { alertDestinationDelete } from './alert/destination_delete';
+import { alertTest } from './alert/test';
+import { alertNotices } from './alert/notices';
+import { alertNoticeResend } from './alert/notice_resend';
+import { alertSilences } from './alert/silences';
+import { alertSilenceCreate } from './alert/silence_create';
+import { alertSilenceEnd } from './alert/silence_end';
 
 export const handlers = {
   'health.ping': healthPing,

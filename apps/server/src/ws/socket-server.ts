@@ -1,7 +1,7 @@
 /**
- * GET /v1/ws: JSON-RPC over WebSocket, mainly for heartbeat subscriptions. Auth runs before the
- * upgrade (a failed check gets a plain HTTP 401, never a 101); the token is not re-checked for the
- * life of the connection, as the spec says. Dead peers are found with ping/pong and dropped.
+ * JSON-RPC over the WebSocket, mainly for heartbeat subscriptions: the connections the /v1/ws
+ * route accepted (http/websocket-upgrade.ts authenticates them first), their subscriptions and
+ * backpressure. Dead peers are found with ping/pong and dropped.
  *
  * A client that does not read its answers cannot make the server buffer without bound: past
  * `wsMaxBufferedBytes` of unsent data the server stops reading that socket's requests (and skips
@@ -9,21 +9,16 @@
  * 1008 "client not reading". So a socket holds at most 4x the limit plus one answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { RpcError, errorRegistry, toErrorObject, type Scope } from '@switchboard/contract';
+import { RpcError } from '@switchboard/contract';
 import type { Runtime } from '@switchboard/runtime';
 import type { ChangeListener, Store } from '@switchboard/store';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import { SESSION_COOKIE, authenticate, readCookie } from '../http/authenticate';
-import { AuditTrail, actorOf, channelOf, unauthenticatedFact, type AuditFact } from '../audit/audit-trail';
-
-/** How an audit record names a refused WebSocket upgrade. */
-const UPGRADE_METHOD = 'ws.upgrade';
 import type { RateLimiter } from '../http/rate-limiter';
-import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
+import { MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/handler';
 import { computeHealth } from '../methods/health/check';
@@ -43,6 +38,8 @@ export interface SocketServerDeps {
 }
 
 export interface SocketServer {
+  /** Completes the upgrade of a request the /v1/ws route accepted for `principal`. */
+  accept(req: IncomingMessage, socket: Duplex, head: Buffer, principal: Principal): void;
   close(): Promise<void>;
   connectionCount(): number;
   /** Live heartbeat subscriptions across all sockets. */
@@ -55,98 +52,14 @@ export interface SocketServer {
 export const CLOSE_NOT_READING = 1008;
 const RESUME_POLL_MS = 50;
 
-const CORRELATION_RE = /^[A-Za-z0-9._:-]{1,100}$/;
-
-/** The WebSocket carries heartbeats and change notices: opening one needs the heartbeat scope. */
-const WEBSOCKET_SCOPE = 'heartbeat' satisfies Scope;
-
-function rejectUpgrade(socket: Duplex, status: number, code: keyof typeof errorRegistry, message: string, correlationId: string, details: Record<string, unknown> = {}): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: toErrorObject(new RpcError(code, message, details), correlationId) });
-  const reason = ({ 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' } as Record<number, string>)[status] ?? 'Bad Request';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\n` +
-      (status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '') +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-correlation-id: ${correlationId}\r\nConnection: close\r\n\r\n` +
-      body,
-  );
-}
-
-export function attachSocketServer(server: Server, deps: SocketServerDeps): SocketServer {
+export function createSocketServer(deps: SocketServerDeps): SocketServer {
   const { config, store, runtime, logger, methodExecutor, limiter, changes } = deps;
-  const audit = new AuditTrail(store, () => runtime.nodeId);
-  const recordQuietly = (fact: AuditFact) =>
-    audit.recordQuietly(fact, (error) =>
-      logger.error('audit record not written', { correlation_id: fact.correlationId, method: fact.method, outcome: fact.outcome, error: error instanceof Error ? error.message : String(error) }),
-    );
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
   const heartbeats = new HeartbeatBroadcast(() => computeHealth(store, runtime), config.heartbeatIntervalMs, config.wsMaxBufferedBytes, logger);
   const notices = new ChangeNotices({ store, runtime, heartbeats, logger });
   notices.start(changes);
-
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const started = performance.now();
-    const incoming = req.headers['x-correlation-id'];
-    const correlationId = typeof incoming === 'string' && CORRELATION_RE.test(incoming) ? incoming : randomUUID();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const logUpgrade = (status: number, outcome: string, fields: Record<string, unknown> = {}) =>
-      logger.info('request', {
-        correlation_id: correlationId,
-        http_method: 'GET',
-        path: url.pathname,
-        status,
-        method: '(websocket upgrade)',
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-        outcome,
-        ...fields,
-      });
-    socket.on('error', () => undefined);
-    if (url.pathname !== '/v1/ws') {
-      logUpgrade(404, 'METHOD_NOT_FOUND', { token_id: null });
-      rejectUpgrade(socket, 404, 'METHOD_NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`, correlationId);
-      return;
-    }
-    authenticate(store, {
-      authorization: req.headers.authorization,
-      cookie: req.headers.cookie,
-      origin: req.headers.origin,
-      host: req.headers.host,
-      protocol: req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http',
-    })
-      .then(async (outcome) => {
-        if (!outcome.ok) {
-          logUpgrade(401, 'UNAUTHENTICATED', { token_id: null, detail: outcome.reason });
-          const presented = { authorization: req.headers.authorization, sessionCookie: readCookie(req.headers.cookie, SESSION_COOKIE) !== undefined };
-          await recordQuietly(unauthenticatedFact(presented, { method: UPGRADE_METHOD, path: url.pathname, reason: outcome.reason, correlationId }));
-          rejectUpgrade(socket, 401, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`, correlationId);
-          return;
-        }
-        if (!outcome.principal.scopes.has(WEBSOCKET_SCOPE)) {
-          logUpgrade(403, 'FORBIDDEN', { token_id: outcome.principal.tokenId });
-          await recordQuietly({
-            actor: actorOf(outcome.principal),
-            channel: channelOf(outcome.principal),
-            method: UPGRADE_METHOD,
-            params: { required_scope: WEBSOCKET_SCOPE },
-            outcome: 'FORBIDDEN',
-            correlationId,
-          });
-          rejectUpgrade(socket, 403, 'FORBIDDEN', `Forbidden: the WebSocket needs the ${WEBSOCKET_SCOPE} scope`, correlationId, {
-            required_scope: WEBSOCKET_SCOPE,
-            role: outcome.principal.role,
-          });
-          return;
-        }
-        logUpgrade(101, 'ok', { token_id: outcome.principal.tokenId });
-        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, outcome.principal));
-      })
-      .catch((err: Error) => {
-        logger.error('ws upgrade failed', { correlation_id: correlationId, error: err.message, stack: err.stack });
-        logUpgrade(500, 'INTERNAL', { token_id: null });
-        rejectUpgrade(socket, 500, 'INTERNAL', INTERNAL_MESSAGE, correlationId);
-      });
-  });
 
   const onConnection = (ws: WebSocket, principal: Principal) => {
     const connectionId = randomUUID();
@@ -281,6 +194,7 @@ export function attachSocketServer(server: Server, deps: SocketServerDeps): Sock
   pinger.unref();
 
   return {
+    accept: (req, socket, head, principal) => wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, principal)),
     connectionCount: () => wss.clients.size,
     subscriptionCount: () => heartbeats.size,
     bufferedBytes: () => [...wss.clients].reduce((n, ws) => n + ws.bufferedAmount, 0),

@@ -1,18 +1,22 @@
 import type { z } from 'zod';
 import { agentGet, agentList } from './agent';
-import { alertDestinationCreate, alertDestinationDelete, alertDestinations, alertNoticeResend, alertNotices, alertRuleCreate, alertRuleDelete, alertRuleUpdate, alertRules, alertSilenceCreate, alertSilenceEnd, alertSilences, alertTest } from './alerts';
+import { alertDestinationCreate, alertDestinationDelete, alertDestinations, alertNoticeResend, alertNotices, alertRuleCreate, alertRuleDelete, alertRuleUpdate, alertRules, alertSilenceCreate, alertSilenceEnd, alertSilences, alertTest } from './alert';
 import { auditList } from './audit';
 import { conversationGet, conversationList } from './conversation';
-import { eventList, eventPublish, runStart } from './event';
+import { eventList, eventPublish, eventRedrive, eventReplay, eventReplays } from './event';
 import { healthCheck, healthPing, healthSubscribe, healthUnsubscribe } from './health';
 import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectReasons } from './mailbox';
-import { eventRedrive, eventReplay, eventReplays, operationCancel, operationGet, operationList, runtimeSetToolServerFaults, runtimeToolServers } from './operation';
-import { tokenCreate, tokenList, tokenRevoke, userCreate, userList, userUpdate } from './people';
+import { operationCancel, operationGet, operationList } from './operation';
+import { tokenCreate, tokenList, tokenRevoke } from './token';
+import { userCreate, userList, userUpdate } from './user';
 import { rpcDiscover } from './rpc';
-import { runGet, runTree } from './run';
-import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeStatus } from './runtime';
+import { runGet, runStart, runTree } from './run';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeSetToolServerFaults, runtimeStatus, runtimeToolServers } from './runtime';
 
-/** Every method of the v1 surface, keyed by its wire name. */
+/**
+ * Every method of the v1 surface, keyed by its wire name. A method is defined in the file named
+ * after its namespace (the part before the dot): `event.replay` lives in `./event.ts`.
+ */
 export const methods = {
   [healthPing.name]: healthPing,
   [healthCheck.name]: healthCheck,
@@ -90,7 +94,7 @@ export function isMethodName(name: string): name is MethodName {
 }
 
 export * from './agent';
-export * from './alerts';
+export * from './alert';
 export * from './audit';
 export * from './common';
 export * from './conversation';
@@ -98,7 +102,8 @@ export * from './event';
 export * from './health';
 export * from './mailbox';
 export * from './operation';
-export * from './people';
 export * from './rpc';
 export * from './run';
 export * from './runtime';
+export * from './token';
+export * from './user';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
 import { run, timestamp } from '../records';
+import { eventPublish } from './event';
 
 export const runGet = defineMethod({
   name: 'run.get',
@@ -81,4 +82,15 @@ export const runTree = defineMethod({
   errors: ['NOT_FOUND'],
   scope: 'read',
   mutating: false,
+});
+
+export const runStart = defineMethod({
+  name: 'run.start',
+  summary: 'Deprecated wrapper over event.publish, kept for older callers.',
+  params: eventPublish.params,
+  result: eventPublish.result,
+  errors: eventPublish.errors,
+  scope: 'events:publish',
+  mutating: true,
+  deprecated: true,
 });

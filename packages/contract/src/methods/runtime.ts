@@ -263,3 +263,32 @@ export const runtimeNuke = defineMethod({
   scope: 'runtime:reset',
   mutating: true,
 });
+
+export const toolServer = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  tools: z.array(z.string()),
+  failure_rate: z.number().describe('share of calls that fail while faults are on'),
+  timeout_rate: z.number().describe('share of calls that hang while faults are on'),
+  faults: z.enum(['on', 'off']),
+});
+
+export const runtimeToolServers = defineMethod({
+  name: 'runtime.tool_servers',
+  summary: "Additive: the bundle's simulated tool servers and whether their faults are on.",
+  params: z.strictObject({}),
+  result: z.object({ tool_servers: z.array(toolServer) }),
+  errors: [],
+  scope: 'read',
+  mutating: false,
+});
+
+export const runtimeSetToolServerFaults = defineMethod({
+  name: 'runtime.set_tool_server_faults',
+  summary: "Additive: turns a simulated tool server's failures and hangs on or off (how an operator \"fixes\" a demo provider).",
+  params: z.strictObject({ tool_server: z.string().min(1), faults: z.enum(['on', 'off']), idempotency_key: idempotencyKey }),
+  result: z.object({ tool_server: toolServer }),
+  errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
+  scope: 'tool_servers:faults',
+  mutating: true,
+});

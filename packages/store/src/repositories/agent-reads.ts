@@ -19,10 +19,15 @@ export interface AgentView {
   last_turn?: AgentLastTurnRef;
 }
 
+/** Where an agents page ended: agents are listed by id. */
+export interface AgentPosition {
+  agent_id: string;
+}
+
 export interface AgentPage {
   agents: AgentView[];
-  /** The last agent_id of this page, when more agents follow (agents are listed by id). */
-  next?: string;
+  /** The last agent's position, when more agents follow. */
+  next?: AgentPosition;
 }
 
 /**
@@ -33,14 +38,14 @@ export interface AgentPage {
 export class AgentReadRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async page(options: { limit: number; after?: string }): Promise<AgentPage> {
+  async page(options: { limit: number; after?: AgentPosition }): Promise<AgentPage> {
     let q = this.db.selectFrom('agents').selectAll();
-    if (options.after !== undefined) q = q.where('agent_id', '>', options.after);
+    if (options.after !== undefined) q = q.where('agent_id', '>', options.after.agent_id);
     const rows = await q.orderBy('agent_id').limit(options.limit + 1).execute();
     const page = rows.slice(0, options.limit);
     const agents = await this.withRefs(page);
     const last = page[page.length - 1];
-    return rows.length > options.limit && last ? { agents, next: last.agent_id } : { agents };
+    return rows.length > options.limit && last ? { agents, next: { agent_id: last.agent_id } } : { agents };
   }
 
   async get(agentId: string): Promise<AgentView | undefined> {

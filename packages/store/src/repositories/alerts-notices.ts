@@ -20,9 +20,16 @@ export interface AlertNoticeFilter {
   since?: string;
 }
 
+/** Where a notices page ended: notices are listed newest first by (created_at, id). */
 export interface AlertNoticePosition {
   created_at: string;
   id: string;
+}
+
+export interface AlertNoticePage {
+  notices: AlertNoticeRecord[];
+  /** The last notice's position, when more notices follow. */
+  next?: AlertNoticePosition;
 }
 
 export class AlertNoticeRepository {
@@ -55,7 +62,8 @@ export class AlertNoticeRepository {
   }
 
   /** Newest first, after `after` when given; at most `limit`. */
-  async page(filter: AlertNoticeFilter, after: AlertNoticePosition | undefined, limit: number): Promise<AlertNoticeRecord[]> {
+  async page(filter: AlertNoticeFilter, options: { limit: number; after?: AlertNoticePosition }): Promise<AlertNoticePage> {
+    const { limit, after } = options;
     let q = this.db.selectFrom('alert_notices').selectAll();
     if (filter.ruleId !== undefined) q = q.where('rule_id', '=', filter.ruleId);
     if (filter.destinationId !== undefined) q = q.where('destination_id', '=', filter.destinationId);
@@ -65,7 +73,11 @@ export class AlertNoticeRepository {
     if (after) {
       q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
     }
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    // One more than the page: whether a next page exists without a count.
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const notices = rows.slice(0, limit);
+    const last = notices[notices.length - 1];
+    return rows.length > limit && last ? { notices, next: { created_at: last.created_at, id: last.id } } : { notices };
   }
 
   /** A failed notice back to pending, due now, with its id and attempts kept; undefined when it is not failed. */

@@ -69,6 +69,17 @@ export interface AuditFilter {
   beforeSeq?: number;
 }
 
+/** Where an audit page ended: records are listed newest first by seq. */
+export interface AuditPosition {
+  seq: number;
+}
+
+export interface AuditPage {
+  records: AuditRecordRow[];
+  /** The last record's position, when more records follow. */
+  next?: AuditPosition;
+}
+
 /** The first record whose stored content does not match the chain, and why. */
 export interface ChainBreak {
   seq: number;
@@ -231,6 +242,15 @@ export class AuditRepository {
     if (filter.beforeSeq !== undefined) q = q.where('seq', '<', filter.beforeSeq);
     const rows = await q.orderBy('seq', 'desc').limit(limit).execute();
     return rows.map(recordOf);
+  }
+
+  /** A page of `list`, older than `after` when given. */
+  async page(filter: Omit<AuditFilter, 'beforeSeq'>, options: { limit: number; after?: AuditPosition }): Promise<AuditPage> {
+    // One more than the page: whether a next page exists without a count.
+    const rows = await this.list({ ...filter, beforeSeq: options.after?.seq }, options.limit + 1);
+    const records = rows.slice(0, options.limit);
+    const last = records[records.length - 1];
+    return rows.length > options.limit && last ? { records, next: { seq: last.seq } } : { records };
   }
 
   /** Records oldest first from `afterSeq`, a page at a time (export). */

@@ -2,16 +2,16 @@ import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../../logger';
 import type { AppEnv } from '../app-env';
 
-/** Exactly one line per request, written when the response is known; probes and console files only at debug level. */
+/** Exactly one line per request (WebSocket upgrades included), written when the response is known; probes and console files only at debug level. */
 export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
     const path = c.req.path;
-    const level = path.startsWith('/v1/') ? 'info' : 'debug';
-    if (!logger.enabled(level)) return;
-    const status = c.res.status;
     const rpcMethod = c.get('rpcMethod');
+    const level = path.startsWith('/v1/') || rpcMethod !== undefined ? 'info' : 'debug';
+    if (!logger.enabled(level)) return;
+    const status = c.get('switchingProtocols') ? 101 : c.res.status;
     const authFailure = c.get('authFailure');
     logger.log(level, 'request', {
       correlation_id: c.get('correlationId'),

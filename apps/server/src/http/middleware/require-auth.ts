@@ -4,6 +4,7 @@ import { errorJson, type AppEnv } from '../app-env';
 import { SESSION_COOKIE, authenticate, readCookie } from '../authenticate';
 import { unauthenticatedFact, type AuditTrail } from '../../audit/audit-trail';
 import type { Logger } from '../../logger';
+import { UPGRADE_AUDIT_METHOD, isUpgrade } from '../websocket-upgrade';
 
 /** "http" or "https" as the client sees it (a TLS-terminating proxy says so in X-Forwarded-Proto). */
 export function protocolOf(c: Context<AppEnv>): string {
@@ -12,21 +13,23 @@ export function protocolOf(c: Context<AppEnv>): string {
 }
 
 /**
- * Bearer token or same-origin session cookie; 401 UNAUTHENTICATED with the reason otherwise, and
- * an audit record of the refusal, except for the console's own "am I signed in?" probe that
- * presents nothing.
+ * Bearer token or same-origin session cookie, for HTTP routes and WebSocket upgrades alike; 401
+ * UNAUTHENTICATED with the reason otherwise, and an audit record of the refusal, except for the
+ * console's own "am I signed in?" probe that presents nothing.
  */
 export function requireAuth(store: Store, audit: AuditTrail, logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     const cookie = c.req.header('cookie');
+    const upgrade = isUpgrade(c);
     const outcome = await authenticate(store, {
       authorization,
       cookie,
       origin: c.req.header('origin'),
       host: c.req.header('host'),
       protocol: protocolOf(c),
-      safeMethod: c.req.method === 'GET' || c.req.method === 'HEAD',
+      // An upgrade is a GET that opens a channel for writes: its cookie needs a same-origin Origin.
+      safeMethod: !upgrade && (c.req.method === 'GET' || c.req.method === 'HEAD'),
       fetchSite: c.req.header('sec-fetch-site'),
     });
     if (!outcome.ok) {
@@ -34,7 +37,8 @@ export function requireAuth(store: Store, audit: AuditTrail, logger: Logger): Mi
       const sessionCookie = readCookie(cookie, SESSION_COOKIE) !== undefined;
       const probe = c.req.method === 'GET' && c.req.path === '/v1/auth/session' && !authorization && !sessionCookie;
       if (!probe) {
-        const where = { method: (c.req.param('method') ?? `${c.req.method} ${c.req.path}`).slice(0, 100), path: c.req.path, reason: outcome.reason, correlationId: c.get('correlationId') };
+        const method = upgrade ? UPGRADE_AUDIT_METHOD : (c.req.param('method') ?? `${c.req.method} ${c.req.path}`).slice(0, 100);
+        const where = { method, path: c.req.path, reason: outcome.reason, correlationId: c.get('correlationId') };
         await audit.recordQuietly(unauthenticatedFact({ authorization, sessionCookie }, where), (error) =>
           logger.error('audit record not written', { correlation_id: where.correlationId, outcome: 'UNAUTHENTICATED', error: error instanceof Error ? error.message : String(error) }),
         );

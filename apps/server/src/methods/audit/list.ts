@@ -1,10 +1,8 @@
-import { DEFAULT_PAGE_LIMIT, type Result } from '@switchboard/contract';
+import type { Result } from '@switchboard/contract';
 import type { AuditRecordRow } from '@switchboard/store';
-import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../pagination/cursor';
+import { keysetPage } from '../../pagination/keyset-page';
+import { auditPosition } from '../../pagination/positions';
 import type { Handler } from '../../rpc/handler';
-
-const position = z.strictObject({ seq: z.number().int().min(1) });
 
 type AuditRecord = Result<'audit.list'>['items'][number];
 
@@ -38,14 +36,10 @@ export const auditList: Handler<'audit.list'> = async (params, ctx) => {
     until: params.until,
   };
   const binding = Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, v ?? null]));
-  const after = params.cursor ? await decodeCursor(ctx.store, 'audit.list', binding, params.cursor, position) : undefined;
-  const limit = params.limit ?? DEFAULT_PAGE_LIMIT;
-  // One more than the page: whether a next page exists without a count.
-  const rows = await ctx.store.audit.list({ ...filter, beforeSeq: after?.seq }, limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(recordResult),
-    ...(rows.length > limit && last ? { next_cursor: await encodeCursor(ctx.store, 'audit.list', binding, { seq: last.seq }) } : {}),
-  };
+  const { page, nextCursor } = await keysetPage(
+    ctx.store,
+    { method: 'audit.list', binding, position: auditPosition, cursor: params.cursor, limit: params.limit },
+    (after, limit) => ctx.store.audit.page(filter, { limit, after }),
+  );
+  return { items: page.records.map(recordResult), ...nextCursor };
 };

@@ -1,20 +1,14 @@
-import { DEFAULT_PAGE_LIMIT } from '@switchboard/contract';
-import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../pagination/cursor';
+import { keysetPage } from '../../pagination/keyset-page';
+import { eventPosition } from '../../pagination/positions';
 import { toStoredEvent } from '../../records/stored-event';
 import type { Handler } from '../../rpc/handler';
 
-const position = z.strictObject({ created_at: z.string(), seq: z.number().int() });
-
 export const eventList: Handler<'event.list'> = async (params, ctx) => {
   const binding = { filter: params.filter ?? {}, since: params.since, until: params.until };
-  const after = params.cursor ? await decodeCursor(ctx.store, 'event.list', binding, params.cursor, position) : undefined;
-  const page = await ctx.store.events.page(
-    { ...params.filter, since: params.since, until: params.until },
-    { limit: params.limit ?? DEFAULT_PAGE_LIMIT, after },
+  const { page, nextCursor } = await keysetPage(
+    ctx.store,
+    { method: 'event.list', binding, position: eventPosition, cursor: params.cursor, limit: params.limit },
+    (after, limit) => ctx.store.events.page({ ...params.filter, since: params.since, until: params.until }, { limit, after }),
   );
-  return {
-    events: page.events.map(toStoredEvent),
-    ...(page.next ? { next_cursor: await encodeCursor(ctx.store, 'event.list', binding, page.next) } : {}),
-  };
+  return { events: page.events.map(toStoredEvent), ...nextCursor };
 };

@@ -1,18 +1,10 @@
-/** event.redrive and event.replay: the same estimate-then-apply call, on dead letters or on events. */
+/** event.redrive: estimate-then-apply on dead letters, the same call as event.replay on events. */
 import type { Handler } from '../../rpc/handler';
 
 export const eventRedrive: Handler<'event.redrive'> = (params, ctx) => {
   const { dry_run, expected_plan_hash, rate_per_second, stop_after_failures, idempotency_key: _key, ...selection } = params;
   return ctx.runtime.recover(
     { kind: 'redrive', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, stopAfterFailures: stop_after_failures, actorTokenId: ctx.principal.tokenId },
-    ctx.mutation?.answerWith((outcome) => outcome),
-  );
-};
-
-export const eventReplay: Handler<'event.replay'> = (params, ctx) => {
-  const { dry_run, expected_plan_hash, rate_per_second, stop_after_failures, idempotency_key: _key, ...selection } = params;
-  return ctx.runtime.recover(
-    { kind: 'replay', selection, dryRun: dry_run, expectedPlanHash: expected_plan_hash, ratePerSecond: rate_per_second, stopAfterFailures: stop_after_failures, actorTokenId: ctx.principal.tokenId },
     ctx.mutation?.answerWith((outcome) => outcome),
   );
 };

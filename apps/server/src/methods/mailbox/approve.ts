@@ -8,7 +8,7 @@
  */
 import type { DecisionOutcome } from '@switchboard/runtime';
 import type { Handler } from '../../rpc/handler';
-import { deciderOf } from './decider';
+import { deciderOf } from '../../records/decider';
 
 export const mailboxApprove: Handler<'mailbox.approve'> = async (params, ctx) => {
   const toResult = (outcome: DecisionOutcome) => ({ ...outcome, idempotency_replayed: false });

@@ -1,7 +1,7 @@
 /** Rejects a pending item with a reason (FORBIDDEN when the type does not let this person decide): no downstream event; the decision and its history entry commit together. */
 import type { DecisionOutcome } from '@switchboard/runtime';
 import type { Handler } from '../../rpc/handler';
-import { deciderOf } from './decider';
+import { deciderOf } from '../../records/decider';
 
 export const mailboxReject: Handler<'mailbox.reject'> = async (params, ctx) => {
   const toResult = (outcome: DecisionOutcome) => ({ ...outcome, idempotency_replayed: false });

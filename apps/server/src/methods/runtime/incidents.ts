@@ -1,6 +1,6 @@
-import { DEFAULT_PAGE_LIMIT } from '@switchboard/contract';
+import type { IncidentPosition } from '@switchboard/runtime';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../pagination/cursor';
+import { keysetPage } from '../../pagination/keyset-page';
 import { toIncident } from '../../records/incident';
 import type { Handler } from '../../rpc/handler';
 
@@ -12,7 +12,7 @@ const HOUR_MS = 60 * 60 * 1000;
  * The window is fixed when the first page is read and carried in the cursor: counts and last_seen
  * of a group would otherwise move while a client pages, and the keyset would skip or repeat groups.
  */
-const position = z.strictObject({
+const position: z.ZodType<IncidentPosition & { window_start: string; window_end: string }> = z.strictObject({
   window_start: z.string(),
   window_end: z.string(),
   count: z.number().int(),
@@ -34,25 +34,28 @@ export const runtimeIncidents: Handler<'runtime.incidents'> = async (params, ctx
     states: params.states ? [...new Set(params.states)].sort() : null,
   };
   const histogramBuckets = params.histogram_buckets ?? DEFAULT_HISTOGRAM_BUCKETS;
-  const cursor = params.cursor ? await decodeCursor(ctx.store, 'runtime.incidents', binding, params.cursor, position) : undefined;
   const now = ctx.store.clock.now().getTime();
-  // The end is exclusive; +1 ms keeps records written in this very millisecond.
-  const windowEnd = cursor?.window_end ?? new Date(now + 1).toISOString();
-  const windowStart = cursor?.window_start ?? new Date(now + 1 - binding.since_hours * HOUR_MS).toISOString();
-  const page = await ctx.runtime.incidents.page({
-    windowStart,
-    windowEnd,
-    component: binding.component,
-    mcpOnly: binding.mcp_only,
-    sort: binding.sort,
-    states: binding.states ?? undefined,
-    now: new Date(now).toISOString(),
-    limit: params.limit ?? DEFAULT_PAGE_LIMIT,
-    histogramBuckets,
-    after: cursor,
-  });
-  const next = page.next
-    ? await encodeCursor(ctx.store, 'runtime.incidents', binding, { window_start: windowStart, window_end: windowEnd, ...page.next })
-    : undefined;
-  return { incidents: page.incidents.map(toIncident), ...(next ? { next_cursor: next } : {}) };
+  const { page, nextCursor } = await keysetPage(
+    ctx.store,
+    { method: 'runtime.incidents', binding, position, cursor: params.cursor, limit: params.limit },
+    async (cursor, limit) => {
+      // The end is exclusive; +1 ms keeps records written in this very millisecond.
+      const windowEnd = cursor?.window_end ?? new Date(now + 1).toISOString();
+      const windowStart = cursor?.window_start ?? new Date(now + 1 - binding.since_hours * HOUR_MS).toISOString();
+      const read = await ctx.runtime.incidents.page({
+        windowStart,
+        windowEnd,
+        component: binding.component,
+        mcpOnly: binding.mcp_only,
+        sort: binding.sort,
+        states: binding.states ?? undefined,
+        now: new Date(now).toISOString(),
+        limit,
+        histogramBuckets,
+        after: cursor,
+      });
+      return { incidents: read.incidents, next: read.next && { window_start: windowStart, window_end: windowEnd, ...read.next } };
+    },
+  );
+  return { incidents: page.incidents.map(toIncident), ...nextCursor };
 };

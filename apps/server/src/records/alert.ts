@@ -2,7 +2,8 @@
 import type { AlertDestination, AlertNotice, AlertRule, AlertSilence, AlertTrigger } from '@switchboard/contract';
 import { maskedUrl } from '@switchboard/runtime';
 import type { AlertDestinationRecord, AlertNoticeRecord, AlertRuleRecord, AlertSilenceRecord } from '@switchboard/store';
-import { omitAbsent } from '../../records/omit-absent';
+import type { HandlerContext } from '../rpc/handler';
+import { omitAbsent } from './omit-absent';
 
 /**
  * A rule's destinations: its ids, and those of destinations its bundle names that exist now (a
@@ -23,6 +24,17 @@ export function ruleResult(rule: AlertRuleRecord, destinations: readonly AlertDe
     updated_at: rule.updated_at,
     ...(silencedUntil ? { silenced_until: silencedUntil } : {}),
   };
+}
+
+/** Each rule's latest active silence end, and every destination, to shape rules with. */
+export async function ruleShaper(ctx: HandlerContext): Promise<(rule: AlertRuleRecord) => AlertRule> {
+  const now = ctx.store.clock.now().toISOString();
+  const [destinations, silences] = await Promise.all([ctx.store.alerts.destinations(), ctx.store.alerts.silences(now, false)]);
+  const silencedUntil = new Map<string, string>();
+  for (const s of silences) {
+    if (s.rule_id && (silencedUntil.get(s.rule_id) ?? '') < s.until) silencedUntil.set(s.rule_id, s.until);
+  }
+  return (rule) => ruleResult(rule, destinations, silencedUntil.get(rule.id));
 }
 
 export function destinationResult(d: AlertDestinationRecord): AlertDestination {

@@ -1,22 +1,7 @@
 import { RpcError } from '@switchboard/contract';
 import { LastAdminError, type UserRecord } from '@switchboard/store';
 import type { Handler } from '../../rpc/handler';
-import { userResult } from './records';
-
-export const userList: Handler<'user.list'> = async (params, ctx) => {
-  const users = await ctx.store.users.list({ includeDisabled: params.include_disabled ?? true });
-  return { items: users.map(userResult) };
-};
-
-export const userCreate: Handler<'user.create'> = async (params, ctx) => {
-  const answer = ctx.mutation?.answerWith((u: UserRecord) => ({ user: userResult(u) }));
-  const user = await ctx.store.transaction(async (tx) => {
-    const created = await ctx.store.users.create({ display_name: params.display_name, email: params.email, role: params.role }, tx);
-    await answer?.(tx, created);
-    return created;
-  });
-  return { user: userResult(user) };
-};
+import { userResult } from '../../records/people';
 
 export const userUpdate: Handler<'user.update'> = async (params, ctx) => {
   const answer = ctx.mutation?.answerWith((u: UserRecord) => ({ user: userResult(u) }));

@@ -1,5 +1,5 @@
 import type { Decider } from '@switchboard/runtime';
-import type { Principal } from '../../rpc/handler';
+import type { Principal } from '../rpc/handler';
 
 /** The person behind a call, as the mailbox rules see them. */
 export function deciderOf(principal: Principal): Decider {

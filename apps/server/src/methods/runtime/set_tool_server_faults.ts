@@ -1,6 +1,4 @@
 import type { Handler } from '../../rpc/handler';
 
-export const runtimeToolServers: Handler<'runtime.tool_servers'> = async (_params, ctx) => ({ tool_servers: ctx.runtime.toolServers() });
-
 export const runtimeSetToolServerFaults: Handler<'runtime.set_tool_server_faults'> = (params, ctx) =>
   ctx.runtime.setToolServerFaults(params.tool_server, params.faults, ctx.principal.tokenId, ctx.mutation?.answerWith((outcome) => outcome));

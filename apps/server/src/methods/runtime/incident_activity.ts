@@ -1,20 +1,6 @@
 import { RpcError } from '@switchboard/contract';
 import type { Handler } from '../../rpc/handler';
 
-/** runtime.incident_update: the runtime sets the state; the answer commits with it. */
-export const runtimeIncidentUpdate: Handler<'runtime.incident_update'> = async (params, ctx) =>
-  ctx.runtime.incidents.update(
-    {
-      incident_id: params.incident_id,
-      state: params.state,
-      note: params.note,
-      ignore_until: params.ignore_until,
-      ignore_occurrences: params.ignore_occurrences,
-      actorTokenId: ctx.principal.tokenId,
-    },
-    ctx.mutation?.answerWith((r) => r),
-  );
-
 export const runtimeIncidentActivity: Handler<'runtime.incident_activity'> = async (params, ctx) => {
   const rows = await ctx.runtime.incidents.activity(params.incident_id);
   if (!rows) throw new RpcError('NOT_FOUND', `No incident ${params.incident_id}`, { resource: 'incident', id: params.incident_id });
