@@ -1,8 +1,8 @@
 /**
  * Sending notices: a webhook gets Standard Webhooks headers whose signature verifies with the
  * `standardwebhooks` library; a receiver answering 500 gets retries with the same webhook-id until
- * it succeeds; a notice whose attempts ran out is failed and alert.notice_resend sends it again
- * with the same id. Runs on the test engine.
+ * it succeeds (a notice whose attempts ran out, and its resend, are in methods/alert.notice_resend.test.ts).
+ * Runs on the test engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -57,21 +57,6 @@ describe('webhook notices', () => {
     expect(new Set(ids)).toEqual(new Set([notice.id]));
     // Each attempt is signed afresh; the message id stays.
     expect((await noticeStatus(notice.id)).attempts).toBe(ids.length);
-  });
-
-  it('fails a notice after its last attempt; a resend sends it again with the same id', async () => {
-    receiver.received.length = 0;
-    receiver.answer = 503;
-    const { destination } = await ok(server, 'alert.destination_create', { name: 'down', kind: 'webhook', url: receiver.url });
-    const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'failed', 10_000, 'the notice to fail');
-    expect(await noticeStatus(notice.id)).toMatchObject({ status: 'failed', attempts: 3, last_error: 'HTTP 503' });
-    expect(receiver.received).toHaveLength(3);
-    receiver.answer = 204;
-    const resent = await ok(server, 'alert.notice_resend', { notice_id: notice.id });
-    expect(resent.notice).toMatchObject({ id: notice.id, status: 'pending' });
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'delivered', 10_000, 'the resent notice to be delivered');
-    expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([notice.id, notice.id, notice.id, notice.id]);
   });
 
   it('posts a Slack message with a readable line and a link back to the console', async () => {

@@ -1,11 +1,13 @@
 /**
- * The replay guards of issue 36 on the control bundle: subscribers the bundle marks side_effects
- * (charge-card) are named by the catalog and the estimate, the estimate says how far each sampled
- * event's entity moved on since it, and event.replays lists what a replay published.
+ * event.replay over real HTTP on the control bundle: each replayed event runs in a new run that
+ * records what it replays, a replay waits while ingress is paused, and the replay guards of issue
+ * 36: subscribers the bundle marks side_effects (charge-card) are named by the catalog and the
+ * estimate, and the estimate says how far each sampled event's entity moved on since it.
  */
 import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
-import { ok, waitFor, waitForQuiet } from '../control-helpers';
+import { fails, ok, waitForQuiet } from '../control-helpers';
+import { deadLettersOf, finished, publishCharges } from './dead-letter-operations';
 import { withControlServer } from './method-servers';
 
 let server: TestServer;
@@ -45,23 +47,56 @@ describe('replay guards', () => {
     );
     expect(estimate.plan.side_effect_subscribers).toEqual([]);
   });
+});
 
-  it('event.replays lists the events a replay published of an event, with their runs', async () => {
-    const published = await ok(server, 'event.publish', { event_name: 'charge.requested', payload: { guard: 2 } });
+describe('event.replay', () => {
+  it('replays events to a named subscriber, each in a new run that records what it replays', async () => {
+    const ids = await publishCharges(server, 3, 'replay');
+    const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
+    expect(estimate.plan).toMatchObject({ kind: 'replay', matched: 3, to_send: 3, deliveries: 3 });
+    expect(estimate.plan.by_subscriber).toEqual([{ subscriber_id: 'note-charge', count: 3 }]);
+    const applied = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+    const op = await finished(server, applied.operation!.operation_id);
+    expect(op.counts.done).toBe(3);
     await waitForQuiet(server);
-    expect((await ok(server, 'event.replays', { event_id: published.event_id! })).replays).toEqual([]);
-    const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: [published.event_id!], subscriber_ids: ['note-charge'] });
-    const applied = await ok(server, 'event.replay', { dry_run: false, event_ids: [published.event_id!], subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash });
-    let replayed: { event_id: string; run_id?: string; created_at: string }[] = [];
-    await waitFor(async () => {
-      replayed = (await ok(server, 'event.replays', { event_id: published.event_id! })).replays;
-      return replayed.length === 1;
-    }, 15_000, 'the replay');
-    const item = (await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id })).items[0]!;
-    expect(replayed[0]).toMatchObject({ event_id: item.result_id, run_id: expect.stringMatching(/^run_/) });
-    expect(replayed[0]!.run_id).not.toBe(published.run_id);
-    // The original run's tree shows the replay, in its own run.
-    const tree = await ok(server, 'run.tree', { run_id: published.run_id });
-    expect(tree.replays).toEqual([{ event_id: item.result_id, run_id: replayed[0]!.run_id, replay_of_event_id: published.event_id }]);
+    const items = (await ok(server, 'operation.get', { operation_id: op.operation_id })).items;
+    for (const item of items) {
+      const { events } = await ok(server, 'event.list', { filter: { event_id: item.result_id! } });
+      const replayed = events[0]!;
+      expect(replayed.replay_of_event_id).toBe(item.target_id);
+      expect(replayed.deliveries.map((d) => [d.subscriber_id, d.status])).toEqual([['note-charge', 'delivered']]);
+      const original = (await ok(server, 'event.list', { filter: { event_id: item.target_id } })).events[0]!;
+      expect(replayed.run_id).not.toBe(original.run_id);
+      expect(replayed.payload).toEqual(original.payload);
+    }
+  });
+
+  it('a replay waits while ingress is paused, and runs on resume', async () => {
+    const ids = await publishCharges(server, 2, 'paused-replay');
+    await ok(server, 'runtime.pause', { reason: 'replay test' });
+    try {
+      const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
+      const replay = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
+      // Signal that the runner has had its chances: a redrive it runs meanwhile completes.
+      const other = await deadLettersOf(server, ids);
+      const otherSel = { dead_letter_ids: other.map((l) => l.dead_letter_id) };
+      const otherEstimate = await ok(server, 'event.redrive', { dry_run: true, ...otherSel });
+      const otherOp = await ok(server, 'event.redrive', { dry_run: false, ...otherSel, expected_plan_hash: otherEstimate.plan.plan_hash, rate_per_second: 100 });
+      await finished(server, otherOp.operation!.operation_id);
+      const waiting = await ok(server, 'operation.get', { operation_id: replay.operation!.operation_id });
+      expect(waiting.operation).toMatchObject({ status: 'running', counts: { total: 2, done: 0 } });
+      await ok(server, 'runtime.resume');
+      const done = await finished(server, replay.operation!.operation_id);
+      expect(done.counts.done).toBe(2);
+    } finally {
+      if ((await ok(server, 'runtime.status')).ingress === 'paused') await ok(server, 'runtime.resume');
+    }
+  });
+
+  it('refuses an apply without a plan hash with INVALID_PARAMS, and an unknown subscriber', async () => {
+    const [id] = await publishCharges(server, 1, 'replay-refused');
+    await fails(server, 'event.replay', { dry_run: false, event_ids: [id] }, 'INVALID_PARAMS');
+    const unknown = await server.rpcUnchecked('event.replay', { dry_run: true, event_ids: [id], subscriber_ids: ['no-such-subscriber'] });
+    expect(unknown.error?.data.code).toMatch(/^(INVALID_PARAMS|NOT_FOUND)$/);
   });
 });

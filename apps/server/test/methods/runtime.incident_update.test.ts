@@ -1,6 +1,6 @@
 /**
- * runtime.incident_update and runtime.incident_activity, and the states, regressions and sorts of
- * runtime.incidents, on the control bundle: each charge.requested dead-letters at charge-card, so
+ * runtime.incident_update (and the activity it leaves, read through runtime.incident_activity), and
+ * the states, regressions and sorts of runtime.incidents, on the control bundle: each charge.requested dead-letters at charge-card, so
  * every publish adds exactly one dispatcher DEAD_LETTER record.
  */
 import { describe, expect, it } from 'vitest';
