@@ -29,7 +29,7 @@ describe('health.subscribe', () => {
 
   it('is refused over HTTP with INVALID_REQUEST: there is no socket to send heartbeats to', async () => {
     const error = await fails(server, 'health.subscribe', {}, 'INVALID_REQUEST');
-    expect(error.message).toMatch(/only available on \/v1\/ws/);
+    expect(error.message).toMatch(/only available on the WebSocket endpoint \/v1\/ws/);
     expect((await ok(server, 'health.ping', {})).ok).toBe(true);
   });
 });
