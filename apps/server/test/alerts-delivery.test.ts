@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { ok, waitFor } from './control-helpers';
+import { ok } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
@@ -39,7 +39,7 @@ describe('webhook notices', () => {
     // A tampered body or a wrong secret does not verify.
     expect(() => new Webhook(secret!).verify(request!.body.replace('test', 'tset'), request!.headers as Record<string, string>)).toThrow();
     expect(() => new Webhook('whsec_' + Buffer.alloc(24, 1).toString('base64')).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'delivered', 10_000, 'the notice to be delivered');
+    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
     expect(await noticeStatus(notice.id)).toMatchObject({ status: 'delivered', attempts: 1, delivered_at: expect.any(String) });
   });
 
@@ -51,7 +51,7 @@ describe('webhook notices', () => {
     await receiver.waitForRequests(2);
     expect((await noticeStatus(notice.id)).last_error).toBe('HTTP 500');
     receiver.answer = 200;
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'delivered', 10_000, 'the notice to be delivered');
+    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(ids.length).toBeGreaterThanOrEqual(3);
     expect(new Set(ids)).toEqual(new Set([notice.id]));

@@ -9,6 +9,11 @@ export const CONTROL_BUNDLE = fileURLToPath(new URL('./bundles/control.yaml', im
 
 export { fails, ok } from './rpc-helpers';
 
+/**
+ * Polls `check` until it holds. The API tests wait with expect.poll; this stays for the server
+ * starter (server-process.ts), whose readiness check throws to fail at once when the child exits,
+ * which expect.poll would retry until its timeout instead.
+ */
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -19,14 +24,15 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 
 /** Settled: nothing queued, nothing open, nothing in flight. */
 export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Promise<void> {
-  await waitFor(
-    async () => {
-      const s = await ok(server, 'runtime.status');
-      return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0 && server.runtime.containerStartsIdle;
-    },
-    timeoutMs,
-    'the runtime to settle',
-  );
+  await expect
+    .poll(
+      async () => {
+        const s = await ok(server, 'runtime.status');
+        return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0 && server.runtime.containerStartsIdle;
+      },
+      { timeout: timeoutMs, interval: 20, message: 'the runtime to settle' },
+    )
+    .toBe(true);
 }
 
 /** Publishes an order, waits for its approval item, returns the pending item's id and the run. */
@@ -34,11 +40,16 @@ export async function openOrderItem(server: TestServer, orderId: string, amount 
   const entity_id = `order-${orderId}`;
   const published = await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: orderId, amount }, entity_id });
   let mailboxId: string | undefined;
-  await waitFor(async () => {
-    const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
-    mailboxId = row?.mailbox_id;
-    return mailboxId !== undefined;
-  }, 10_000, `the approval item of ${orderId}`);
+  await expect
+    .poll(
+      async () => {
+        const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
+        mailboxId = row?.mailbox_id;
+        return mailboxId !== undefined;
+      },
+      { timeout: 10_000, interval: 20, message: `the approval item of ${orderId}` },
+    )
+    .toBe(true);
   return { mailbox_id: mailboxId!, run_id: published.run_id, entity_id };
 }
 

@@ -8,9 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { engineRequest, findTestDocker } from '../../../scripts/test-docker.mjs';
-import { waitFor } from './control-helpers';
 
 export interface EngineContainer {
   Id: string;
@@ -117,14 +116,10 @@ export async function realDocker(label: string): Promise<RealDocker | undefined>
     async waitForRunning(entityIds, timeoutMs = 20_000) {
       const want = [...entityIds].sort();
       let last: EngineContainer[] = [];
-      await waitFor(
-        async () => {
+      await expect.poll(async () => {
           last = await running();
           return JSON.stringify(last.map((c) => c.Labels['switchboard.entity_id']).sort()) === JSON.stringify(want);
-        },
-        timeoutMs,
-        `running containers for ${want.join(', ')} (have ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ')})`,
-      ).catch((err: Error) => {
+        }, { timeout: timeoutMs, message: `running containers for ${want.join(', ')} (have ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ')})` }).toBe(true).catch((err: Error) => {
         throw new Error(`${err.message}; running now: ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ') || 'none'}`);
       });
       return last;

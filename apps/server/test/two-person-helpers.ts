@@ -1,8 +1,9 @@
 /** People and items for the two-person rule tests (the two-person test bundle). */
+import { expect } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '@switchboard/contract';
 import { databaseOf } from '@switchboard/store/testing';
-import { waitFor } from './control-helpers';
+
 import type { TestServer } from './harness';
 
 export const TWO_PERSON_BUNDLE = fileURLToPath(new URL('./bundles/two-person.yaml', import.meta.url));
@@ -26,14 +27,10 @@ export async function openItemOf(server: TestServer, event: 'order.placed' | 'me
   if (!published.result) throw new Error(`event.publish failed: ${JSON.stringify(published.error)}`);
   const runId = published.result.run_id;
   let mailboxId: string | undefined;
-  await waitFor(
-    async () => {
+  await expect.poll(async () => {
       const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', runId).executeTakeFirst();
       mailboxId = row?.mailbox_id;
       return mailboxId !== undefined;
-    },
-    10_000,
-    `the mailbox item of run ${runId}`,
-  );
+    }, { timeout: 10_000, message: `the mailbox item of run ${runId}` }).toBe(true);
   return { mailbox_id: mailboxId!, run_id: runId };
 }

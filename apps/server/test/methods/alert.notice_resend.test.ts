@@ -3,7 +3,7 @@
  * the same webhook-id; one that did not fail is refused. A receiver on a local port answers as told.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fails, ok, waitFor } from '../control-helpers';
+import { fails, ok } from '../control-helpers';
 import { startTestServer, type TestServer } from '../harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 
@@ -30,7 +30,7 @@ describe('alert.notice_resend', () => {
     receiver.answer = 204;
     const { destination } = await ok(server, 'alert.destination_create', { name: 'up', kind: 'webhook', url: receiver.url });
     const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'delivered', 10_000, 'the notice to be delivered');
+    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
     await fails(server, 'alert.notice_resend', { notice_id: notice.id }, 'NOTICE_NOT_FAILED');
   });
 
@@ -39,13 +39,13 @@ describe('alert.notice_resend', () => {
     receiver.answer = 503;
     const { destination } = await ok(server, 'alert.destination_create', { name: 'down', kind: 'webhook', url: receiver.url });
     const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'failed', 10_000, 'the notice to fail');
+    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'failed', { timeout: 10_000, message: 'the notice to fail' }).toBe(true);
     expect(await noticeStatus(notice.id)).toMatchObject({ status: 'failed', attempts: 3, last_error: 'HTTP 503' });
     expect(receiver.received).toHaveLength(3);
     receiver.answer = 204;
     const resent = await ok(server, 'alert.notice_resend', { notice_id: notice.id });
     expect(resent.notice).toMatchObject({ id: notice.id, status: 'pending' });
-    await waitFor(async () => (await noticeStatus(notice.id)).status === 'delivered', 10_000, 'the resent notice to be delivered');
+    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the resent notice to be delivered' }).toBe(true);
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([notice.id, notice.id, notice.id, notice.id]);
   });
 });

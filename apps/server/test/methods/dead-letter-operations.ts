@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
-import { ok, waitFor, waitForQuiet } from '../control-helpers';
+import { ok, waitForQuiet } from '../control-helpers';
 
 type Operation = Result<'operation.get'>['operation'];
 
@@ -24,10 +24,10 @@ export async function publishCharges(server: TestServer, n: number, batch: strin
 /** Waits for an operation to stop running, checks its counts add up, and returns it. */
 export async function finished(server: TestServer, operationId: string, timeoutMs = 20_000): Promise<Operation> {
   let op: Operation | undefined;
-  await waitFor(async () => {
+  await expect.poll(async () => {
     op = (await ok(server, 'operation.get', { operation_id: operationId })).operation;
     return op.status !== 'running';
-  }, timeoutMs, `operation ${operationId} to finish`);
+  }, { timeout: timeoutMs, message: `operation ${operationId} to finish` }).toBe(true);
   await expectCountsAddUp(server, operationId);
   return op!;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { databaseOf } from '@switchboard/store/testing';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
-import { count, expectSameStore, fails, ok, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
+import { count, expectSameStore, fails, ok, storeSnapshot, waitForQuiet } from '../control-helpers';
 import { deadLettersOf, expectCountsAddUp, finished, publishCharges } from './dead-letter-operations';
 import { keyMaker, withControlServer } from './method-servers';
 
@@ -180,7 +180,7 @@ describe('event.redrive', () => {
     const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
     const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 2 });
     const id = applied.operation!.operation_id;
-    await waitFor(async () => (await ok(server, 'operation.get', { operation_id: id })).operation.counts.done >= 1, 10_000, 'the first item');
+    await expect.poll(async () => (await ok(server, 'operation.get', { operation_id: id })).operation.counts.done >= 1, { timeout: 10_000, message: 'the first item' }).toBe(true);
     const cancelled = await ok(server, 'operation.cancel', { operation_id: id });
     expect(cancelled.cancelled).toBe(true);
     expect(cancelled.operation.status).toBe('cancelled');
@@ -203,7 +203,7 @@ describe('event.redrive', () => {
 
     // Pages of operation.list: newest first, each once, cursors bound to the filter. Outcomes are
     // recorded as deliveries settle (the cancelled one's too): compare once none is pending.
-    await waitFor(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), 20_000, 'outcomes to settle');
+    await expect.poll(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), { timeout: 20_000, message: 'outcomes to settle' }).toBe(true);
     const all = await ok(server, 'operation.list', { limit: 500 });
     const paged: string[] = [];
     let cursor: string | undefined;

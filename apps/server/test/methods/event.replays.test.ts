@@ -1,7 +1,7 @@
 /** event.replays: the events a replay published of an event, with their runs, on the control test bundle. */
 import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
-import { fails, ok, waitFor, waitForQuiet } from '../control-helpers';
+import { fails, ok, waitForQuiet } from '../control-helpers';
 import { withControlServer } from './method-servers';
 
 let server: TestServer;
@@ -21,10 +21,10 @@ describe('event.replays', () => {
     const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: [published.event_id!], subscriber_ids: ['note-charge'] });
     const applied = await ok(server, 'event.replay', { dry_run: false, event_ids: [published.event_id!], subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash });
     let replayed: { event_id: string; run_id?: string; created_at: string }[] = [];
-    await waitFor(async () => {
+    await expect.poll(async () => {
       replayed = (await ok(server, 'event.replays', { event_id: published.event_id! })).replays;
       return replayed.length === 1;
-    }, 15_000, 'the replay');
+    }, { timeout: 15_000, message: 'the replay' }).toBe(true);
     const item = (await ok(server, 'operation.get', { operation_id: applied.operation!.operation_id })).items[0]!;
     expect(replayed[0]).toMatchObject({ event_id: item.result_id, run_id: expect.stringMatching(/^run_/) });
     expect(replayed[0]!.run_id).not.toBe(published.run_id);

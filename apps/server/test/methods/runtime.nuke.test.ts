@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDockerEngine, type FakeDockerEngine } from '../../../../packages/runtime/test/fake-docker-engine';
 import { startTestServer, type TestServer } from '../harness';
 import { withControlServer } from './method-servers';
-import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
+import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitForQuiet } from '../control-helpers';
 
 const RUN_SCOPED = ['runs', 'events', 'deliveries', 'dead_letters', 'entities', 'mailbox_items', 'mailbox_history', 'conversations', 'turns', 'ingress_queue'];
 
@@ -28,10 +28,10 @@ async function runScopedCounts(server: TestServer): Promise<Record<string, numbe
 
 async function containerFor(server: TestServer, entityId: string) {
   let row: any;
-  await waitFor(async () => {
+  await expect.poll(async () => {
     row = await databaseOf(server.store).selectFrom('containers').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
     return row?.status === 'running';
-  }, 10_000, `a running container for ${entityId}`);
+  }, { timeout: 10_000, message: `a running container for ${entityId}` }).toBe(true);
   return row as { container_id: string; pid: number | null; entity_id: string };
 }
 
@@ -163,7 +163,7 @@ describe('with local child-process containers', () => {
 
   it('nuke during active dispatch waits for the running handler, then removes everything', async () => {
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
-    await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
+    await expect.poll(() => server.runtime.dispatcher.inFlightCount > 0, { timeout: 5_000, message: 'a handler in flight' }).toBe(true);
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result.status).toBe('completed');
     expect(result.quiescence).toMatchObject({ drained: true, still_in_flight: 0 });
@@ -194,7 +194,7 @@ describe('while a reset holds the lock', () => {
 
     const runningKey = newKey();
     const running = server.rpc('runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey });
-    await waitFor(async () => (await readyz(server)) === 503, 5_000, '/readyz to report the reset');
+    await expect.poll(async () => (await readyz(server)) === 503, { timeout: 5_000, message: '/readyz to report the reset' }).toBe(true);
     // The same key while the first call runs: in progress, retryable.
     const inProgress = await fails(server, 'runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey }, 'IDEMPOTENCY_IN_PROGRESS');
     expect(inProgress.data.retryable).toBe(true);
@@ -264,7 +264,7 @@ describe('partial failures', () => {
     await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
     await waitForQuiet(server);
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
-    await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
+    await expect.poll(() => server.runtime.dispatcher.inFlightCount > 0, { timeout: 5_000, message: 'a handler in flight' }).toBe(true);
     const before = await runScopedCounts(server);
 
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
