@@ -1,7 +1,7 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
 import { databaseOf, snapshotTables, sql } from '@switchboard/store/testing';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TestServer } from './harness';
 import { ok } from './rpc-helpers';
 
@@ -24,33 +24,29 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 
 /** Settled: nothing queued, nothing open, nothing in flight. */
 export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        const s = await ok(server, 'runtime.status');
-        return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0 && server.runtime.containerStartsIdle;
-      },
-      { timeout: timeoutMs, interval: 20, message: 'the runtime to settle' },
-    )
-    .toBe(true);
+  await vi.waitFor(
+    async () => {
+      const s = await ok(server, 'runtime.status');
+      const state = { queue_depth: s.queue_depth, pending_deliveries: s.pending_deliveries, in_flight: server.runtime.dispatcher.inFlightCount, container_starts_idle: server.runtime.containerStartsIdle };
+      expect(state, 'the runtime to settle').toEqual({ queue_depth: 0, pending_deliveries: 0, in_flight: 0, container_starts_idle: true });
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
 
 /** Publishes an order, waits for its approval item, returns the pending item's id and the run. */
 export async function openOrderItem(server: TestServer, orderId: string, amount = 10): Promise<{ mailbox_id: string; run_id: string; entity_id: string }> {
   const entity_id = `order-${orderId}`;
   const published = await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: orderId, amount }, entity_id });
-  let mailboxId: string | undefined;
-  await expect
-    .poll(
-      async () => {
-        const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
-        mailboxId = row?.mailbox_id;
-        return mailboxId !== undefined;
-      },
-      { timeout: 10_000, interval: 20, message: `the approval item of ${orderId}` },
-    )
-    .toBe(true);
-  return { mailbox_id: mailboxId!, run_id: published.run_id, entity_id };
+  const mailboxId = await vi.waitFor(
+    async () => {
+      const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
+      if (!row) throw new Error(`no approval item of ${orderId} yet`);
+      return row.mailbox_id;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+  return { mailbox_id: mailboxId, run_id: published.run_id, entity_id };
 }
 
 export async function count(server: TestServer, table: string, where?: [string, unknown]): Promise<number> {

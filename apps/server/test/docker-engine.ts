@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import { afterAll, expect } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { engineRequest, findTestDocker } from '../../../scripts/test-docker.mjs';
 
 export interface EngineContainer {
@@ -116,12 +116,14 @@ export async function realDocker(label: string): Promise<RealDocker | undefined>
     async waitForRunning(entityIds, timeoutMs = 20_000) {
       const want = [...entityIds].sort();
       let last: EngineContainer[] = [];
-      await expect.poll(async () => {
+      await vi.waitFor(
+        async () => {
           last = await running();
-          return JSON.stringify(last.map((c) => c.Labels['switchboard.entity_id']).sort()) === JSON.stringify(want);
-        }, { timeout: timeoutMs, message: `running containers for ${want.join(', ')} (have ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ')})` }).toBe(true).catch((err: Error) => {
-        throw new Error(`${err.message}; running now: ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ') || 'none'}`);
-      });
+          const have = last.map((c) => c.Labels['switchboard.entity_id']).sort();
+          if (JSON.stringify(have) !== JSON.stringify(want)) throw new Error(`running containers for ${want.join(', ')}; running now: ${have.join(', ') || 'none'}`);
+        },
+        { timeout: timeoutMs, interval: 20 },
+      );
       return last;
     },
     async inspect(id) {

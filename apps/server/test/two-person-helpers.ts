@@ -1,5 +1,5 @@
 /** People and items for the two-person rule tests (the two-person test bundle). */
-import { expect } from 'vitest';
+import { vi } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '@switchboard/contract';
 import { databaseOf } from '@switchboard/store/testing';
@@ -26,11 +26,13 @@ export async function openItemOf(server: TestServer, event: 'order.placed' | 'me
   const published = await server.rpc('event.publish', { event_name: event, payload }, secret ? { token: secret } : {});
   if (!published.result) throw new Error(`event.publish failed: ${JSON.stringify(published.error)}`);
   const runId = published.result.run_id;
-  let mailboxId: string | undefined;
-  await expect.poll(async () => {
+  const mailboxId = await vi.waitFor(
+    async () => {
       const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', runId).executeTakeFirst();
-      mailboxId = row?.mailbox_id;
-      return mailboxId !== undefined;
-    }, { timeout: 10_000, message: `the mailbox item of run ${runId}` }).toBe(true);
-  return { mailbox_id: mailboxId!, run_id: runId };
+      if (!row) throw new Error(`no mailbox item of run ${runId} yet`);
+      return row.mailbox_id;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+  return { mailbox_id: mailboxId, run_id: runId };
 }

@@ -122,7 +122,7 @@ describe('with local child-process containers', () => {
     const preview = await ok(server, 'runtime.nuke', { dry_run: true });
     await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 3 } });
     await waitForQuiet(server);
-    // Only the refusal's own audit record (and its change feed row) is written; see runtime.reset-under-traffic.test.ts.
+    // Only the refusal's own audit record (and its change feed row) is written; see 'reset under traffic' below.
     const before = await storeSnapshot(server, { without: ['resets', 'changes'] });
     const error = await fails(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash }, 'PLAN_STALE');
     expect(error.data.details).toEqual({ expected: preview.plan.plan_hash, actual: expect.stringMatching(/^sha256:/) });
