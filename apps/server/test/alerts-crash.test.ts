@@ -7,7 +7,7 @@
  */
 import { expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { waitFor } from './control-helpers';
+
 import { crashServers } from './crash-servers';
 import { startWebhookReceiver } from './webhook-receiver';
 
@@ -29,12 +29,12 @@ it('a notice whose send was cut by kill -9 arrives after the restart, with the s
     const second = await startServerProcess();
     // Other notices (the charge's retry incident, say) may arrive first, before or after the kill.
     const sendsOfCut = () => receiver.received.filter((r) => r.headers['webhook-id'] === cut!.headers['webhook-id']);
-    await waitFor(async () => sendsOfCut().length >= 2, 60_000, 'the cut notice to be sent again');
+    await expect.poll(async () => sendsOfCut().length >= 2, { timeout: 60_000, message: 'the cut notice to be sent again' }).toBe(true);
     const resent = sendsOfCut()[1];
     expect(resent).toBeDefined();
     const body = new Webhook(secret!).verify(resent!.body, resent!.headers as Record<string, string>) as { type: string };
     expect(['incident.opened']).toContain(body.type);
-    await waitFor(async () => (await rpc(second.url, 'alert.notices', { status: 'pending', limit: 10 })).items.length === 0, 20_000, 'every notice to be delivered');
+    await expect.poll(async () => (await rpc(second.url, 'alert.notices', { status: 'pending', limit: 10 })).items.length === 0, { timeout: 20_000, message: 'every notice to be delivered' }).toBe(true);
     const history = (await rpc(second.url, 'alert.notices', { limit: 50 })).items;
     expect(history.find((n) => n.id === cut!.headers['webhook-id'])).toMatchObject({ status: 'delivered', transition: 'incident.opened' });
     // Every id that arrived is a notice of the history: resends reuse ids, none is made anew.

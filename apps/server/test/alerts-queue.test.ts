@@ -4,7 +4,7 @@
  * backlog after the first drained. Runs on the test engine.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CONTROL_BUNDLE, ok, waitFor, waitForQuiet } from './control-helpers';
+import { CONTROL_BUNDLE, ok, waitForQuiet } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
@@ -32,13 +32,13 @@ it('notifies once per backlog whose oldest due delivery waited past the threshol
   const queueNotices = async () => (await ok(server, 'alert.notices', { rule_id: rule.id, limit: 10 })).items;
 
   await backlog(4);
-  await waitFor(async () => (await queueNotices()).length === 1, 20_000, 'the first backlog notice');
+  await expect.poll(async () => (await queueNotices()).length === 1, { timeout: 20_000, message: 'the first backlog notice' }).toBe(true);
   await waitForQuiet(server, 30_000);
   expect(await queueNotices()).toHaveLength(1);
   expect((await queueNotices())[0]).toMatchObject({ transition: 'queue.oldest_pending', subject_type: 'queue' });
 
   await backlog(4);
-  await waitFor(async () => (await queueNotices()).length === 2, 20_000, 'the second backlog notice');
+  await expect.poll(async () => (await queueNotices()).length === 2, { timeout: 20_000, message: 'the second backlog notice' }).toBe(true);
   await waitForQuiet(server, 30_000);
   expect(await queueNotices()).toHaveLength(2);
 }, 120_000);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Result } from '@switchboard/contract';
 import { databaseOf } from '@switchboard/store/testing';
-import { ok, waitFor, waitForQuiet } from './control-helpers';
+import { ok, waitForQuiet } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from './webhook-receiver';
 
@@ -79,7 +79,7 @@ describe('incident transitions', () => {
     await failJobs(500);
     const deadLetters = await deadLetterIncidents();
     expect(deadLetters.reduce((sum, i) => sum + i.count, 0)).toBe(500);
-    await waitFor(async () => (await notices({ status: 'pending' })).length === 0, 20_000, 'notices to be delivered');
+    await expect.poll(async () => (await notices({ status: 'pending' })).length === 0, { timeout: 20_000, message: 'notices to be delivered' }).toBe(true);
     const opened = (await notices()).filter((n) => n.transition === 'incident.opened');
     // One notice per incident the burst opened (each dead-letter cause, and each other group's first record).
     const perIncident = new Map<string, number>();
@@ -101,7 +101,7 @@ describe('incident transitions', () => {
     const before = receiver.received.length;
     await failUntilRegressed(incident);
     await failJobs(10);
-    await waitFor(async () => (await notices({ status: 'pending' })).length === 0, 20_000, 'notices to be delivered');
+    await expect.poll(async () => (await notices({ status: 'pending' })).length === 0, { timeout: 20_000, message: 'notices to be delivered' }).toBe(true);
     const sent = verified(receiver.received.slice(before));
     const regressed = sent.filter((s) => s.type === 'incident.regressed' && s.data.subject_id === incident);
     expect(regressed).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('incident transitions', () => {
     await ok(server, 'alert.silence_end', { silence_id: silence.id });
     await ok(server, 'runtime.incident_update', { incident_id: incident, state: 'resolved', note: 'and again' });
     await failUntilRegressed(incident);
-    await waitFor(async () => (await regressions()) === 2, 10_000, 'the unsilenced regression');
+    await expect.poll(async () => (await regressions()) === 2, { timeout: 10_000, message: 'the unsilenced regression' }).toBe(true);
   }, 120_000);
 
   it('a redrive that dead-letters again notifies operation.failed once', async () => {
@@ -129,8 +129,8 @@ describe('incident transitions', () => {
     const ids = (await databaseOf(server.store).selectFrom('dead_letters').select('dead_letter_id').where('redriven_at', 'is', null).limit(3).execute()).map((r) => r.dead_letter_id);
     const plan = await ok(server, 'event.redrive', { dry_run: true, dead_letter_ids: ids });
     const { operation } = await ok(server, 'event.redrive', { dry_run: false, dead_letter_ids: ids, expected_plan_hash: plan.plan.plan_hash });
-    await waitFor(async () => (await ok(server, 'operation.get', { operation_id: operation!.operation_id })).operation.status === 'completed_with_failures', 20_000, 'the redrive to finish');
-    await waitFor(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, 10_000, 'the operation notice');
+    await expect.poll(async () => (await ok(server, 'operation.get', { operation_id: operation!.operation_id })).operation.status === 'completed_with_failures', { timeout: 20_000, message: 'the redrive to finish' }).toBe(true);
+    await expect.poll(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, { timeout: 10_000, message: 'the operation notice' }).toBe(true);
     expect((await notices({ rule_id: rule.id }))).toEqual([expect.objectContaining({ transition: 'operation.failed', subject_type: 'operation', subject_id: operation!.operation_id })]);
   }, 60_000);
 
@@ -139,11 +139,11 @@ describe('incident transitions', () => {
     const rate = (await ok(server, 'alert.rule_create', { name: 'dead letter rate', when: { trigger: 'dead_letters.rate', per_minute: 3 }, destination_ids: [destinationId] })).rule;
     await failJobs(5);
     const main = (await deadLetterIncidents())[0]!.incident_id;
-    await waitFor(async () => (await notices({ rule_id: rate.id })).length === 1 && (await notices({ rule_id: occurrences.id, subject_id: main })).length === 1, 10_000, 'the condition notices');
+    await expect.poll(async () => (await notices({ rule_id: rate.id })).length === 1 && (await notices({ rule_id: occurrences.id, subject_id: main })).length === 1, { timeout: 10_000, message: 'the condition notices' }).toBe(true);
     // Still holding after more failures: no new notice. A rule created afterwards notifying shows the evaluator ran since.
     await failJobs(5);
     const marker = (await ok(server, 'alert.rule_create', { name: 'later rate', when: { trigger: 'dead_letters.rate', per_minute: 1 }, destination_ids: [destinationId] })).rule;
-    await waitFor(async () => (await notices({ rule_id: marker.id })).length === 1, 10_000, 'a later evaluation');
+    await expect.poll(async () => (await notices({ rule_id: marker.id })).length === 1, { timeout: 10_000, message: 'a later evaluation' }).toBe(true);
     expect(await notices({ rule_id: rate.id })).toEqual([expect.objectContaining({ transition: 'dead_letters.rate', subject_type: 'dead_letters' })]);
     const perIncident = new Map<string, number>();
     for (const n of await notices({ rule_id: occurrences.id })) perIncident.set(n.subject_id!, (perIncident.get(n.subject_id!) ?? 0) + 1);
@@ -155,7 +155,7 @@ describe('incident transitions', () => {
     const { rule } = await ok(server, 'alert.rule_create', { name: 'resets', when: { trigger: 'reset.applied' }, destination_ids: [destinationId] });
     const plan = await ok(server, 'runtime.nuke', { dry_run: true });
     const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: plan.plan.plan_hash as string, reason: 'alerts test' });
-    await waitFor(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, 10_000, 'the reset notice');
+    await expect.poll(async () => (await notices({ rule_id: rule.id, status: 'delivered' })).length === 1, { timeout: 10_000, message: 'the reset notice' }).toBe(true);
     const resetId = (applied as { reset_id?: string }).reset_id;
     expect(resetId).toEqual(expect.any(String));
     expect((await notices({ rule_id: rule.id }))[0]).toMatchObject({ transition: 'reset.applied', subject_type: 'reset', subject_id: resetId });
@@ -176,7 +176,7 @@ describe('mailbox SLA', () => {
       const decided = items.find((i) => i.payload.includes('r-decided'))!.mailbox_id;
 
       // Past the 1 s SLA: both notify the first destination.
-      await waitFor(async () => (await notices({ rule_id: rule.id })).filter((n) => n.transition === 'mailbox.sla').length === 2, 10_000, 'the SLA notices');
+      await expect.poll(async () => (await notices({ rule_id: rule.id })).filter((n) => n.transition === 'mailbox.sla').length === 2, { timeout: 10_000, message: 'the SLA notices' }).toBe(true);
       const sla = await notices({ rule_id: rule.id });
       expect(sla.filter((n) => n.transition === 'mailbox.sla').every((n) => n.destination_id === destinationId)).toBe(true);
       // Decided by someone other than the publisher (who may not approve an item of their own run).
@@ -193,7 +193,7 @@ describe('mailbox SLA', () => {
       expect(escalations.map((n) => [n.subject_id, n.destination_id])).toEqual([[late, lead.destination.id]]);
       // Evaluations go on; the decided item never escalates. Wait for two more passes by a third item's SLA notice.
       await ok(server, 'event.publish', { event_name: 'review.requested', payload: { review_id: 'r-third' } });
-      await waitFor(async () => (await notices({ rule_id: rule.id })).filter((n) => n.transition === 'mailbox.sla').length === 3, 10_000, 'a later SLA notice');
+      await expect.poll(async () => (await notices({ rule_id: rule.id })).filter((n) => n.transition === 'mailbox.sla').length === 3, { timeout: 10_000, message: 'a later SLA notice' }).toBe(true);
       expect((await notices({ subject_id: decided })).map((n) => n.transition)).toEqual(['mailbox.sla']);
       expect((await notices({ subject_id: late })).filter((n) => n.transition === 'mailbox.sla_escalation')).toHaveLength(1);
     } finally {

@@ -69,12 +69,16 @@ it('kill -9 under a mix of mutations: every committed effect has its audit recor
   // One incident to update: each charge.requested dead-letters at charge-card.
   await servers.rpc(server.url, 'event.publish', { event_name: 'charge.requested', payload: { i: 0 } });
   let incidentId: string | undefined;
-  for (let tries = 0; !incidentId && tries < 100; tries++) {
-    const { incidents } = await servers.rpc(server.url, 'runtime.incidents', { component: 'dispatcher' });
-    incidentId = incidents.find((i) => i.error_code === 'DEAD_LETTER')?.incident_id;
-    if (!incidentId) await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(incidentId).toBeDefined();
+  await expect
+    .poll(
+      async () => {
+        const { incidents } = await servers.rpc(server.url, 'runtime.incidents', { component: 'dispatcher' });
+        incidentId = incidents.find((i) => i.error_code === 'DEAD_LETTER')?.incident_id;
+        return incidentId;
+      },
+      { timeout: 10_000, interval: 100, message: 'the dead-letter incident' },
+    )
+    .toBeDefined();
 
   const counts: Counts = { publishes: 0, pauses: 0, incidentUpdates: 0, users: 0, answered: 0, lost: 0 };
   for (let round = 0; round < ROUNDS; round++) {

@@ -1,7 +1,7 @@
 /** Shared by the control-method API tests: the test bundle, call helpers and waiting for the runtime. */
 import { fileURLToPath } from 'node:url';
 import { databaseOf, snapshotTables, sql } from '@switchboard/store/testing';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { TestServer } from './harness';
 import { ok } from './rpc-helpers';
 
@@ -9,6 +9,11 @@ export const CONTROL_BUNDLE = fileURLToPath(new URL('./bundles/control.yaml', im
 
 export { fails, ok } from './rpc-helpers';
 
+/**
+ * Polls `check` until it holds. The API tests wait with expect.poll; this stays for the server
+ * starter (server-process.ts), whose readiness check throws to fail at once when the child exits,
+ * which expect.poll would retry until its timeout instead.
+ */
 export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -19,13 +24,13 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 
 /** Settled: nothing queued, nothing open, nothing in flight. */
 export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Promise<void> {
-  await waitFor(
+  await vi.waitFor(
     async () => {
       const s = await ok(server, 'runtime.status');
-      return s.queue_depth === 0 && s.pending_deliveries === 0 && server.runtime.dispatcher.inFlightCount === 0 && server.runtime.containerStartsIdle;
+      const state = { queue_depth: s.queue_depth, pending_deliveries: s.pending_deliveries, in_flight: server.runtime.dispatcher.inFlightCount, container_starts_idle: server.runtime.containerStartsIdle };
+      expect(state, 'the runtime to settle').toEqual({ queue_depth: 0, pending_deliveries: 0, in_flight: 0, container_starts_idle: true });
     },
-    timeoutMs,
-    'the runtime to settle',
+    { timeout: timeoutMs, interval: 20 },
   );
 }
 
@@ -33,13 +38,15 @@ export async function waitForQuiet(server: TestServer, timeoutMs = 20_000): Prom
 export async function openOrderItem(server: TestServer, orderId: string, amount = 10): Promise<{ mailbox_id: string; run_id: string; entity_id: string }> {
   const entity_id = `order-${orderId}`;
   const published = await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: orderId, amount }, entity_id });
-  let mailboxId: string | undefined;
-  await waitFor(async () => {
-    const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
-    mailboxId = row?.mailbox_id;
-    return mailboxId !== undefined;
-  }, 10_000, `the approval item of ${orderId}`);
-  return { mailbox_id: mailboxId!, run_id: published.run_id, entity_id };
+  const mailboxId = await vi.waitFor(
+    async () => {
+      const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', published.run_id).executeTakeFirst();
+      if (!row) throw new Error(`no approval item of ${orderId} yet`);
+      return row.mailbox_id;
+    },
+    { timeout: 10_000, interval: 20 },
+  );
+  return { mailbox_id: mailboxId, run_id: published.run_id, entity_id };
 }
 
 export async function count(server: TestServer, table: string, where?: [string, unknown]): Promise<number> {

@@ -6,7 +6,7 @@
  */
 import { testDatabaseFor } from '@switchboard/store/testing';
 import { expect, it } from 'vitest';
-import { waitFor } from './control-helpers';
+
 import { crashServers } from './crash-servers';
 import { realDocker } from './docker-engine';
 
@@ -27,7 +27,7 @@ it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next ser
   const running = await engine.waitForRunning(entityIds);
   const ids = running.map((c) => c.Id).sort();
   // Recorded too (the record is written right after the engine's start answers).
-  await waitFor(async () => (await servers.rpc(first.url, 'runtime.nuke', { dry_run: true })).containers.count === 2, 10_000, 'both container records');
+  await expect.poll(async () => (await servers.rpc(first.url, 'runtime.nuke', { dry_run: true })).containers.count === 2, { timeout: 10_000, message: 'both container records' }).toBe(true);
 
   first.child.kill('SIGKILL');
   await first.exited;

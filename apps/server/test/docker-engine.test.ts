@@ -16,7 +16,7 @@ import { DockerEngineManager } from '@switchboard/runtime';
 import { systemClock, type Store } from '@switchboard/store';
 import { databaseOf, openTestStore } from '@switchboard/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROL_BUNDLE, ok, openOrderItem, pidAlive, waitFor, waitForQuiet } from './control-helpers';
+import { CONTROL_BUNDLE, ok, openOrderItem, pidAlive, waitForQuiet } from './control-helpers';
 import { engineProxy, realDocker, type EngineProxy } from './docker-engine';
 import { startTestServer, type TestServer } from './harness';
 
@@ -46,7 +46,7 @@ describe.skipIf(!docker)('managed containers on a real Docker engine', () => {
     const entityIds: string[] = [];
     for (const name of names) entityIds.push((await openOrderItem(server, `${engine.tag}-${name}`)).entity_id);
     const running = await engine.waitForRunning(entityIds);
-    await waitFor(async () => (await records()).filter((r) => r.status === 'running').length === entityIds.length, 10_000, 'the container records');
+    await expect.poll(async () => (await records()).filter((r) => r.status === 'running').length === entityIds.length, { timeout: 10_000, message: 'the container records' }).toBe(true);
     await waitForQuiet(server);
     return { entityIds, running };
   }

@@ -8,9 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import { afterAll } from 'vitest';
+import { afterAll, vi } from 'vitest';
 import { engineRequest, findTestDocker } from '../../../scripts/test-docker.mjs';
-import { waitFor } from './control-helpers';
 
 export interface EngineContainer {
   Id: string;
@@ -117,16 +116,14 @@ export async function realDocker(label: string): Promise<RealDocker | undefined>
     async waitForRunning(entityIds, timeoutMs = 20_000) {
       const want = [...entityIds].sort();
       let last: EngineContainer[] = [];
-      await waitFor(
+      await vi.waitFor(
         async () => {
           last = await running();
-          return JSON.stringify(last.map((c) => c.Labels['switchboard.entity_id']).sort()) === JSON.stringify(want);
+          const have = last.map((c) => c.Labels['switchboard.entity_id']).sort();
+          if (JSON.stringify(have) !== JSON.stringify(want)) throw new Error(`running containers for ${want.join(', ')}; running now: ${have.join(', ') || 'none'}`);
         },
-        timeoutMs,
-        `running containers for ${want.join(', ')} (have ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ')})`,
-      ).catch((err: Error) => {
-        throw new Error(`${err.message}; running now: ${last.map((c) => c.Labels['switchboard.entity_id']).join(', ') || 'none'}`);
-      });
+        { timeout: timeoutMs, interval: 20 },
+      );
       return last;
     },
     async inspect(id) {

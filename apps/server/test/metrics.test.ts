@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
-import { CONTROL_BUNDLE, ok, openOrderItem, waitFor, waitForQuiet } from './control-helpers';
+import { CONTROL_BUNDLE, ok, openOrderItem, waitForQuiet } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { countOf, promtoolCheck, samples, scrape, sumOf, valueOf, type Scrape } from './metrics-scrape';
 import { RpcSocket, wsUrl } from './ws-client';
@@ -157,7 +157,7 @@ describe('GET /metrics after a known workload', () => {
   it('shows a delivery waiting for its handler and how long the oldest due one has waited', async () => {
     // slow-call's tool never answers: its delivery stays in progress until the handler times out.
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
-    await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'the slow handler to start');
+    await expect.poll(() => server.runtime.dispatcher.inFlightCount > 0, { timeout: 5_000, message: 'the slow handler to start' }).toBe(true);
     const busy = await scrape(server.url, server.token);
     expect(valueOf(busy, 'switchboard_deliveries_open', { status: 'in_progress' }) + valueOf(busy, 'switchboard_deliveries_open', { status: 'pending' })).toBe(1);
     expect(valueOf(busy, 'switchboard_handlers_in_flight')).toBe(1);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeChangedNotification, runtimeResetNotification } from '@switchboard/contract';
 import { databaseOf, sql, testEngine } from '@switchboard/store/testing';
-import { CONTROL_BUNDLE, ok, waitFor, waitForQuiet } from './control-helpers';
+import { CONTROL_BUNDLE, ok, waitForQuiet } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
 import { RpcSocket, wsUrl, type WireFrame } from './ws-client';
 
@@ -39,7 +39,7 @@ describe.runIf(testEngine() === 'postgres')('two nodes on one PostgreSQL databas
   /** Resolves once the node's listener has read every change committed so far. */
   const caughtUp = async (server: TestServer) => {
     const latest = await server.store.changes.latestSeq();
-    await waitFor(() => server.changes.position >= latest, 10_000, 'the node to read the change feed');
+    await expect.poll(() => server.changes.position >= latest, { timeout: 10_000, message: 'the node to read the change feed' }).toBe(true);
   };
 
   it('a publish through node A reaches a console socket of node B as runtime.changed', async () => {

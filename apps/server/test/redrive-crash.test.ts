@@ -6,7 +6,7 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect, it } from 'vitest';
-import { waitFor } from './control-helpers';
+
 import { crashServers } from './crash-servers';
 
 const { dataDir, start: startServerProcess, call, rpc } = crashServers('redrive-crash', 'sbk_crash_test_token_0000000002');
@@ -21,8 +21,8 @@ it('a server killed during a redrive of 300 dead letters redrives each exactly o
   }
   const reader = new BetterSqlite3(path.join(dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
   const scalar = (q: string) => (reader.prepare(q).get() as { n: number }).n;
-  await waitFor(() => scalar(`select count(*) as n from dead_letters`) === DEAD_LETTERS, 60_000, 'every charge to dead-letter');
-  await waitFor(async () => (await rpc(first.url, 'runtime.status')).pending_deliveries === 0, 30_000, 'the first dispatch to settle');
+  await expect.poll(() => scalar(`select count(*) as n from dead_letters`) === DEAD_LETTERS, { timeout: 60_000, interval: 20, message: 'every charge to dead-letter' }).toBe(true);
+  await expect.poll(async () => (await rpc(first.url, 'runtime.status')).pending_deliveries === 0, { timeout: 30_000, interval: 20, message: 'the first dispatch to settle' }).toBe(true);
 
   await rpc(first.url, 'runtime.set_tool_server_faults', { tool_server: 'mcp.flaky', faults: 'off' });
   const estimate = await rpc(first.url, 'event.redrive', { dry_run: true, filter: { event_name: 'charge.requested' } });
@@ -32,7 +32,7 @@ it('a server killed during a redrive of 300 dead letters redrives each exactly o
 
   // Kill while the operation is under way, watched from outside (WAL allows a concurrent reader).
   const doneItems = () => scalar(`select count(*) as n from operation_items where status = 'done'`);
-  await waitFor(() => doneItems() >= 50, 30_000, 'the redrive to be under way');
+  await expect.poll(() => doneItems() >= 50, { timeout: 30_000, interval: 20, message: 'the redrive to be under way' }).toBe(true);
   first.child.kill('SIGKILL');
   await first.exited;
   const doneAtKill = doneItems();
@@ -40,15 +40,11 @@ it('a server killed during a redrive of 300 dead letters redrives each exactly o
   expect(doneAtKill).toBeLessThan(DEAD_LETTERS);
 
   const second = await startServerProcess();
-  await waitFor(
-    async () => {
+  await expect.poll(async () => {
       const op = (await rpc(second.url, 'operation.get', { operation_id: operationId, items_limit: 0 })).operation;
       const status = await rpc(second.url, 'runtime.status');
       return op.status === 'completed' && status.pending_deliveries === 0;
-    },
-    60_000,
-    'the restarted runtime to finish the redrive',
-  );
+    }, { timeout: 60_000, interval: 20, message: 'the restarted runtime to finish the redrive' }).toBe(true);
 
   const op = (await rpc(second.url, 'operation.get', { operation_id: operationId, items_limit: 0 })).operation;
   expect(op.counts).toEqual({ total: DEAD_LETTERS, done: DEAD_LETTERS, failed: 0, skipped: 0 });

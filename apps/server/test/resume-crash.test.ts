@@ -7,7 +7,7 @@
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect, it } from 'vitest';
-import { waitFor } from './control-helpers';
+
 import { crashServers } from './crash-servers';
 
 const { dataDir, start: startServerProcess, call, rpc } = crashServers('crash', 'sbk_crash_test_token_0000000001');
@@ -26,7 +26,7 @@ it('a server killed during a resume of 1,000 queued items still dispatches each 
   const reader = new BetterSqlite3(path.join(dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
   const releasedCount = () => (reader.prepare(`select count(*) as n from ingress_queue where status = 'released'`).get() as { n: number }).n;
   const resume = call(first.url, { jsonrpc: '2.0', id: 'resume', method: 'runtime.resume', params: {} }).catch((err: Error) => ({ transportError: err.message }));
-  await waitFor(() => releasedCount() >= 50, 30_000, 'the resume to be under way');
+  await expect.poll(() => releasedCount() >= 50, { timeout: 30_000, interval: 20, message: 'the resume to be under way' }).toBe(true);
   first.child.kill('SIGKILL');
   await first.exited;
   const releasedAtKill = releasedCount();
@@ -35,14 +35,10 @@ it('a server killed during a resume of 1,000 queued items still dispatches each 
   expect(await resume).toHaveProperty('transportError');
 
   const second = await startServerProcess();
-  await waitFor(
-    async () => {
+  await expect.poll(async () => {
       const s = await rpc(second.url, 'runtime.status');
       return s.queue_depth === 0 && s.pending_deliveries === 0;
-    },
-    60_000,
-    'the restarted runtime to finish the resume and dispatch',
-  );
+    }, { timeout: 60_000, interval: 20, message: 'the restarted runtime to finish the resume and dispatch' }).toBe(true);
 
   const events = reader.prepare(`select run_id, count(*) as n from events where event_name = 'tick' group by run_id`).all() as { run_id: string; n: number }[];
   expect(events.length).toBe(1000);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { CONTROL_BUNDLE, ok, waitFor } from './control-helpers';
+import { CONTROL_BUNDLE, ok } from './control-helpers';
 import { TEST_TOKEN, startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
 import { startServerProcess, type ServerProcess } from './server-process';
@@ -33,7 +33,7 @@ describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
   /** Resolves once node B's listener has read every change committed so far. */
   const caughtUp = async () => {
     const latest = await b.store.changes.latestSeq();
-    await waitFor(() => b.changes.position >= latest, 10_000, 'node B to read the change feed');
+    await expect.poll(() => b.changes.position >= latest, { timeout: 10_000, message: 'node B to read the change feed' }).toBe(true);
   };
   const publishOnB = (secret: string) => b.rpc('event.publish', { event_name: 'tick', payload: { n: 1 } }, { token: secret });
 
@@ -105,7 +105,7 @@ describe.runIf(testEngine() === 'postgres')('roles across two server processes',
   }
   const publish = (secret: string) => onB(secret, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
   /** B learns of A's change from the feed, without a restart; this waits for its answer to turn. */
-  const becomes = (what: () => Promise<string>, code: string) => waitFor(async () => (await what()) === code, 10_000, `node B to answer ${code}`);
+  const becomes = (what: () => Promise<string>, code: string) => expect.poll(async () => (await what()) === code, { timeout: 10_000, message: `node B to answer ${code}` }).toBe(true);
 
   it('a role change and a revoke through node A reach node B, which had the token verified', async () => {
     const { user } = await ok(a, 'user.create', { display_name: 'Oskar (operator)', role: 'operator' });

@@ -7,11 +7,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runDemoScenario } from '@switchboard/runtime';
 import { methodNames, methods, type MethodName, type ParamsInput, type Role, type Scope } from '@switchboard/contract';
 import { databaseOf, snapshotDifferences, snapshotTables, type TableSnapshot } from '@switchboard/store/testing';
-import { ok, waitFor, waitForQuiet } from './control-helpers';
+import { ok, waitForQuiet } from './control-helpers';
 import { startTestServer, type RpcAnswer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
 import { RpcSocket, tryOpen, wsUrl } from './ws-client';
@@ -95,7 +95,7 @@ let receiverUrl = '';
 
 /** Waits until the sender has delivered every notice: a notice in flight moves rows under a snapshot. */
 async function noticesSettled(): Promise<void> {
-  await waitFor(async () => (await ok(admin(), 'alert.notices', { status: 'pending', limit: 1 })).items.length === 0, 20_000, 'notices to be delivered');
+  await vi.waitFor(async () => expect((await ok(admin(), 'alert.notices', { status: 'pending', limit: 1 })).items).toEqual([]), { timeout: 20_000, interval: 20 });
 }
 
 async function newDestination(what: string): Promise<string> {
@@ -283,10 +283,13 @@ beforeAll(async () => {
   const plan = await ok(server, 'event.replay', { dry_run: true, event_ids: [seen.eventId] });
   seen.operationId = (await ok(server, 'event.replay', { dry_run: false, event_ids: [seen.eventId], expected_plan_hash: plan.plan.plan_hash })).operation!.operation_id;
   // Settled (every replayed delivery's outcome known), so that it moves no row under a snapshot.
-  await waitFor(async () => {
-    const { operation } = await ok(server, 'operation.get', { operation_id: seen.operationId });
-    return operation.status !== 'running' && operation.outcomes.pending === 0;
-  }, 20_000, 'the replay to settle');
+  await vi.waitFor(
+    async () => {
+      const { operation } = await ok(server, 'operation.get', { operation_id: seen.operationId });
+      expect({ running: operation.status === 'running', pending: operation.outcomes.pending }, 'the replay to settle').toEqual({ running: false, pending: 0 });
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }, 180_000);
 
 afterAll(async () => {

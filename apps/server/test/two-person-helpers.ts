@@ -1,8 +1,9 @@
 /** People and items for the two-person rule tests (the two-person test bundle). */
+import { vi } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Role } from '@switchboard/contract';
 import { databaseOf } from '@switchboard/store/testing';
-import { waitFor } from './control-helpers';
+
 import type { TestServer } from './harness';
 
 export const TWO_PERSON_BUNDLE = fileURLToPath(new URL('./bundles/two-person.yaml', import.meta.url));
@@ -25,15 +26,13 @@ export async function openItemOf(server: TestServer, event: 'order.placed' | 'me
   const published = await server.rpc('event.publish', { event_name: event, payload }, secret ? { token: secret } : {});
   if (!published.result) throw new Error(`event.publish failed: ${JSON.stringify(published.error)}`);
   const runId = published.result.run_id;
-  let mailboxId: string | undefined;
-  await waitFor(
+  const mailboxId = await vi.waitFor(
     async () => {
       const row = await databaseOf(server.store).selectFrom('mailbox_items').select('mailbox_id').where('run_id', '=', runId).executeTakeFirst();
-      mailboxId = row?.mailbox_id;
-      return mailboxId !== undefined;
+      if (!row) throw new Error(`no mailbox item of run ${runId} yet`);
+      return row.mailbox_id;
     },
-    10_000,
-    `the mailbox item of run ${runId}`,
+    { timeout: 10_000, interval: 20 },
   );
-  return { mailbox_id: mailboxId!, run_id: runId };
+  return { mailbox_id: mailboxId, run_id: runId };
 }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { waitFor } from './control-helpers';
+
 import { tokenCli } from '../src/cli/token';
 import { usersCli } from '../src/cli/users';
 import { startTestServer, type TestServer } from './harness';
@@ -49,7 +49,7 @@ function spawnCli(script: string, args: string[]): Promise<CliRun> {
 async function serverReadChanges(): Promise<void> {
   if (testEngine() !== 'postgres') return;
   const latest = await server.store.changes.latestSeq();
-  await waitFor(() => server.changes.position >= latest, 10_000, 'the server to read the change feed');
+  await expect.poll(() => server.changes.position >= latest, { timeout: 10_000, message: 'the server to read the change feed' }).toBe(true);
 }
 
 /**

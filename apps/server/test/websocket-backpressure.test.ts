@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { waitFor } from './control-helpers';
+
 import { startTestServer, type TestServer } from './harness';
 import { wsUrl } from './ws-client';
 
@@ -30,7 +30,7 @@ it('stops reading a never-reading socket: unsent answers stay bounded while it k
 
   const framesAnswered = () => server.logs.filter((l) => l.msg === 'ws frame').length;
   const paused = () => server.logs.some((l) => l.msg === 'ws reading paused');
-  await waitFor(() => paused() || framesAnswered() === FRAMES, 60_000, 'the server to stop reading the socket or answer every frame');
+  await expect.poll(() => paused() || framesAnswered() === FRAMES, { timeout: 60_000, message: 'the server to stop reading the socket or answer every frame' }).toBe(true);
   // Each frame's answer is about 7.5 MB; unbounded, the server would hold up to FRAMES of them.
   const oneAnswer = 100 * 80_000;
   expect(server.sockets.bufferedBytes()).toBeLessThanOrEqual(MAX_BUFFERED * 4 + oneAnswer);

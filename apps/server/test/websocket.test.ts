@@ -28,15 +28,6 @@ afterAll(async () => {
 });
 
 const open = () => RpcSocket.open(wsUrl(server.url), { headers: { authorization: `Bearer ${server.token}` } });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe('heartbeat subscriptions', () => {
   test('subscribe answers a subscription_id, then heartbeats with the health.check shape arrive at once and every interval', async () => {
@@ -109,13 +100,13 @@ describe('heartbeat subscriptions', () => {
   });
 
   test('closing the socket ends all its subscriptions', async () => {
-    await waitUntil(() => server.sockets.subscriptionCount() === 0);
+    await expect.poll(() => server.sockets.subscriptionCount() === 0, { timeout: 3000, interval: 10 }).toBe(true);
     const socket = await open();
     await socket.call('health.subscribe', {});
     await socket.call('health.subscribe', {});
     expect(server.sockets.subscriptionCount()).toBe(2);
     await socket.close();
-    await waitUntil(() => server.sockets.subscriptionCount() === 0 && server.sockets.connectionCount() === 0);
+    await expect.poll(() => server.sockets.subscriptionCount() === 0 && server.sockets.connectionCount() === 0, { timeout: 3000, interval: 10 }).toBe(true);
   });
 });
 
@@ -134,11 +125,11 @@ describe('dead peers', () => {
     // Three more pings answered: the live peer outlasts several rounds of dead-peer detection.
     let pings = 0;
     live.socket.on('ping', () => pings++);
-    await waitUntil(() => pings >= 3, 5_000);
+    await expect.poll(() => pings >= 3, { timeout: 5_000, interval: 10 }).toBe(true);
     expect(live.socket.readyState).toBe(WebSocket.OPEN);
     expect((await live.call('health.ping', {})).result!.ok).toBe(true);
     await live.close();
-    await waitUntil(() => server.sockets.subscriptionCount() === 0);
+    await expect.poll(() => server.sockets.subscriptionCount() === 0, { timeout: 3000, interval: 10 }).toBe(true);
   });
 });
 

@@ -81,15 +81,6 @@ describe.each(['event.publish', 'run.start'] as const)('%s', (method) => {
   });
 });
 
-describe('run.start deprecation', () => {
-  it('is marked deprecated in the OpenRPC document, event.publish is not', async () => {
-    const doc = (await ok(server, 'rpc.discover')) as { methods: { name: string; deprecated?: boolean }[] };
-    const byName = Object.fromEntries(doc.methods.map((m) => [m.name, m]));
-    expect(byName['run.start']!.deprecated).toBe(true);
-    expect(byName['event.publish']!.deprecated ?? false).toBe(false);
-  });
-});
-
 describe('event.publish under group commit', () => {
   it('a batch of concurrent publishes shares one commit, and each member gets its own answer: valid ones, UNKNOWN_EVENT, a replay and an IDEMPOTENCY_CONFLICT', async () => {
     const replayedKey = newKey();

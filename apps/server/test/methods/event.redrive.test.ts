@@ -1,55 +1,16 @@
 /**
- * event.redrive, event.replay and operation.* over real HTTP, on the control bundle's
+ * event.redrive (and the operations it runs, read and cancelled through operation.*) over real HTTP, on the control bundle's
  * charge.requested: its charge-card subscriber dead-letters while mcp.flaky's faults are on.
  */
 import { describe, expect, it } from 'vitest';
 import { databaseOf } from '@switchboard/store/testing';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
-import { count, expectSameStore, fails, ok, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
+import { count, expectSameStore, fails, ok, storeSnapshot, waitForQuiet } from '../control-helpers';
+import { deadLettersOf, expectCountsAddUp, finished, publishCharges } from './dead-letter-operations';
 import { keyMaker, withControlServer } from './method-servers';
 
 const newKey = keyMaker('redrive');
-type Operation = Result<'operation.get'>['operation'];
-
-async function publishCharges(server: TestServer, n: number, batch: string): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await ok(server, 'event.publish', { event_name: 'charge.requested', payload: { batch, i } });
-    ids.push(r.event_id!);
-  }
-  await waitForQuiet(server);
-  return ids;
-}
-
-async function finished(server: TestServer, operationId: string, timeoutMs = 20_000): Promise<Operation> {
-  let op: Operation | undefined;
-  await waitFor(async () => {
-    op = (await ok(server, 'operation.get', { operation_id: operationId })).operation;
-    return op.status !== 'running';
-  }, timeoutMs, `operation ${operationId} to finish`);
-  await expectCountsAddUp(server, operationId);
-  return op!;
-}
-
-/** done + failed + skipped + pending = total, and the row's counts and outcomes are its items'. */
-async function expectCountsAddUp(server: TestServer, operationId: string): Promise<void> {
-  const { operation: op, items } = await ok(server, 'operation.get', { operation_id: operationId, items_limit: 500 });
-  const tally = (status: string) => items.filter((i) => i.status === status).length;
-  expect(items).toHaveLength(op.counts.total);
-  expect({ ...op.counts, pending: tally('pending') }).toEqual({ total: op.counts.total, done: tally('done'), failed: tally('failed'), skipped: tally('skipped'), pending: op.counts.total - op.counts.done - op.counts.failed - op.counts.skipped });
-  const outcome = (o: string) => items.filter((i) => i.outcome === o).length;
-  expect(op.outcomes).toEqual({ delivered: outcome('delivered'), dead_lettered: outcome('dead_lettered'), cancelled: outcome('cancelled'), pending: items.filter((i) => i.status === 'done' && !i.outcome).length });
-}
-
-async function deadLettersOf(server: TestServer, eventIds: string[]) {
-  const out = [];
-  for (const event_id of eventIds) {
-    const { events } = await ok(server, 'event.list', { filter: { event_id } });
-    out.push(...events[0]!.dead_letters.map((l) => ({ ...l, event_id })));
-  }
-  return out;
-}
 
 describe('event.redrive', () => {
   let server: TestServer;
@@ -219,7 +180,7 @@ describe('event.redrive', () => {
     const estimate = await ok(server, 'event.redrive', { dry_run: true, ...selection });
     const applied = await ok(server, 'event.redrive', { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 2 });
     const id = applied.operation!.operation_id;
-    await waitFor(async () => (await ok(server, 'operation.get', { operation_id: id })).operation.counts.done >= 1, 10_000, 'the first item');
+    await expect.poll(async () => (await ok(server, 'operation.get', { operation_id: id })).operation.counts.done >= 1, { timeout: 10_000, message: 'the first item' }).toBe(true);
     const cancelled = await ok(server, 'operation.cancel', { operation_id: id });
     expect(cancelled.cancelled).toBe(true);
     expect(cancelled.operation.status).toBe('cancelled');
@@ -242,7 +203,7 @@ describe('event.redrive', () => {
 
     // Pages of operation.list: newest first, each once, cursors bound to the filter. Outcomes are
     // recorded as deliveries settle (the cancelled one's too): compare once none is pending.
-    await waitFor(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), 20_000, 'outcomes to settle');
+    await expect.poll(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), { timeout: 20_000, message: 'outcomes to settle' }).toBe(true);
     const all = await ok(server, 'operation.list', { limit: 500 });
     const paged: string[] = [];
     let cursor: string | undefined;
@@ -264,49 +225,6 @@ describe('event.redrive', () => {
     const listed = await ok(server, 'operation.list', { status: 'cancelled' });
     expect(listed.operations.map((o) => o.operation_id)).toContain(id);
     expect(listed.operations.every((o) => o.status === 'cancelled')).toBe(true);
-  });
-
-  it('replays events to a named subscriber, each in a new run that records what it replays', async () => {
-    const ids = await publishCharges(server, 3, 'replay');
-    const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
-    expect(estimate.plan).toMatchObject({ kind: 'replay', matched: 3, to_send: 3, deliveries: 3 });
-    expect(estimate.plan.by_subscriber).toEqual([{ subscriber_id: 'note-charge', count: 3 }]);
-    const applied = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
-    const op = await finished(server, applied.operation!.operation_id);
-    expect(op.counts.done).toBe(3);
-    await waitForQuiet(server);
-    const items = (await ok(server, 'operation.get', { operation_id: op.operation_id })).items;
-    for (const item of items) {
-      const { events } = await ok(server, 'event.list', { filter: { event_id: item.result_id! } });
-      const replayed = events[0]!;
-      expect(replayed.replay_of_event_id).toBe(item.target_id);
-      expect(replayed.deliveries.map((d) => [d.subscriber_id, d.status])).toEqual([['note-charge', 'delivered']]);
-      const original = (await ok(server, 'event.list', { filter: { event_id: item.target_id } })).events[0]!;
-      expect(replayed.run_id).not.toBe(original.run_id);
-      expect(replayed.payload).toEqual(original.payload);
-    }
-  });
-
-  it('a replay waits while ingress is paused, and runs on resume', async () => {
-    const ids = await publishCharges(server, 2, 'paused-replay');
-    await ok(server, 'runtime.pause', { reason: 'replay test' });
-    try {
-      const estimate = await ok(server, 'event.replay', { dry_run: true, event_ids: ids, subscriber_ids: ['note-charge'] });
-      const replay = await ok(server, 'event.replay', { dry_run: false, event_ids: ids, subscriber_ids: ['note-charge'], expected_plan_hash: estimate.plan.plan_hash, rate_per_second: 100 });
-      // Signal that the runner has had its chances: a redrive it runs meanwhile completes.
-      const other = await deadLettersOf(server, ids);
-      const otherSel = { dead_letter_ids: other.map((l) => l.dead_letter_id) };
-      const otherEstimate = await ok(server, 'event.redrive', { dry_run: true, ...otherSel });
-      const otherOp = await ok(server, 'event.redrive', { dry_run: false, ...otherSel, expected_plan_hash: otherEstimate.plan.plan_hash, rate_per_second: 100 });
-      await finished(server, otherOp.operation!.operation_id);
-      const waiting = await ok(server, 'operation.get', { operation_id: replay.operation!.operation_id });
-      expect(waiting.operation).toMatchObject({ status: 'running', counts: { total: 2, done: 0 } });
-      await ok(server, 'runtime.resume');
-      const done = await finished(server, replay.operation!.operation_id);
-      expect(done.counts.done).toBe(2);
-    } finally {
-      if ((await ok(server, 'runtime.status')).ingress === 'paused') await ok(server, 'runtime.resume');
-    }
   });
 
   it('stop_after_failures pauses a redrive into a still-broken subscriber; a paused operation can be cancelled', async () => {

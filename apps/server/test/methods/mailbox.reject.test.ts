@@ -1,5 +1,5 @@
 /**
- * mailbox.reject over real HTTP against the real runtime (the control test bundle): every error code it
+ * mailbox.reject (with its typed reason codes and the sheet a decision keeps) over real HTTP against the real runtime (the control test bundle): every error code it
  * can return, idempotent replays and the concurrency guarantees.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,9 +9,12 @@ import { count, fails, ok, openOrderItem, waitForQuiet } from '../control-helper
 
 let server: TestServer;
 let tokenId: string;
+let token: { id: string; name: string };
 withControlServer(async (s) => {
   server = s;
-  tokenId = (await server.store.tokens.list())[0]!.id;
+  const t = (await server.store.tokens.list())[0]!;
+  tokenId = t.id;
+  token = { id: t.id, name: t.name };
 });
 const newKey = keyMaker('rej');
 
@@ -74,5 +77,40 @@ describe('mailbox.reject', () => {
     const got = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
     expect(got.item).toMatchObject({ status: 'rejected', reason_code: 'other' });
     expect(got.history.find((h: any) => h.action === 'rejected')).toMatchObject({ reason: 'customer changed their mind', reason_code: 'other' });
+  });
+});
+
+describe('decisions as they were seen', () => {
+  it('a rejected item keeps its sheet too, and emits nothing', async () => {
+    const item = await openOrderItem(server, 'SEEN2');
+    await waitForQuiet(server);
+    const before = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
+    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'no', reason_code: 'other' });
+    const after = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
+    expect(after.decided_sheet).toEqual(before.decision_sheet);
+    expect(after.emitted_payload).toBeUndefined();
+    expect(after.emitted_event_id).toBeUndefined();
+  });
+});
+
+describe('typed reject reasons', () => {
+  it('mailbox.get offers the codes of the item type; a reject stores its code on the item and in history', async () => {
+    const item = await openOrderItem(server, 'CODE1');
+    const got = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
+    expect(got.reject_reasons).toEqual([
+      { code: 'out_of_stock', label: 'Out of stock' },
+      { code: 'suspected_fraud', label: 'Suspected fraud' },
+    ]);
+    await ok(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'warehouse is empty', reason_code: 'out_of_stock' });
+    const after = await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id });
+    expect(after.item.reason_code).toBe('out_of_stock');
+    expect(after.history.find((h) => h.action === 'rejected')).toMatchObject({ reason: 'warehouse is empty', reason_code: 'out_of_stock', actor_token_name: token.name });
+  });
+
+  it('refuses a code the bundle does not declare for the type, deciding nothing', async () => {
+    const item = await openOrderItem(server, 'CODE2');
+    const bad = await fails(server, 'mailbox.reject', { mailbox_id: item.mailbox_id, reason: 'x', reason_code: 'made_up' }, 'INVALID_PARAMS');
+    expect(bad.data.details).toMatchObject({ field: 'reason_code', allowed: ['out_of_stock', 'suspected_fraud', 'other'] });
+    expect((await ok(server, 'mailbox.get', { mailbox_id: item.mailbox_id })).item.status).toBe('pending');
   });
 });

@@ -21,6 +21,11 @@ export function withSeededServer(tickets: number, use: (server: TestServer) => u
   serverForFile(() => startSeededServer(tickets), use);
 }
 
+/** A server on the default bundle with nothing published yet, for the methods that read the bundle or the server itself. */
+export function withServer(use: (server: TestServer) => unknown): void {
+  serverForFile(() => startTestServer(), use);
+}
+
 /** A server on the control test bundle, for the mutating methods. */
 export function withControlServer(use: (server: TestServer) => unknown): void {
   serverForFile(() => startTestServer({ env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } }), use);

@@ -193,12 +193,8 @@ describe('a third-party JSON-RPC 2.0 client (json-rpc-2.0 from npm)', () => {
     client = makeClient();
     const before = server.logs.length;
     client.notify('health.ping', {});
-    const deadline = Date.now() + 3000;
-    let line: Record<string, unknown> | undefined;
-    while (!line && Date.now() < deadline) {
-      line = server.logs.slice(before).find((l) => l.msg === 'request' && l.method === 'health.ping' && l.status === 204);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(line).toMatchObject({ outcome: 'ok' });
+    await expect
+      .poll(() => server.logs.slice(before).find((l) => l.msg === 'request' && l.method === 'health.ping' && l.status === 204), { timeout: 3000, interval: 10 })
+      .toMatchObject({ outcome: 'ok' });
   });
 });

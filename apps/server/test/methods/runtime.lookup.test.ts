@@ -85,14 +85,6 @@ describe('runtime.lookup', () => {
     await fails(server, 'runtime.lookup', { id: `mailbox:${agents[0]!.agent_id}` }, 'NOT_FOUND');
   });
 
-  it('runtime.catalog names every event of the bundle, sorted, with its subscribers', async () => {
-    const { events } = await ok(server, 'runtime.catalog', {});
-    const bundle = server.runtime.bundle.definition.events;
-    expect(events.map((e) => e.name)).toEqual(Object.keys(bundle).sort((a, b) => a.localeCompare(b)));
-    for (const e of events) expect(e.subscribers.map((s) => s.id)).toEqual(bundle[e.name]!.subscribers.map((s) => s.id));
-    expect(events.find((e) => e.name === 'refund.approved')?.description).toBeTruthy();
-  });
-
   it('says NOT_FOUND for an id nothing has, and refuses an empty one', async () => {
     const miss = await fails(server, 'runtime.lookup', { id: 'nothing_has_this_id' }, 'NOT_FOUND');
     expect(miss.data.details).toMatchObject({ id: 'nothing_has_this_id' });

@@ -3,6 +3,10 @@
  * records and keeps tokens and idempotency records, partial failures are reported (a container
  * that will not stop, a quiescence that runs out of time), the reset lock refuses a second reset
  * and mutations, PLAN_STALE guards an apply against a stale preview, and replays are idempotent.
+ * The method never acts on an empty call (dry_run must be said), and a reset works under traffic
+ * (issue 36): while ingress is paused the plan's hash covers what the reset decides, not the row
+ * counts of tables it empties, so records arriving between preview and apply do not make it stale;
+ * a refused apply is recorded in the reset audit with its diff; audit records name the actor's token.
  */
 import fs from 'node:fs';
 import { databaseOf } from '@switchboard/store/testing';
@@ -11,7 +15,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDockerEngine, type FakeDockerEngine } from '../../../../packages/runtime/test/fake-docker-engine';
 import { startTestServer, type TestServer } from '../harness';
-import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitFor, waitForQuiet } from '../control-helpers';
+import { withControlServer } from './method-servers';
+import { CONTROL_BUNDLE, count, expectSameStore, fails, ok, openOrderItem, pidAlive, storeSnapshot, waitForQuiet } from '../control-helpers';
 
 const RUN_SCOPED = ['runs', 'events', 'deliveries', 'dead_letters', 'entities', 'mailbox_items', 'mailbox_history', 'conversations', 'turns', 'ingress_queue'];
 
@@ -23,10 +28,10 @@ async function runScopedCounts(server: TestServer): Promise<Record<string, numbe
 
 async function containerFor(server: TestServer, entityId: string) {
   let row: any;
-  await waitFor(async () => {
+  await expect.poll(async () => {
     row = await databaseOf(server.store).selectFrom('containers').selectAll().where('entity_id', '=', entityId).executeTakeFirst();
     return row?.status === 'running';
-  }, 10_000, `a running container for ${entityId}`);
+  }, { timeout: 10_000, message: `a running container for ${entityId}` }).toBe(true);
   return row as { container_id: string; pid: number | null; entity_id: string };
 }
 
@@ -117,7 +122,7 @@ describe('with local child-process containers', () => {
     const preview = await ok(server, 'runtime.nuke', { dry_run: true });
     await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 3 } });
     await waitForQuiet(server);
-    // Only the refusal's own audit record (and its change feed row) is written; see runtime.reset-under-traffic.test.ts.
+    // Only the refusal's own audit record (and its change feed row) is written; see 'reset under traffic' below.
     const before = await storeSnapshot(server, { without: ['resets', 'changes'] });
     const error = await fails(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash }, 'PLAN_STALE');
     expect(error.data.details).toEqual({ expected: preview.plan.plan_hash, actual: expect.stringMatching(/^sha256:/) });
@@ -158,7 +163,7 @@ describe('with local child-process containers', () => {
 
   it('nuke during active dispatch waits for the running handler, then removes everything', async () => {
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
-    await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
+    await expect.poll(() => server.runtime.dispatcher.inFlightCount > 0, { timeout: 5_000, message: 'a handler in flight' }).toBe(true);
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(result.status).toBe('completed');
     expect(result.quiescence).toMatchObject({ drained: true, still_in_flight: 0 });
@@ -189,7 +194,7 @@ describe('while a reset holds the lock', () => {
 
     const runningKey = newKey();
     const running = server.rpc('runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey });
-    await waitFor(async () => (await readyz(server)) === 503, 5_000, '/readyz to report the reset');
+    await expect.poll(async () => (await readyz(server)) === 503, { timeout: 5_000, message: '/readyz to report the reset' }).toBe(true);
     // The same key while the first call runs: in progress, retryable.
     const inProgress = await fails(server, 'runtime.nuke', { dry_run: false, reason: 'long one', idempotency_key: runningKey }, 'IDEMPOTENCY_IN_PROGRESS');
     expect(inProgress.data.retryable).toBe(true);
@@ -259,7 +264,7 @@ describe('partial failures', () => {
     await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
     await waitForQuiet(server);
     await ok(server, 'event.publish', { event_name: 'slow.work', payload: {} });
-    await waitFor(() => server.runtime.dispatcher.inFlightCount > 0, 5_000, 'a handler in flight');
+    await expect.poll(() => server.runtime.dispatcher.inFlightCount > 0, { timeout: 5_000, message: 'a handler in flight' }).toBe(true);
     const before = await runScopedCounts(server);
 
     const result = await ok(server, 'runtime.nuke', { dry_run: false });
@@ -319,5 +324,70 @@ describe('with the Docker Engine API (fake engine on a Unix socket)', () => {
     engine.refuseStopFor.clear();
     const retry = await ok(server, 'runtime.nuke', { dry_run: false });
     expect(retry).toMatchObject({ status: 'completed', containers: { stopped: [container.container_id] } });
+  });
+});
+
+describe('without dry_run', () => {
+  let server: TestServer;
+  withControlServer((s) => {
+    server = s;
+  });
+
+  it('runtime.nuke {} is INVALID_PARAMS naming dry_run, and removes nothing', async () => {
+    await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
+    const eventsBefore = await count(server, 'events');
+    for (const params of [{}, { reason: 'cleanup' }, { expected_plan_hash: 'sha256:abc' }]) {
+      const error = await fails(server, 'runtime.nuke', params, 'INVALID_PARAMS');
+      expect(error.data.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'dry_run', message: expect.stringMatching(/dry_run is required/) })]));
+    }
+    expect(await count(server, 'events')).toBe(eventsBefore);
+    const auditRows = await count(server, 'resets');
+    expect(auditRows).toBe(0);
+  });
+});
+
+describe('reset under traffic', () => {
+  let server: TestServer;
+  let token: { id: string; name: string };
+  withControlServer(async (s) => {
+    server = s;
+    const t = (await server.store.tokens.list())[0]!;
+    token = { id: t.id, name: t.name };
+  });
+
+  it('with ingress open a publish between preview and apply is PLAN_STALE, audited as refused with the diff, actor name and whole reason', async () => {
+    await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
+    await waitForQuiet(server);
+    const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+    expect(preview.plan.hash_basis).toBe('state');
+    await ok(server, 'event.publish', { event_name: 'tick', payload: { n: 2 } });
+    await waitForQuiet(server);
+    const reason = `Refused on purpose: ${'a long reason '.repeat(20)}end`;
+    await fails(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason }, 'PLAN_STALE');
+    const { resets } = await ok(server, 'runtime.resets', {});
+    const refused = resets[0]!;
+    expect(refused).toMatchObject({ status: 'refused', reason, actor_token_id: token.id, actor_token_name: token.name });
+    expect(refused.result).toMatchObject({ refused: 'PLAN_STALE', expected_plan_hash: preview.plan.plan_hash, diff: { runs: 1, events: 1, deliveries: 1 } });
+    expect(await count(server, 'events')).toBeGreaterThan(0);
+  });
+
+  it('with ingress paused, records that arrive between preview and apply do not make the plan stale; the reset removes them too', async () => {
+    await ok(server, 'runtime.pause', { reason: 'reset under traffic' });
+    try {
+      const preview = await ok(server, 'runtime.nuke', { dry_run: true });
+      expect(preview.plan.hash_basis).toBe('paused_ingress');
+      // Traffic keeps arriving (queued while paused), as the steady demo's would.
+      for (let n = 0; n < 3; n++) await ok(server, 'event.publish', { event_name: 'tick', payload: { n } });
+      const again = await ok(server, 'runtime.nuke', { dry_run: true });
+      expect(again.plan.plan_hash).toBe(preview.plan.plan_hash);
+      expect((again.plan.remove as Record<string, number>).ingress_queue).toBeGreaterThan((preview.plan.remove as Record<string, number>).ingress_queue!);
+      const applied = await ok(server, 'runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason: 'paused, then previewed' });
+      expect(applied).toMatchObject({ status: 'completed', ok: true });
+      for (const table of ['events', 'runs', 'ingress_queue']) expect(await count(server, table)).toBe(0);
+      const { resets } = await ok(server, 'runtime.resets', {});
+      expect(resets[0]).toMatchObject({ status: 'completed', reason: 'paused, then previewed', actor_token_name: token.name });
+    } finally {
+      if ((await ok(server, 'runtime.status')).ingress === 'paused') await ok(server, 'runtime.resume');
+    }
   });
 });

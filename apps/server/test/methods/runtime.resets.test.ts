@@ -1,31 +1,21 @@
 /**
- * runtime.resets (the audit trail as a read method), runtime.queue (publishes queued while ingress
- * is paused), and the runtime.reset notification every subscribed socket receives after a reset.
+ * runtime.resets (the reset audit trail as a read method) and the runtime.reset notification every
+ * subscribed socket receives after a reset, over real HTTP and WebSocket on the control test bundle.
  */
 import { describe, expect, it } from 'vitest';
 import { RpcSocket, wsUrl } from '../ws-client';
 import type { TestServer } from '../harness';
-import { ok, waitForQuiet } from '../control-helpers';
+import { fails, ok, waitForQuiet } from '../control-helpers';
 import { withControlServer } from './method-servers';
 
-describe('runtime.resets, runtime.queue and the reset notification', () => {
+describe('runtime.resets and the reset notification', () => {
   let server: TestServer;
   withControlServer((s) => {
     server = s as TestServer;
   });
 
-  it('lists publishes queued while paused, oldest first, and nothing once resumed', async () => {
-    await ok(server, 'runtime.pause', { reason: 'queue test' });
-    const published = [];
-    for (let n = 0; n < 3; n++) published.push(await ok(server, 'event.publish', { event_name: 'tick', payload: { n } }));
-    const queue = await ok(server, 'runtime.queue', {});
-    expect(queue.queue_depth).toBe(3);
-    expect(queue.queued.map((q) => q.event_id)).toEqual(published.map((p) => p.event_id));
-    expect(queue.queued.map((q) => q.run_id)).toEqual(published.map((p) => p.run_id));
-    expect(queue.queued.every((q) => q.event_name === 'tick')).toBe(true);
-    expect((await ok(server, 'runtime.queue', { limit: 1 })).queued).toHaveLength(1);
-    await ok(server, 'runtime.resume');
-    expect(await ok(server, 'runtime.queue', {})).toEqual({ queued: [], queue_depth: 0 });
+  it('refuses params outside the contract with INVALID_PARAMS', async () => {
+    await fails(server, 'runtime.resets', { limit: 0 }, 'INVALID_PARAMS');
   });
 
   it('a reset is announced to every subscribed socket, once per socket, and listed by runtime.resets', async () => {

@@ -1,5 +1,5 @@
 /**
- * agent.list and agent.get, over HTTP against records the real runtime produced: demo tickets are published into
+ * agent.get, over HTTP against records the real runtime produced: demo tickets are published into
  * the support-desk bundle and processed by the dispatcher before anything is read.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,10 +10,9 @@ import { withSeededServer } from './method-servers';
 let server: TestServer;
 withSeededServer(6, (s) => (server = s));
 
-describe('agent.list and agent.get', () => {
-  it('lists and reads agents with references only', async () => {
+describe('agent.get', () => {
+  it('reads each listed agent as agent.list shows it, with references only', async () => {
     const { items } = await walk(server, 'agent.list', { limit: 1 });
-    expect(items.map((a) => a.agent_id)).toEqual(server.runtime.bundle.definition.agents.map((a) => a.agent_id).sort());
     for (const listed of items) {
       const got = await ok(server, 'agent.get', { agent_id: listed.agent_id });
       const { current_session_ref, last_turn_ref, ...agent } = listed;
@@ -22,6 +21,9 @@ describe('agent.list and agent.get', () => {
       expect(got.last_turn_ref).toEqual(last_turn_ref);
       expect(JSON.stringify(got)).not.toMatch(/turn_blocks|request_payload|response_payload/);
     }
+  });
+
+  it('answers NOT_FOUND naming the agent for an unknown id', async () => {
     const err = await errorOf(server, 'agent.get', { agent_id: 'nobody' });
     expect(err).toMatchObject({ code: 'NOT_FOUND', details: { resource: 'agent', id: 'nobody' } });
   });

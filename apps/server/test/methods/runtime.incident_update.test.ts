@@ -1,12 +1,12 @@
 /**
- * runtime.incident_update and runtime.incident_activity, and the states, regressions and sorts of
- * runtime.incidents, on the control bundle: each charge.requested dead-letters at charge-card, so
+ * runtime.incident_update (and the activity it leaves, read through runtime.incident_activity), and
+ * the states, regressions and sorts of runtime.incidents, on the control bundle: each charge.requested dead-letters at charge-card, so
  * every publish adds exactly one dispatcher DEAD_LETTER record.
  */
 import { describe, expect, it } from 'vitest';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
-import { fails, ok, waitFor, waitForQuiet } from '../control-helpers';
+import { fails, ok, waitForQuiet } from '../control-helpers';
 import { keyMaker, withControlServer } from './method-servers';
 
 const newKey = keyMaker('incident');
@@ -90,7 +90,7 @@ describe('incident lifecycle', () => {
     const until = new Date(Date.now() + 1500).toISOString();
     await ok(server, 'runtime.incident_update', { incident_id: dl.incident_id, state: 'ignored', ignore_until: until });
     expect(await deadLetterIncident(server)).toMatchObject({ state: 'ignored', ignore_until: until });
-    await waitFor(async () => (await deadLetterIncident(server)).state === 'open', 10_000, 'the ignore to run out');
+    await expect.poll(async () => (await deadLetterIncident(server)).state === 'open', { timeout: 10_000, message: 'the ignore to run out' }).toBe(true);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until));
   });
 
