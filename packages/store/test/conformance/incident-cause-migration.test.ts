@@ -11,10 +11,10 @@ import { Migrator, type Kysely } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
 import { Store, deadLetterCauseKey } from '@switchboard/store';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { migrationProvider } from '../src/migrations';
-import { STORE_ENGINES } from '../src/engines/index';
-import { openPostgres } from '../src/engines/postgres/open-postgres';
-import { openSqlite } from '../src/engines/sqlite/open-sqlite';
+import { migrationProvider } from '../../src/migrations';
+import { STORE_ENGINES } from '../../src/engines/index';
+import { openPostgres } from '../../src/engines/postgres/open-postgres';
+import { openSqlite } from '../../src/engines/sqlite/open-sqlite';
 
 const dirs: string[] = [];
 afterAll(() => {

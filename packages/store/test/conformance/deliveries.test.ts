@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow, Store } from '@switchboard/store';
 import { databaseOf, databaseOfTransaction, openTestStore } from '@switchboard/store/testing';
 // SQLite's claim in two steps; plain SQL that both engines run the same.
-import { claimByIds, dueCandidates } from '../src/engines/sqlite/claim';
+import { claimByIds, dueCandidates } from '../../src/engines/sqlite/claim';
 
 let dir: string;
 let store: Store;

@@ -12,10 +12,10 @@ import { afterAll, expect, it } from 'vitest';
 import { SCOPES, effectiveScopes, isRole } from '@switchboard/contract';
 import { Store, hashSecret } from '@switchboard/store';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { migrationProvider } from '../src/migrations';
-import { STORE_ENGINES } from '../src/engines/index';
-import { openPostgres } from '../src/engines/postgres/open-postgres';
-import { openSqlite } from '../src/engines/sqlite/open-sqlite';
+import { migrationProvider } from '../../src/migrations';
+import { STORE_ENGINES } from '../../src/engines/index';
+import { openPostgres } from '../../src/engines/postgres/open-postgres';
+import { openSqlite } from '../../src/engines/sqlite/open-sqlite';
 
 const dirs: string[] = [];
 afterAll(() => {
