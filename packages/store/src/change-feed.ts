@@ -83,7 +83,7 @@ export class ChangeFeedRepository {
 
   constructor(
     private readonly db: Kysely<Database>,
-    readonly engine: StoreEngine,
+    private readonly engine: StoreEngine,
     /** The PostgreSQL URL a listener opens its own connection with; undefined on SQLite. */
     readonly connectionString: string | undefined,
     /** Writes the audit records a transaction holds, just before its change row (see AuditRepository). */
