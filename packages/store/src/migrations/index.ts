@@ -19,7 +19,7 @@ import * as alerts from './020_alerts';
 import * as traceContext from './021_trace_context';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
-const engineStepsOnly: Migration = { async up() {} };
+const engineStepsOnly: Migration = { async up() {}, async down() {} };
 
 /**
  * `shared` with the engine's extra steps for `name` run after it on the way up and before it on
