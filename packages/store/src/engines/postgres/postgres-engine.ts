@@ -138,13 +138,8 @@ export const postgresEngine: StoreEngine = {
   claimDueUnlessLocked: claimDueUnlessLockedOnPostgres,
 
   async markDelivered(trx, owner, held, nowIso) {
-    const { rows } = await markDeliveredByArrays(
-      trx,
-      nowIso,
-      held.map((l) => l.delivery_id),
-      held.map((l) => l.attempts),
-      owner,
-    );
+    const ids = held.map((l) => l.delivery_id);
+    const { rows } = await markDeliveredByArrays(trx, nowIso, ids, held.map((l) => l.attempts), owner);
     return rows.map((r) => r.delivery_id);
   },
 

@@ -46,11 +46,8 @@ export const sqliteEngine: StoreEngine = {
     const rows = await trx
       .updateTable('deliveries')
       .set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso })
-      .where(
-        'delivery_id',
-        'in',
-        held.map((l) => l.delivery_id),
-      )
+      // The id list alone lets the planner use the primary key; the pairs add the attempt.
+      .where('delivery_id', 'in', held.map((l) => l.delivery_id))
       .where(({ eb, refTuple, tuple }) => eb(refTuple('delivery_id', 'attempts'), 'in', held.map((l) => tuple(l.delivery_id, l.attempts))))
       .where('lease_owner', '=', owner)
       .where('status', '=', 'in_progress')
