@@ -91,8 +91,7 @@ if (postgres.url) {
   // Left out: those about SQLite itself (its connection, statement cache and write lock; kill -9 of
   // a process holding the file; another process writing the file) and the token CLI on a folder.
   const sqliteOnly = [
-    'packages/store/test/group-commit.test.ts',
-    'packages/store/test/statement-cache.test.ts',
+    'packages/store/test/engines/sqlite/**',
     'packages/runtime/src/crash-recovery.test.ts',
     'apps/server/test/store-busy.test.ts',
     'apps/server/test/token-memory.test.ts',

@@ -618,7 +618,7 @@ export class Dispatcher {
    */
   private async settleAfterCommit(runIds: readonly string[]): Promise<void> {
     const { store, clock } = this.services;
-    if (runIds.length === 0 || store.singleProcess) return;
+    if (runIds.length === 0 || !store.capabilities.concurrentWriters) return;
     await store.transactionInGroup((trx) => settleRunsIfDone(store, trx, this.services.bundle, runIds, clock.now())).catch(() => undefined);
   }
 

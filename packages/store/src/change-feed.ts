@@ -11,13 +11,11 @@
  * transaction into one, so a listener learns "something committed" and reads the rows by keyset
  * (see ChangeListener). A transaction that changed nothing the feed tracks writes no row.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { CHANGE_KINDS, type ChangeKind } from '@switchboard/contract';
-import { databaseNow } from './database-time';
-import type { Engine } from './engine';
+import type { StoreEngine } from './engines/engine';
 import type { Database } from './schema';
 import { executorOf, type StoreTx } from './store-tx';
-import { prepared, sentWithNext } from './prepared-statements';
 import { compiledOnce } from './compiled-once';
 
 export { CHANGE_KINDS, type ChangeKind };
@@ -25,17 +23,6 @@ export { CHANGE_KINDS, type ChangeKind };
 /** The channel every node LISTENs on; notifications on it carry no data. */
 export const CHANGE_CHANNEL = 'switchboard_changes';
 
-/** A transaction's change row (its last statement; see recordIn). */
-const changeRow = (db: Kysely<Database>, kinds: string, nodeId: string | null, engine: Engine) =>
-  db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: databaseNow(engine) });
-const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) => changeRow(db, kinds, nodeId, 'sqlite'));
-/**
- * On PostgreSQL the notification rides on the row's statement: PostgreSQL sends it only if the
- * transaction commits. The row goes out with the commit (sentWithNext).
- */
-const insertChangeNotifying = compiledOnce((db, kinds: string, nodeId: string | null) =>
-  changeRow(db, kinds, nodeId, 'postgres').returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified')).modifyEnd(sentWithNext).modifyEnd(prepared),
-);
 const changesAfter = compiledOnce((db, seq: number, limit: number) =>
   db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit),
 );
@@ -96,7 +83,7 @@ export class ChangeFeedRepository {
 
   constructor(
     private readonly db: Kysely<Database>,
-    readonly engine: Engine,
+    private readonly engine: StoreEngine,
     /** The PostgreSQL URL a listener opens its own connection with; undefined on SQLite. */
     readonly connectionString: string | undefined,
     /** Writes the audit records a transaction holds, just before its change row (see AuditRepository). */
@@ -164,7 +151,7 @@ export class ChangeFeedRepository {
     const kinds = marked.get(trx);
     if (!kinds || kinds.size === 0) return false;
     marked.delete(trx);
-    await (this.engine === 'postgres' ? insertChangeNotifying : insertChange)(trx, [...kinds].sort().join(','), this.nodeId);
+    await this.engine.insertChange(trx, [...kinds].sort().join(','), this.nodeId);
     return true;
   }
 
@@ -206,7 +193,7 @@ export class ChangeFeedRepository {
     const firstKept = this.db
       .selectFrom('changes')
       .select('seq')
-      .where('created_at', '>=', databaseNow(this.engine, -keepMs))
+      .where('created_at', '>=', this.engine.now(-keepMs))
       .orderBy('seq')
       .limit(1);
     const newest = this.db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq'));

@@ -1,5 +1,5 @@
 export * from './clock';
-export type { Engine } from './engine';
+export type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind } from './engines/engine';
 export * from './repositories/idempotency';
 export * from './repositories/audit';
 export * from './repositories/tokens';
@@ -37,5 +37,6 @@ export { Store, type StoreOptions } from './store';
 export { failedAsGroup } from './group-commit';
 export type { GroupCommit } from './group-commit';
 export type { Selectable, Insertable, Updateable } from 'kysely';
-export * from './data-dir-lock';
-export { DatabaseUnreachableError } from './open-postgres';
+export * from './engines/sqlite/data-dir-lock';
+export { DatabaseUnreachableError } from './engines/postgres/open-postgres';
+export { refusedByGuard } from './engines/postgres/postgres-engine';

@@ -17,7 +17,7 @@
 import type pg from 'pg';
 import { sql, type RawBuilder } from 'kysely';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import { textPostgresCanHold } from './postgres-text';
+import { textPostgresCanHold } from './engines/postgres/postgres-text';
 
 /** The suffix that makes a statement a named, prepared one on PostgreSQL (a comment elsewhere). */
 export const PREPARED_SUFFIX = ' /* prepared */';

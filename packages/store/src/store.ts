@@ -1,10 +1,12 @@
 import { Migrator, sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
 import { DatabaseClock } from './database-clock';
-import type { Engine } from './engine';
+import type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind } from './engines/engine';
 import { migrationProvider } from './migrations/index';
-import { openSqlite } from './open-sqlite';
-import { DatabaseUnreachableError, openPostgres, POSTGRES_PARALLEL_GROUPS, redactedUrl } from './open-postgres';
+import { openSqlite } from './engines/sqlite/open-sqlite';
+import { sqliteEngine } from './engines/sqlite/sqlite-engine';
+import { DatabaseUnreachableError, openPostgres, redactedUrl } from './engines/postgres/open-postgres';
+import { postgresEngine } from './engines/postgres/postgres-engine';
 import { IdempotencyRepository } from './repositories/idempotency';
 import { AuditRepository } from './repositories/audit';
 import { TokenRepository } from './repositories/tokens';
@@ -87,18 +89,23 @@ export class Store {
   private observer: StoreObserver = noopStoreObserver;
   private listener: ChangeListener | undefined;
 
+  /** What the runtime and the server may rely on (see engines/engine.ts); they never ask for the engine's name. */
+  readonly capabilities: StoreCapabilities;
+
   private constructor(
     private readonly db: Kysely<Database>,
-    readonly engine: Engine,
+    private readonly storeEngine: StoreEngine,
     readonly clock: Clock,
     readonly location: string,
     private readonly onClose: () => void,
     changeCounter: (() => number) | undefined,
     databaseUrl?: string,
   ) {
+    const engine = storeEngine;
+    this.capabilities = engine.capabilities;
     this.audit = new AuditRepository(db, engine, clock);
     this.changes = new ChangeFeedRepository(db, engine, databaseUrl, this.audit);
-    this.groupCommit = new GroupCommit(db, this.changes, engine === 'postgres' ? POSTGRES_PARALLEL_GROUPS : 1);
+    this.groupCommit = new GroupCommit(db, this.changes, engine.groupCommitParallelism);
     // On PostgreSQL other processes commit through connections of their own; the change feed's
     // listener, while it follows the feed, tells this one of their token changes.
     this.tokens = new TokenRepository(db, clock, this.changes, changeCounter ?? (() => this.listener?.tokensVersion()));
@@ -128,12 +135,18 @@ export class Store {
     this.alerts = new AlertRepository(db, this.changes, engine);
   }
 
+  /** The engine's name: a label for health checks, logs and test fixtures, never a branch (read `capabilities`). */
+  get engine(): Engine {
+    return this.storeEngine.name;
+  }
+
   /**
-   * True when only this process can have the store open (SQLite's folder lock); on PostgreSQL
-   * several server processes share it and commit concurrently.
+   * What a failed store call means: `busy` (a passing conflict: SQLite's lock, a PostgreSQL
+   * deadlock or serialization failure) or `unavailable` (the database connection was lost or
+   * refused), both worth a retry; `other` for everything else. The engine reads its driver's codes.
    */
-  get singleProcess(): boolean {
-    return this.engine === 'sqlite';
+  classifyError(err: unknown): StoreErrorKind {
+    return this.storeEngine.classifyError(err);
   }
 
   static async open(options: StoreOptions): Promise<Store> {
@@ -149,7 +162,7 @@ export class Store {
         throw new DatabaseUnreachableError(redactedUrl(options.databaseUrl), err instanceof Error ? err.message : String(err));
       }
       databaseClock?.start();
-      const store = new Store(db, 'postgres', options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined, options.databaseUrl);
+      const store = new Store(db, postgresEngine, options.clock ?? databaseClock!, redactedUrl(options.databaseUrl), () => databaseClock?.stop(), undefined, options.databaseUrl);
       await store.migrate();
       return store;
     }
@@ -158,13 +171,13 @@ export class Store {
     const { db, raw, file } = openSqlite(options.dataDir);
     // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.
     const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-    const store = new Store(db, 'sqlite', clock, file, () => raw.close(), () => dataVersion.get() as number);
+    const store = new Store(db, sqliteEngine, clock, file, () => raw.close(), () => dataVersion.get() as number);
     await store.migrate();
     return store;
   }
 
   async migrate(): Promise<void> {
-    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.engine) });
+    const migrator = new Migrator({ db: this.db, provider: migrationProvider(this.storeEngine) });
     const { error, results } = await migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error');
@@ -213,11 +226,8 @@ export class Store {
    */
   async followChanges(options: ChangeListenerOptions = {}): Promise<ChangeListener> {
     if (this.listener) return this.listener;
-    // On PostgreSQL another node's deliveries left to claim wait for this listener's read: read
-    // soon after a notification (under a 2-node HTTP publish load, 10 ms against 25 ms, about 160
-    // against 70 reads/s, changed neither throughput nor CPU in 5 alternated rounds). On SQLite
-    // only this process writes deliveries, and a read holds the one connection its writes need.
-    const listener = new ChangeListener(this.changes, { minReadSpacingMs: this.engine === 'postgres' ? 10 : 25, ...options });
+    // How soon after a notification to read: each engine's changeReadSpacingMs says why its own.
+    const listener = new ChangeListener(this.changes, { minReadSpacingMs: this.storeEngine.changeReadSpacingMs, ...options });
     await listener.start();
     this.listener = listener;
     return listener;

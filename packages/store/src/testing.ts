@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from './engine';
+import type { Engine } from './engines/engine';
 import type { Database } from './schema';
 import { Store, type StoreOptions } from './store';
 

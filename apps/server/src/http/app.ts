@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.use('*', upgradesOnlyAtWebSocketPath());
 
   app.onError((err, c) => {
-    const passing = retryableStoreError(err);
+    const passing = retryableStoreError(deps.store, err);
     if (passing) return errorJson(c, passing.code);
     logger.error('unhandled route error', { correlation_id: c.get('correlationId'), error: err.message, stack: err.stack });
     return errorJson(c, 'INTERNAL', INTERNAL_MESSAGE);

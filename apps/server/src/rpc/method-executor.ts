@@ -90,7 +90,7 @@ export class MethodExecutor {
       return { result: await this.run(request, ctx) };
     } catch (err) {
       if (err instanceof RpcError) return { error: err };
-      const passing = retryableStoreError(err);
+      const passing = retryableStoreError(ctx.store, err);
       if (passing) {
         ctx.logger.warn(passing.code === 'STORE_BUSY' ? 'store busy' : 'store unavailable', {
           correlation_id: ctx.correlationId,
@@ -173,7 +173,7 @@ export class MethodExecutor {
       // A store that could not take the call (busy, unreachable) would not take its record either:
       // trying would only hold the answer for another timeout. The call had no effect; its retry
       // is recorded.
-      if (retryableStoreError(err)) throw err;
+      if (retryableStoreError(ctx.store, err)) throw err;
       // Also when the hook ran: its record rolled back with the effect, or the call failed after.
       await this.recordAfter(ctx, { ...fact, outcome: err instanceof RpcError ? err.code : 'INTERNAL' });
       throw err;

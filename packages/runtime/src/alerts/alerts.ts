@@ -64,7 +64,7 @@ export class Alerts {
       await this.store.alerts.addRuleIfAbsent(rule);
     }
     // On SQLite a notice lease can only be a killed process's: send those notices again now.
-    if (this.store.singleProcess) await this.store.alerts.notices.releaseAllLeases();
+    if (!this.store.capabilities.sharedByProcesses) await this.store.alerts.notices.releaseAllLeases();
     await this.maker.load();
   }
 

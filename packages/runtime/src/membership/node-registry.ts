@@ -63,7 +63,7 @@ export class NodeRegistry {
   /** Registers this node and takes over the dead ones (at boot on SQLite: every other one). */
   async join(): Promise<void> {
     await this.store.nodes.register({ node_id: this.nodeId, host: hostname(), pid: process.pid, version: this.version }, this.inFlight());
-    await this.reap(this.store.singleProcess);
+    await this.reap(!this.store.capabilities.sharedByProcesses);
     // Claims written before nodes existed name none: safe to drop only with no other live node.
     if ((await this.store.nodes.live(this.deadAfterMs)).every((n) => n.node_id === this.nodeId)) await this.store.nodes.dropOrphanClaims();
   }

@@ -127,7 +127,7 @@ export class ResetLock {
    * refuses it with RESET_IN_PROGRESS when a reset is why. Undefined where guardWrites is the way.
    */
   guardWritesWithNext(): ((tx: StoreTx, refuse: { key: string; value: string }) => Promise<void>) | undefined {
-    if (this.store.engine !== 'postgres' || resetScope.getStore() !== undefined) return undefined;
+    if (!this.store.capabilities.pipelinedGuard || resetScope.getStore() !== undefined) return undefined;
     return (tx, refuse) => this.store.runtimeState.refuseWithNextWhileLocked(tx, RESET_LOCK_KEY, this.clock.now().toISOString(), refuse);
   }
 

@@ -1,13 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { AutoIncrementKey } from '../engines/engine';
 
 /**
  * Runtime records. Every event.list filter has an index whose trailing columns are the page order
  * (created_at DESC, seq DESC), so a page is an index range walk at any depth.
  */
-export function runtimeMigration(engine: Engine) {
-  const serial = engine === 'sqlite' ? 'integer' : 'bigserial';
-  const pk = (c: any) => (engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
+export function runtimeMigration(autoIncrement: AutoIncrementKey) {
+  const serial = autoIncrement.type;
+  const pk = autoIncrement.primaryKey;
   return {
     async up(db: Kysely<any>): Promise<void> {
       await db.schema

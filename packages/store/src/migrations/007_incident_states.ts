@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { AutoIncrementKey } from '../engines/engine';
 
 /**
  * Incident lifecycle (issue 13): the state an operator gave an incident group (acknowledged,
  * resolved, ignored, or open again), and every change, with who made it and an optional note.
  * Keyed by the group (component, error code; '' for none), which is what an incident id encodes.
  */
-export function incidentStatesMigration(engine: Engine) {
-  return { up: (db: Kysely<any>) => up(db, engine), down };
+export function incidentStatesMigration(autoIncrement: AutoIncrementKey) {
+  return { up: (db: Kysely<any>) => up(db, autoIncrement), down };
 }
 
-async function up(db: Kysely<any>, engine: Engine): Promise<void> {
+async function up(db: Kysely<any>, autoIncrement: AutoIncrementKey): Promise<void> {
   await db.schema
     .createTable('incident_states')
     .addColumn('component', 'text', (c) => c.notNull())
@@ -25,7 +25,7 @@ async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await db.schema
     .createTable('incident_activity')
-    .addColumn('seq', engine === 'sqlite' ? 'integer' : 'bigserial', (c) => (engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+    .addColumn('seq', autoIncrement.type, autoIncrement.primaryKey)
     .addColumn('component', 'text', (c) => c.notNull())
     .addColumn('error_key', 'text', (c) => c.notNull())
     .addColumn('ts', 'text', (c) => c.notNull())

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { Kysely } from 'kysely';
+import type { AutoIncrementKey } from '../engines/engine';
 
 /**
  * Several server processes on one database (issue 10): each process is a node with a heartbeat
@@ -7,9 +7,9 @@ import type { Engine } from '../engine';
  * are dropped; `changes` is the append-only change feed other nodes read by keyset (seq) to learn
  * what a node committed (live updates, reset notices, token revocations).
  */
-export function nodesAndChangesMigration(engine: Engine) {
-  const serial = engine === 'sqlite' ? 'integer' : 'bigserial';
-  const pk = (c: any) => (engine === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey());
+export function nodesAndChangesMigration(autoIncrement: AutoIncrementKey) {
+  const serial = autoIncrement.type;
+  const pk = autoIncrement.primaryKey;
   return {
     async up(db: Kysely<any>): Promise<void> {
       await db.schema
@@ -34,17 +34,6 @@ export function nodesAndChangesMigration(engine: Engine) {
         .execute();
 
       await db.schema.alterTable('idempotency').addColumn('node_id', 'text').execute();
-
-      if (engine === 'postgres') {
-        // Claims walk only claimable rows: finished deliveries stay out of these indexes' way, so
-        // the index a claim reads stays small however long the table grows (and vacuum has less
-        // to do). SQLite keeps its (status, …) indexes: it cannot match a partial index to a bound
-        // status parameter.
-        await db.schema.createIndex('deliveries_due').on('deliveries').column('next_attempt_at').where(sql.ref('status'), '=', 'pending').execute();
-        await db.schema.createIndex('deliveries_leased').on('deliveries').column('lease_expires_at').where(sql.ref('status'), '=', 'in_progress').execute();
-        await db.schema.dropIndex('deliveries_claim').execute();
-        await db.schema.dropIndex('deliveries_lease').execute();
-      }
     },
     async down(db: Kysely<any>): Promise<void> {
       await db.schema.dropTable('changes').execute();

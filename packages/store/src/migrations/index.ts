@@ -1,5 +1,5 @@
 import type { Migration, MigrationProvider } from 'kysely';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 import * as foundation from './001_foundation';
 import { runtimeMigration } from './002_runtime';
 import * as runtimeIntegrity from './003_runtime_integrity';
@@ -9,10 +9,6 @@ import * as operations from './006_operations';
 import { incidentStatesMigration } from './007_incident_states';
 import * as decisionsAsSeen from './008_decisions_as_seen';
 import { nodesAndChangesMigration } from './009_nodes_and_changes';
-import { claimPlanMigration } from './010_claim_plan';
-import { sparseIndexesMigration } from './011_sparse_indexes';
-import { claimPlanCachedMigration } from './012_claim_plan_cached';
-import { writeGuardMigration } from './013_write_guard';
 import * as operationLeases from './014_operation_leases';
 import * as incidentCause from './015_incident_cause';
 import * as decisionGuards from './016_decision_guards';
@@ -22,24 +18,49 @@ import * as mailboxApprovals from './019_mailbox_approvals';
 import * as alerts from './020_alerts';
 import * as traceContext from './021_trace_context';
 
-/** Migrations live in code (not files on disk) so they ship inside the package and run at boot. */
-export function migrationProvider(engine: Engine): MigrationProvider {
+/** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
+const engineStepsOnly: Migration = { async up() {}, async down() {} };
+
+/**
+ * `shared` with the engine's extra steps for `name` run after it on the way up and before it on
+ * the way down. The name stays the one existing databases recorded.
+ */
+function withEngineSteps(name: string, shared: Migration, engine: StoreEngine): Migration {
+  const extra = engine.extraMigrationSteps[name];
+  if (!extra) return shared;
+  return {
+    async up(db) {
+      await shared.up(db);
+      await extra.up?.(db);
+    },
+    async down(db) {
+      await extra.down?.(db);
+      await shared.down?.(db);
+    },
+  };
+}
+
+/**
+ * Migrations live in code (not files on disk) so they ship inside the package and run at boot.
+ * Every engine runs the same names in the same order; an engine adds steps to some of them.
+ */
+export function migrationProvider(engine: StoreEngine): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
-      return {
+      const shared: Record<string, Migration> = {
         '001_foundation': foundation,
-        '002_runtime': runtimeMigration(engine),
+        '002_runtime': runtimeMigration(engine.autoIncrementKey),
         '003_runtime_integrity': runtimeIntegrity,
         '004_read_indexes': readIndexes,
         '005_incident_rollup': incidentRollup,
         '006_operations': operations,
-        '007_incident_states': incidentStatesMigration(engine),
+        '007_incident_states': incidentStatesMigration(engine.autoIncrementKey),
         '008_decisions_as_seen': decisionsAsSeen,
-        '009_nodes_and_changes': nodesAndChangesMigration(engine),
-        '010_claim_plan': claimPlanMigration(engine),
-        '011_sparse_indexes': sparseIndexesMigration(engine),
-        '012_claim_plan_cached': claimPlanCachedMigration(engine),
-        '013_write_guard': writeGuardMigration(engine),
+        '009_nodes_and_changes': nodesAndChangesMigration(engine.autoIncrementKey),
+        '010_claim_plan': engineStepsOnly,
+        '011_sparse_indexes': engineStepsOnly,
+        '012_claim_plan_cached': engineStepsOnly,
+        '013_write_guard': engineStepsOnly,
         '014_operation_leases': operationLeases,
         '015_incident_cause': incidentCause,
         '016_decision_guards': decisionGuards,
@@ -49,6 +70,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         '020_alerts': alerts,
         '021_trace_context': traceContext,
       };
+      return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },
   };
 }

@@ -4,8 +4,8 @@
  * evaluation, so each notifies once per episode. On PostgreSQL one node evaluates at a time (a
  * transaction-level advisory lock).
  */
-import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { Kysely } from 'kysely';
+import type { StoreEngine } from '../engines/engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
@@ -24,13 +24,13 @@ export interface OverdueMailboxItem {
   run_id: string | null;
 }
 
-/** The advisory lock key of the evaluator (an arbitrary constant: "alerts" in ASCII). */
+/** The evaluator's transaction lock key (an arbitrary constant: "alerts" in ASCII). */
 const EVALUATOR_LOCK = 0x616c65727473;
 
 export class AlertConditionRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   private on(tx?: StoreTx): Kysely<Database> {
@@ -42,9 +42,7 @@ export class AlertConditionRepository {
    * true on SQLite, where one process owns the store.
    */
   async tryEvaluatorLock(tx: StoreTx): Promise<boolean> {
-    if (this.engine !== 'postgres') return true;
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${EVALUATOR_LOCK}) as locked`.execute(executorOf(tx));
-    return rows[0]?.locked === true;
+    return this.engine.tryTransactionLock(executorOf(tx), EVALUATOR_LOCK);
   }
 
   /** The remembered state of condition rules: which subjects held at the last evaluation. */

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { ChangeFeedRepository } from '../change-feed';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 import type { AlertNoticesTable, Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
@@ -36,7 +36,7 @@ export class AlertNoticeRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   private on(tx?: StoreTx): Kysely<Database> {
@@ -107,7 +107,7 @@ export class AlertNoticeRepository {
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_attempt_at')
       .limit(limit);
-    const claimable = this.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
+    const claimable = this.engine.skippingLockedRows(due);
     return this.db
       .updateTable('alert_notices')
       .set({ lease_owner: owner, lease_until: leaseUntil })

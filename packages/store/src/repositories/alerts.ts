@@ -9,7 +9,7 @@ import type { AlertDestinationsTable, AlertRulesTable, AlertSilencesTable, Datab
 import { executorOf, type StoreTx } from '../store-tx';
 import { AlertNoticeRepository } from './alerts-notices';
 import { AlertConditionRepository } from './alerts-conditions';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 
 export interface AlertRuleRecord {
   id: string;
@@ -82,7 +82,7 @@ export class AlertRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
-    engine: Engine,
+    engine: StoreEngine,
   ) {
     this.notices = new AlertNoticeRepository(db, changes, engine);
     this.conditions = new AlertConditionRepository(db, engine);

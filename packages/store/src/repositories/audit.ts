@@ -12,10 +12,9 @@ import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canonicalJson } from '@switchboard/contract';
 import type { Clock } from '../clock';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 import type { AuditTable, Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
-import { insertFromJson, rowsAsJson } from './json-rows';
 import { prepared, sentWithNext } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
 
@@ -142,7 +141,7 @@ const VERIFY_PAGE = 1000;
 export class AuditRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
     private readonly clock: Clock,
   ) {}
 
@@ -209,13 +208,9 @@ export class AuditRepository {
     await moveHead(trx, prevHash);
   }
 
-  /** On PostgreSQL one prepared statement whatever the row count, sent with the next statement. */
+  /** One statement whatever the row count where the engine can (sent with the next statement), else VALUES lists. */
   private async insertRows(trx: Kysely<Database>, table: 'audit' | 'audit_targets', rows: readonly object[]): Promise<void> {
-    const asJson = this.engine === 'postgres' ? rowsAsJson(rows) : undefined;
-    if (asJson) {
-      await insertFromJson(trx, table, asJson, [], { withNext: true });
-      return;
-    }
+    if (await this.engine.insertAsOne(trx, table, rows, { withNext: true })) return;
     // SQLite: at most 999 bound values per statement.
     const perStatement = Math.max(1, Math.floor(900 / Object.keys(rows[0]!).length));
     for (let i = 0; i < rows.length; i += perStatement) {

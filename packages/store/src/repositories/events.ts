@@ -2,9 +2,7 @@ import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kys
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import { storeTxOf } from '../store-tx';
-import type { Engine } from '../engine';
-import { compiledOnce } from '../compiled-once';
-import { prepared } from '../prepared-statements';
+import type { StoreEngine } from '../engines/engine';
 
 /**
  * Filters of the canonical event query. Each one narrows the set of events independently:
@@ -159,19 +157,14 @@ const NESTED_DEAD_LETTER_COLUMNS = [
 ] as const;
 
 /**
- * A page's nested reads, each written once for both engines; `ofEvents` picks the page's rows. On
- * PostgreSQL the ids travel as one array (`= any`), so each read has one text for any page,
- * compiled once and prepared once per connection, where `in (…)` was a new text per page size,
- * built, compiled, parsed and planned on every call. SQLite keeps `in (…)`.
+ * A page's nested reads, each written once for both engines; `ofEvents` picks the page's rows
+ * (engine.readByIds: on PostgreSQL the ids travel as one array, one text for any page size).
  */
 type OfEvents = Expression<SqlBool>;
 const deliveriesOf = (db: Kysely<Database>, ofEvents: OfEvents) =>
   db.selectFrom('deliveries').select(NESTED_DELIVERY_COLUMNS).where(ofEvents).orderBy('created_at').orderBy('delivery_id');
 const deadLettersOf = (db: Kysely<Database>, ofEvents: OfEvents) =>
   db.selectFrom('dead_letters').select(NESTED_DEAD_LETTER_COLUMNS).where(ofEvents).orderBy('created_at').orderBy('dead_letter_id');
-const anyOf = (ids: string[]): OfEvents => sql<SqlBool>`event_id = any(${ids}::text[])`;
-const deliveriesOfEvents = compiledOnce((db, ids: string[]) => deliveriesOf(db, anyOf(ids)).modifyEnd(prepared));
-const deadLettersOfEvents = compiledOnce((db, ids: string[]) => deadLettersOf(db, anyOf(ids)).modifyEnd(prepared));
 
 /**
  * Read side of the event store: newest-first keyset pages with deliveries and dead letters nested
@@ -181,7 +174,7 @@ export class EventRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   async page(filter: EventFilter, options: { limit: number; after?: EventPosition }): Promise<EventPage> {
@@ -300,14 +293,10 @@ export class EventRepository {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.event_id);
     const deadIds = rows.filter((r) => r.has_dead_letter === 1).map((r) => r.event_id);
-    const inList = (list: string[]) => sql<SqlBool>`event_id in (${sql.join(list)})`;
-    const [deliveries, deadLetters] =
-      this.engine === 'postgres'
-        ? await Promise.all([
-            deliveriesOfEvents(this.db, ids).then((r) => r.rows),
-            deadIds.length === 0 ? [] : deadLettersOfEvents(this.db, deadIds).then((r) => r.rows),
-          ])
-        : await Promise.all([deliveriesOf(this.db, inList(ids)).execute(), deadIds.length === 0 ? [] : deadLettersOf(this.db, inList(deadIds)).execute()]);
+    const [deliveries, deadLetters] = await Promise.all([
+      this.engine.readByIds(this.db, deliveriesOf, 'event_id', ids),
+      deadIds.length === 0 ? [] : this.engine.readByIds(this.db, deadLettersOf, 'event_id', deadIds),
+    ]);
     // The rows are this call's own: giving each its two lists in place is much cheaper than
     // copying every row with a spread.
     const events = rows as EventWithRecords[];

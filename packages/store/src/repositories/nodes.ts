@@ -6,8 +6,7 @@
  * transaction.
  */
 import type { Kysely, Selectable } from 'kysely';
-import { databaseNow } from '../database-time';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 import { storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, NodesTable } from '../schema';
 
@@ -30,11 +29,11 @@ export interface NodeTakeover {
 export class NodeRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   async register(node: NodeIdentity, inFlight = 0): Promise<void> {
-    const now = databaseNow(this.engine);
+    const now = this.engine.now();
     await this.db
       .insertInto('nodes')
       .values({ ...node, started_at: now, last_seen_at: now, in_flight: inFlight, stopped_at: null })
@@ -44,7 +43,7 @@ export class NodeRepository {
 
   /** Refreshes the heartbeat; false when the row is gone (another node judged this one dead). */
   async beat(nodeId: string, inFlight: number): Promise<boolean> {
-    const res = await this.db.updateTable('nodes').set({ last_seen_at: databaseNow(this.engine), in_flight: inFlight }).where('node_id', '=', nodeId).executeTakeFirst();
+    const res = await this.db.updateTable('nodes').set({ last_seen_at: this.engine.now(), in_flight: inFlight }).where('node_id', '=', nodeId).executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }
 
@@ -61,7 +60,7 @@ export class NodeRepository {
 
   /** Nodes whose heartbeat is within `deadAfterMs`, oldest first. */
   live(deadAfterMs: number): Promise<NodeRow[]> {
-    return this.db.selectFrom('nodes').selectAll().where('last_seen_at', '>', databaseNow(this.engine, -deadAfterMs)).orderBy('started_at').orderBy('node_id').execute();
+    return this.db.selectFrom('nodes').selectAll().where('last_seen_at', '>', this.engine.now(-deadAfterMs)).orderBy('started_at').orderBy('node_id').execute();
   }
 
   /** The oldest live node: the one that supervises managed containers. */
@@ -69,7 +68,7 @@ export class NodeRepository {
     const row = await this.db
       .selectFrom('nodes')
       .select('node_id')
-      .where('last_seen_at', '>', databaseNow(this.engine, -deadAfterMs))
+      .where('last_seen_at', '>', this.engine.now(-deadAfterMs))
       .orderBy('started_at')
       .orderBy('node_id')
       .limit(1)
@@ -80,7 +79,7 @@ export class NodeRepository {
   /** Nodes whose heartbeat lapsed more than `deadAfterMs` ago (all other nodes with `everyOther`). */
   async lapsed(deadAfterMs: number, except: string, everyOther = false): Promise<string[]> {
     let q = this.db.selectFrom('nodes').select('node_id').where('node_id', '<>', except);
-    if (!everyOther) q = q.where('last_seen_at', '<=', databaseNow(this.engine, -deadAfterMs));
+    if (!everyOther) q = q.where('last_seen_at', '<=', this.engine.now(-deadAfterMs));
     return (await q.execute()).map((r) => r.node_id);
   }
 
@@ -93,7 +92,7 @@ export class NodeRepository {
   async takeOver(nodeId: string, deadAfterMs: number, nowIso: string, force = false, alsoIn?: (tx: StoreTx, takeover: NodeTakeover) => Promise<void>): Promise<NodeTakeover | undefined> {
     return this.db.transaction().execute(async (trx) => {
       let del = trx.deleteFrom('nodes').where('node_id', '=', nodeId);
-      if (!force) del = del.where('last_seen_at', '<=', databaseNow(this.engine, -deadAfterMs));
+      if (!force) del = del.where('last_seen_at', '<=', this.engine.now(-deadAfterMs));
       const removed = await del.executeTakeFirst();
       if (Number(removed.numDeletedRows) !== 1) return undefined;
       const claims = await trx.deleteFrom('idempotency').where('state', '=', 'in_progress').where('node_id', '=', nodeId).executeTakeFirst();

@@ -1,6 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { databaseNow } from '../database-time';
-import type { Engine } from '../engine';
+import type { StoreEngine } from '../engines/engine';
 import type { Database, OperationItemsTable, OperationsTable } from '../schema';
 import { eventConditionsOf, type EventFilter, type PageTables } from './events';
 
@@ -93,7 +92,7 @@ function timeBounds(column: string, filter: EventFilter): Expression<SqlBool>[] 
 export class OperationRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   /**
@@ -165,7 +164,7 @@ export class OperationRepository {
         finished_at: null,
         cancelled_by_token_id: null,
         error: null,
-        ...(lease ? { lease_owner: lease.owner, lease_epoch: 1, lease_expires_at: databaseNow(this.engine, lease.leaseMs) } : {}),
+        ...(lease ? { lease_owner: lease.owner, lease_epoch: 1, lease_expires_at: this.engine.now(lease.leaseMs) } : {}),
       })
       .execute();
     for (let i = 0; i < targets.length; i += 500) {
@@ -223,14 +222,14 @@ export class OperationRepository {
   private unheld(eb: ExpressionBuilder<Database, 'operations'>, deadAfterMs: number): Expression<SqlBool> {
     return eb.or([
       eb('lease_owner', 'is', null),
-      eb('lease_expires_at', '<=', databaseNow(this.engine)),
+      eb('lease_expires_at', '<=', this.engine.now()),
       eb.not(
         eb.exists(
           eb
             .selectFrom('nodes')
             .select(sql`1`.as('one'))
             .whereRef('nodes.node_id', '=', 'operations.lease_owner')
-            .where('nodes.last_seen_at', '>', databaseNow(this.engine, -deadAfterMs)),
+            .where('nodes.last_seen_at', '>', this.engine.now(-deadAfterMs)),
         ),
       ),
     ]);
@@ -256,7 +255,7 @@ export class OperationRepository {
   async claim(operationId: string, owner: string, leaseMs: number, deadAfterMs: number): Promise<number | undefined> {
     const row = await this.db
       .updateTable('operations')
-      .set((eb) => ({ lease_owner: owner, lease_epoch: eb('lease_epoch', '+', 1), lease_expires_at: databaseNow(this.engine, leaseMs) }))
+      .set((eb) => ({ lease_owner: owner, lease_epoch: eb('lease_epoch', '+', 1), lease_expires_at: this.engine.now(leaseMs) }))
       .where('operation_id', '=', operationId)
       .where('status', '=', 'running')
       .where((eb) => eb.or([eb('lease_owner', '=', owner), this.unheld(eb, deadAfterMs)]))
@@ -273,7 +272,7 @@ export class OperationRepository {
   async renew(lease: OperationLease, leaseMs: number, tx?: StoreTx): Promise<boolean> {
     const res = await (tx ? executorOf(tx) : this.db)
       .updateTable('operations')
-      .set({ lease_expires_at: databaseNow(this.engine, leaseMs) })
+      .set({ lease_expires_at: this.engine.now(leaseMs) })
       .where('operation_id', '=', lease.operation_id)
       .where('lease_owner', '=', lease.owner)
       .where('lease_epoch', '=', lease.epoch)

@@ -9,15 +9,12 @@
  * and log records not tied to a run-scoped record, the bundle (a file), and container records,
  * which the managed-container stop owns.
  */
-import { sql, type Insertable, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { Insertable, Kysely } from 'kysely';
+import type { StoreEngine } from '../engines/engine';
 import type { Database, ResetsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { rebuildIncidentRollup } from './logs';
-
-/** Rows one cleanup statement deletes before the event loop gets a turn. */
-const DELETE_CHUNK_ROWS = 2000;
 
 export const REMOVED_TABLES = [
   'runs',
@@ -82,7 +79,7 @@ export interface KeptCounts {
 export class ResetRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   async snapshot(table: RemovedTable): Promise<TableSnapshot> {
@@ -131,25 +128,7 @@ export class ResetRepository {
     // Approvals belong to their mailbox items (counted with them), so they go first and uncounted.
     await db.deleteFrom('mailbox_approvals').execute();
     for (const table of order) {
-      deleted[table] = 0;
-      if (this.engine === 'postgres') {
-        // One statement per table: PostgreSQL does not hold this process's event loop while it deletes.
-        let q = db.deleteFrom(table);
-        if (table === 'logs') q = scopeLogs(q);
-        deleted[table] = Number(((await q.executeTakeFirst()) as { numDeletedRows: bigint }).numDeletedRows);
-        continue;
-      }
-      // In chunks, yielding between them: one DELETE of a million rows would hold the event loop for
-      // seconds. Still one transaction: all of it or, on any failure, none.
-      for (;;) {
-        let chunk = db.selectFrom(table).select(sql`rowid`.as('r')).limit(DELETE_CHUNK_ROWS);
-        if (table === 'logs') chunk = scopeLogs(chunk);
-        const res = await db.deleteFrom(table).where(sql`rowid`, 'in', chunk).executeTakeFirst();
-        const n = Number((res as { numDeletedRows: bigint }).numDeletedRows);
-        deleted[table] += n;
-        if (n < DELETE_CHUNK_ROWS) break;
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      deleted[table] = await this.engine.deleteAll(db, table, table === 'logs' ? scopeLogs : undefined);
     }
     // The incident rollup follows the log records that are left (those tied to nothing removed).
     await rebuildIncidentRollup(db);

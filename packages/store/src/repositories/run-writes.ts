@@ -4,15 +4,12 @@
  * deliveries and the change that caused them commit together. The rules (which subscribers, when
  * a run has failed) belong to the runtime; these are its statements.
  */
-import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
-import { insertEventsWithDeliveries, insertFromJson, rowsAsJson } from './json-rows';
-import type { Engine } from '../engine';
-import { prepared } from '../prepared-statements';
-import { compiledOnce } from '../compiled-once';
+import type { StoreEngine } from '../engines/engine';
 import type { Kysely } from 'kysely';
 
 export type NewEventRow = Omit<Insertable<EventsTable>, 'seq'>;
@@ -27,41 +24,13 @@ export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'ev
 /** A delivery written for any node to claim (not leased to its writer). */
 const awaitsClaim = (d: { status: string }) => d.status === 'pending';
 
-/**
- * settleManyWhenQuiet on PostgreSQL. One array parameter: one text for any count, prepared once per
- * connection and compiled once per database handle. The status is tested through an expression no
- * index matches: the planner otherwise intersects the ids with runs_status's whole 'running' range,
- * which under load is full of entries of runs settled since the last vacuum.
- */
-const settleByArray = compiledOnce((db, settledAt: string, runIds: string[]) =>
-  sql<{ run_id: string; status: 'completed' | 'failed' }>`
-    update runs set settled_at = ${settledAt},
-      status = case when exists (select 1 from dead_letters where dead_letters.run_id = runs.run_id and dead_letters.redriven_at is null) then 'failed' else 'completed' end
-    where run_id = any(${runIds}::text[]) and coalesce(status, '') = 'running'
-      and not exists (select 1 from deliveries where deliveries.run_id = runs.run_id and deliveries.status in ('pending', 'in_progress'))
-    returning run_id, status${prepared}`,
-);
-
-/**
- * The rows of events and their deliveries for one statement (insertEventsWithDeliveries): when each
- * table's rows fit one statement and travel as JSON. A delivery's event_seq comes from its event's
- * insert, so its row carries only the event's id and time.
- */
-function eventsWithDeliveriesAsJson(items: readonly { event: NewEventRow; deliveries: readonly NewDeliveryRow[] }[]) {
-  const deliveries = items.flatMap(({ event, deliveries }) => deliveries.map((d) => ({ ...d, event_id: event.event_id, event_created_at: event.created_at })));
-  if (items.length > MAX_ROWS_PER_STATEMENT || deliveries.length === 0 || deliveries.length > MAX_ROWS_PER_STATEMENT) return undefined;
-  const eventRows = rowsAsJson(items.map((item) => item.event));
-  const deliveryRows = eventRows && rowsAsJson(deliveries);
-  return eventRows && deliveryRows ? { events: eventRows, deliveries: deliveryRows } : undefined;
-}
-
 export class RunWriteRepository {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
-  /** A multi-row insert: from JSON on PostgreSQL when the rows allow it, else as a VALUES list. */
+  /** A multi-row insert: one statement for any count where the engine can (engine.insertAsOne), else a VALUES list. */
   private async insertMany<R>(
     trx: Kysely<Database>,
     table: 'events' | 'deliveries' | 'runs',
@@ -69,8 +38,8 @@ export class RunWriteRepository {
     returning: readonly string[] = [],
     options: { withNext?: boolean } = {},
   ): Promise<R[]> {
-    const asJson = this.engine === 'postgres' ? rowsAsJson(rows) : undefined;
-    if (asJson) return insertFromJson<R>(trx, table, asJson, returning, options);
+    const asOne = await this.engine.insertAsOne<R>(trx, table, rows, { returning, ...options });
+    if (asOne) return asOne;
     const insert = trx.insertInto(table).values(rows as never);
     if (returning.length === 0) {
       await insert.execute();
@@ -102,10 +71,8 @@ export class RunWriteRepository {
       await this.insertEvents(trx, items, [], { withNext: true });
       return [];
     }
-    const together = this.engine === 'postgres' ? eventsWithDeliveriesAsJson(items) : undefined;
-    const written = together
-      ? await insertEventsWithDeliveries(trx, together.events, together.deliveries)
-      : await this.insertEvents<{ event_id: string; seq: number | string }>(trx, items, ['event_id', 'seq']);
+    const together = await this.engine.insertEventsWithDeliveries(trx, items);
+    const written = together ?? (await this.insertEvents<{ event_id: string; seq: number | string }>(trx, items, ['event_id', 'seq']));
     const seqOf = new Map(written.map((r) => [r.event_id, Number(r.seq)]));
     if (!together) {
       const deliveries = items.flatMap(({ event, deliveries }) =>
@@ -184,33 +151,8 @@ export class RunWriteRepository {
    */
   async settleManyWhenQuiet(tx: StoreTx, runIds: readonly string[], settledAt: string): Promise<Map<string, 'completed' | 'failed'>> {
     const settled = new Map<string, 'completed' | 'failed'>();
-    if (this.engine === 'postgres') {
-      const { rows } = await settleByArray(executorOf(tx), settledAt, runIds as string[]);
-      for (const r of rows) settled.set(r.run_id, r.status);
-      if (settled.size > 0) markChange(tx, 'runs');
-      return settled;
-    }
-    for (let i = 0; i < runIds.length; i += MAX_ROWS_PER_STATEMENT) {
-      const rows = await executorOf(tx)
-        .updateTable('runs')
-        .set((eb) => ({
-          status: eb
-            .case()
-            .when(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').whereRef('dead_letters.run_id', '=', 'runs.run_id').where('dead_letters.redriven_at', 'is', null)))
-            .then('failed')
-            .else('completed')
-            .end(),
-          settled_at: settledAt,
-        }))
-        .where('run_id', 'in', runIds.slice(i, i + MAX_ROWS_PER_STATEMENT))
-        .where('status', '=', 'running')
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
-        )
-        .returning(['run_id', 'status'])
-        .execute();
-      for (const r of rows) settled.set(r.run_id, r.status as 'completed' | 'failed');
-    }
+    if (runIds.length === 0) return settled;
+    for (const r of await this.engine.settleRunsWhenQuiet(executorOf(tx), runIds, settledAt)) settled.set(r.run_id, r.status);
     if (settled.size > 0) markChange(tx, 'runs');
     return settled;
   }

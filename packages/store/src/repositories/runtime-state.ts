@@ -3,45 +3,15 @@
  * reset lock, the cursor secret, tool-server fault switches). Each method takes the caller's
  * transaction when the value must commit with other writes.
  */
-import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
+import type { Kysely } from 'kysely';
+import type { StoreEngine } from '../engines/engine';
 import type { Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
-import { prepared, sentWithNext } from '../prepared-statements';
-import { WRITE_GUARD_REFUSED } from '../migrations/013_write_guard';
+import { prepared } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
 
 /** A key's value (the PREPARED mark is a comment on SQLite). */
 const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
-/** The same, holding a share lock on the row (PostgreSQL only: SQLite has no FOR SHARE, nor needs it). */
-const readValueForShare = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).forShare().modifyEnd(prepared));
-
-/**
- * PostgreSQL: a held key's row (FOR SHARE) and the rows of `alsoKeys`, read as they are, in one
- * statement (see readAlongHeld).
- */
-const readHeldWith = compiledOnce(
-  (db, key: string, alsoKeys: string[]) =>
-    sql<{ key: string; value: string }>`with held as (select key, value from runtime_state where key = ${key} for share)
-      select key, value from held
-      union all select key, value from runtime_state where key = any(${alsoKeys}::text[]) and key <> ${key}${prepared}`,
-);
-
-/** PostgreSQL: refuse_writes_while_locked (migration 013), sent with the transaction's next statement. */
-const refuseWithNext = compiledOnce(
-  (_db, key: string, nowIso: string, refuseKey: string, refuseValue: string) =>
-    sql`select refuse_writes_while_locked(${key}, ${nowIso}, ${refuseKey}, ${refuseValue})${sentWithNext}${prepared}`,
-);
-
-/**
- * Whether `error` is refuseWithNextWhileLocked's refusal (the lock was held or the refused value
- * set): nothing of the transaction was applied, and the caller may run it again with a read that
- * says which.
- */
-export function refusedByGuard(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === WRITE_GUARD_REFUSED;
-}
-
 /** Values each open transaction read with `getOnceIn`. */
 const readOnce = new WeakMap<Kysely<Database>, Map<string, Promise<string | undefined>>>();
 
@@ -63,7 +33,7 @@ export class RuntimeStateRepository {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: Engine,
+    private readonly engine: StoreEngine,
   ) {}
 
   /**
@@ -112,18 +82,12 @@ export class RuntimeStateRepository {
     const trx = executorOf(tx);
     const held = heldRows.get(trx);
     if (held?.has(key)) return held.get(key);
-    let value: string | undefined;
-    if (this.engine !== 'postgres') value = (await readValue(trx, key)).rows[0]?.value;
-    else if (this.alongHeld.length === 0) value = (await readValueForShare(trx, key)).rows[0]?.value;
-    else {
-      const { rows } = await readHeldWith(trx, key, this.alongHeld);
-      value = rows.find((row) => row.key === key)?.value;
+    const { value, along } = await this.engine.readHolding(trx, key, this.alongHeld);
+    if (along) {
       let values = readOnce.get(trx);
       if (!values) readOnce.set(trx, (values = new Map()));
       // A key this transaction read before keeps that first read (getOnceIn's rule).
-      for (const also of this.alongHeld) {
-        if (also !== key && !values.has(also)) values.set(also, Promise.resolve(rows.find((row) => row.key === also)?.value));
-      }
+      for (const [also, alsoValue] of along) if (!values.has(also)) values.set(also, Promise.resolve(alsoValue));
     }
     if (held) held.set(key, value);
     else heldRows.set(trx, new Map([[key, value]]));
@@ -131,15 +95,14 @@ export class RuntimeStateRepository {
   }
 
   /**
-   * PostgreSQL only: what `getHoldingChanges(key, tx)` holds, without a round trip of its own. A
+   * With capabilities.pipelinedGuard: what `getHoldingChanges(key, tx)` holds, without a round trip of its own. A
    * statement sent with the transaction's next one takes the same share lock on `key`'s row and
    * fails (refusedByGuard), failing that next statement and so the transaction, while the row holds
    * an unexpired lock (JSON with `expires_at` after `nowIso`) or while `refuse.key` has the value
    * `refuse.value`. For a writer that can run its transaction again with the reads when refused.
    */
   async refuseWithNextWhileLocked(tx: StoreTx, key: string, nowIso: string, refuse: { key: string; value: string }): Promise<void> {
-    if (this.engine !== 'postgres') throw new Error('refuseWithNextWhileLocked is for PostgreSQL; read with getHoldingChanges');
-    await refuseWithNext(executorOf(tx), key, nowIso, refuse.key, refuse.value);
+    await this.engine.refuseWithNextWhileLocked(executorOf(tx), key, nowIso, refuse.key, refuse.value);
   }
 
   async set(key: string, value: string, tx?: StoreTx): Promise<void> {

@@ -4,8 +4,8 @@
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { Database } from './schema';
-import { preparingPool } from './prepared-statements';
+import type { Database } from '../../schema';
+import { preparingPool } from '../../prepared-statements';
 
 /** Connections per process: the dispatcher, group commits and reads share them. */
 export const POSTGRES_POOL_SIZE = 10;

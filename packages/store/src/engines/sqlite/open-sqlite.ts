@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { Database } from './schema';
+import type { Database } from '../../schema';
 import { withStatementCache } from './statement-cache';
 
 export const SQLITE_FILE_NAME = 'switchboard.db';

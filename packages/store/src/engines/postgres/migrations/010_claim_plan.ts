@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
 
 /** The pick, in the parameters' names: expired leases first, then due rows, oldest first. */
 export const CLAIMABLE_PICK = `
@@ -44,14 +43,12 @@ export function claimableDeliveriesFunction(language: 'sql' | 'plpgsql') {
  *
  * `p_free` is false while the reset lock is held: nothing is picked or locked.
  */
-export function claimPlanMigration(engine: Engine) {
+export function claimPlanSteps() {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       await claimableDeliveriesFunction('sql').execute(db);
     },
     async down(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       await sql`drop function claimable_deliveries(text, integer, boolean)`.execute(db);
     },
   };

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Store } from '../src/store';
-import { failedAsGroup } from '../src/group-commit';
-import { databaseOf, failCommitsWritingEvent } from '../src/testing';
+import { Store } from '../../../src/store';
+import { failedAsGroup } from '../../../src/group-commit';
+import { databaseOf, failCommitsWritingEvent } from '../../../src/testing';
 
 let dir: string;
 let store: Store;

@@ -4,9 +4,9 @@
  * prepared once per connection (`prepared`) and compiled once per table and columns (compiledOnce).
  */
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../schema';
-import { prepared, sentWithNext } from '../prepared-statements';
-import { compiledOnce } from '../compiled-once';
+import type { Database } from '../../schema';
+import { prepared, sentWithNext } from '../../prepared-statements';
+import { compiledOnce } from '../../compiled-once';
 
 /**
  * Text JSON cannot carry to PostgreSQL the way a bound parameter does: a lone surrogate (which

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Store } from '../src/store';
-import { compiledOnce } from '../src/compiled-once';
-import { databaseOf, openTestStore, sql } from '../src/testing';
+import type { Store } from '../../src/store';
+import { compiledOnce } from '../../src/compiled-once';
+import { databaseOf, openTestStore, sql } from '../../src/testing';
 
 const dirs: string[] = [];
 const stores: Store[] = [];

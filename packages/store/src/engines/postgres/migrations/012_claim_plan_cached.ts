@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Engine } from '../engine';
 import { claimableDeliveriesFunction } from './010_claim_plan';
 
 /**
@@ -11,13 +10,13 @@ import { claimableDeliveriesFunction } from './010_claim_plan';
  * values, and it moves to a generic plan only when that is not estimated to cost much more than
  * those did, so a large backlog keeps getting a plan for its `p_limit` rows.
  */
-export function claimPlanCachedMigration(engine: Engine) {
+export function claimPlanCachedSteps() {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      if (engine === 'postgres') await claimableDeliveriesFunction('plpgsql').execute(db);
+      await claimableDeliveriesFunction('plpgsql').execute(db);
     },
     async down(db: Kysely<any>): Promise<void> {
-      if (engine === 'postgres') await claimableDeliveriesFunction('sql').execute(db);
+      await claimableDeliveriesFunction('sql').execute(db);
     },
   };
 }

@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
 
 /**
  * On PostgreSQL, indexes on columns that stay null for most rows hold only the rows that have a
@@ -10,7 +9,7 @@ import type { Engine } from '../engine';
  * Every read of these indexes asks for one value (`= $1`), which a partial index `is not null`
  * answers. SQLite keeps the full indexes: its writes are not where its time goes.
  */
-export function sparseIndexesMigration(engine: Engine) {
+export function sparseIndexesSteps() {
   const sparse: { name: string; table: string; columns: string[]; nullable: string }[] = [
     { name: 'deliveries_reason_page', table: 'deliveries', columns: ['reason_code', 'event_created_at', 'event_seq'], nullable: 'reason_code' },
     { name: 'deliveries_redrive_of', table: 'deliveries', columns: ['redrive_of_dead_letter_id'], nullable: 'redrive_of_dead_letter_id' },
@@ -18,14 +17,12 @@ export function sparseIndexesMigration(engine: Engine) {
   ];
   return {
     async up(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       for (const index of sparse) {
         await db.schema.dropIndex(index.name).execute();
         await db.schema.createIndex(index.name).on(index.table).columns(index.columns).where(sql.ref(index.nullable), 'is not', null).execute();
       }
     },
     async down(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       for (const index of sparse) {
         await db.schema.dropIndex(index.name).execute();
         await db.schema.createIndex(index.name).on(index.table).columns(index.columns).execute();

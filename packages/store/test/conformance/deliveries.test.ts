@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow, Store } from '@switchboard/store';
-import { databaseOf, openTestStore } from '@switchboard/store/testing';
+import { databaseOf, databaseOfTransaction, openTestStore } from '@switchboard/store/testing';
+// SQLite's claim in two steps; plain SQL that both engines run the same.
+import { claimByIds, dueCandidates } from '../../src/engines/sqlite/claim';
 
 let dir: string;
 let store: Store;
@@ -62,7 +64,7 @@ it('returns due pending deliveries and expired leases, oldest due first, and not
     delivery('d-pending-early', 'pending', at(-20)),
     delivery('d-delivered', 'delivered', at(-50)),
   ]);
-  const due = await store.deliveries.dueCandidates(NOW, 10);
+  const due = await dueCandidates(databaseOf(store), NOW, 10);
   expect(due.map((d) => d.delivery_id)).toEqual(['d-expired', 'd-pending-early', 'd-pending-late']);
   expect(due.find((d) => d.delivery_id === 'd-expired')).toMatchObject({ status: 'in_progress', lease_owner: 'other-process' });
 });
@@ -75,8 +77,8 @@ it('never returns more than the limit, taking the oldest due across both kinds',
     delivery('d-x1', 'in_progress', at(-12), at(-1)),
     delivery('d-x2', 'in_progress', at(-7), at(-1)),
   ]);
-  expect((await store.deliveries.dueCandidates(NOW, 3)).map((d) => d.delivery_id)).toEqual(['d-x1', 'd-p1', 'd-p2']);
-  expect((await store.deliveries.dueCandidates(NOW, 1)).map((d) => d.delivery_id)).toEqual(['d-x1']);
+  expect((await dueCandidates(databaseOf(store), NOW, 3)).map((d) => d.delivery_id)).toEqual(['d-x1', 'd-p1', 'd-p2']);
+  expect((await dueCandidates(databaseOf(store), NOW, 1)).map((d) => d.delivery_id)).toEqual(['d-x1']);
 });
 
 it('claims in one statement only what is still claimable, in the order asked, and each row once', async () => {
@@ -89,13 +91,13 @@ it('claims in one statement only what is still claimable, in the order asked, an
   ]);
   const ids = ['d-expired', 'd-future', 'd-leased', 'd-due', 'd-done', 'd-unknown'];
   const until = at(1);
-  const first = await store.transaction((tx) => store.deliveries.claim(tx, ids, 'me', until, NOW));
+  const first = await store.transaction((tx) => claimByIds(databaseOfTransaction(tx), ids, 'me', until, NOW));
   expect(first.map((d) => [d.delivery_id, d.attempts])).toEqual([
     ['d-expired', 2],
     ['d-due', 1],
   ]);
   // Taken now (leased until `until`): a second claimer gets nothing.
-  expect(await store.transaction((tx) => store.deliveries.claim(tx, ids, 'someone-else', until, NOW))).toEqual([]);
+  expect(await store.transaction((tx) => claimByIds(databaseOfTransaction(tx), ids, 'someone-else', until, NOW))).toEqual([]);
 });
 
 it('claims with the events while the lock row is free or expired, and nothing while it is held', async () => {
@@ -103,7 +105,7 @@ it('claims with the events while the lock row is free or expired, and nothing wh
   const holder = (expiresAt: string) => JSON.stringify({ reset_id: 'rst_1', started_at: at(-1), expires_at: expiresAt });
   await store.runtimeState.set('claim_lock', holder(at(1)));
   expect(await store.deliveries.claimDueUnlessLocked('claim_lock', 'me', at(1), NOW, 10)).toEqual({ locked: true, claimed: [] });
-  expect((await store.deliveries.dueCandidates(NOW, 10)).map((d) => d.delivery_id)).toEqual(['d-expired', 'd-pending']);
+  expect((await dueCandidates(databaseOf(store), NOW, 10)).map((d) => d.delivery_id)).toEqual(['d-expired', 'd-pending']);
 
   // An expired holder (its process died) stops nothing.
   await store.runtimeState.set('claim_lock', holder(at(-1)));
@@ -114,7 +116,7 @@ it('claims with the events while the lock row is free or expired, and nothing wh
     ['d-pending', 1, null],
   ]);
   for (const c of claimed) expect(c.event).toMatchObject({ event_id: 'evt-1', event_name: 'tick', payload: '{}', run_id: 'run-1', chain_depth: 0 });
-  expect(await store.deliveries.dueCandidates(NOW, 10)).toEqual([]);
+  expect(await dueCandidates(databaseOf(store), NOW, 10)).toEqual([]);
 
   // A free lock row (empty) and no row at all stop nothing either; the future delivery comes when due.
   await store.runtimeState.set('claim_lock', '');

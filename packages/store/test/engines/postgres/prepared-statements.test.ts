@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Store } from '@switchboard/store';
 import type { Kysely } from 'kysely';
 import { openTestStore, sql, testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { PREPARE_AGAIN_AT, PREPARED_SUFFIX, SENT_WITH_NEXT_MARK, preparingPool } from '../src/prepared-statements';
-import { openPostgres } from '../src/open-postgres';
+import { PREPARE_AGAIN_AT, PREPARED_SUFFIX, SENT_WITH_NEXT_MARK, preparingPool } from '../../../src/prepared-statements';
+import { openPostgres } from '../../../src/engines/postgres/open-postgres';
 
 describe.runIf(testEngine() === 'postgres')('prepared statements on PostgreSQL', () => {
   let dir: string;

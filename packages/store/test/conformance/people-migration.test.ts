@@ -12,9 +12,10 @@ import { afterAll, expect, it } from 'vitest';
 import { SCOPES, effectiveScopes, isRole } from '@switchboard/contract';
 import { Store, hashSecret } from '@switchboard/store';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { migrationProvider } from '../src/migrations';
-import { openPostgres } from '../src/open-postgres';
-import { openSqlite } from '../src/open-sqlite';
+import { migrationProvider } from '../../src/migrations';
+import { STORE_ENGINES } from '../../src/engines/index';
+import { openPostgres } from '../../src/engines/postgres/open-postgres';
+import { openSqlite } from '../../src/engines/sqlite/open-sqlite';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -35,7 +36,7 @@ it('turns every token of a store made before 017 into an admin user named after 
   const url = await testDatabaseFor(dataDir);
   const opened = url ? openPostgres(url, 2) : openSqlite(dataDir);
   const db = opened.db as Kysely<any>;
-  const before = await new Migrator({ db, provider: migrationProvider(testEngine()) }).migrateTo('016_decision_guards');
+  const before = await new Migrator({ db, provider: migrationProvider(STORE_ENGINES[testEngine()]) }).migrateTo('016_decision_guards');
   expect(before.error).toBeUndefined();
   await db
     .insertInto('tokens')

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { expect, it } from 'vitest';
-import { withStatementCache } from '../src/statement-cache';
+import { withStatementCache } from '../../../src/engines/sqlite/statement-cache';
 
 it('hands back the prepared statement for SQL it has seen, a fresh one while it is being iterated, and evicts the least recently used', () => {
   const raw = new BetterSqlite3(':memory:');

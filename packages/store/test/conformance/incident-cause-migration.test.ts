@@ -11,9 +11,10 @@ import { Migrator, type Kysely } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
 import { Store, deadLetterCauseKey, incidentGroupKey } from '@switchboard/store';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
-import { migrationProvider } from '../src/migrations';
-import { openPostgres } from '../src/open-postgres';
-import { openSqlite } from '../src/open-sqlite';
+import { migrationProvider } from '../../src/migrations';
+import { STORE_ENGINES } from '../../src/engines/index';
+import { openPostgres } from '../../src/engines/postgres/open-postgres';
+import { openSqlite } from '../../src/engines/sqlite/open-sqlite';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -30,7 +31,7 @@ it('splits the dead-letter incident by subscriber and reason, and its state and 
   const engine = testEngine();
   const opened = url ? openPostgres(url, 2) : openSqlite(dataDir);
   const db = opened.db as Kysely<any>;
-  const before = await new Migrator({ db, provider: migrationProvider(engine) }).migrateTo('013_write_guard');
+  const before = await new Migrator({ db, provider: migrationProvider(STORE_ENGINES[engine]) }).migrateTo('013_write_guard');
   expect(before.error).toBeUndefined();
 
   const deadLetters = [

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Store } from '../src/store';
-import type { AuditEntry } from '../src/repositories/audit';
-import { databaseOf, openTestStore, sql, testEngine } from '../src/testing';
+import type { Store } from '../../src/store';
+import type { AuditEntry } from '../../src/repositories/audit';
+import { databaseOf, openTestStore, sql, testEngine } from '../../src/testing';
 
 let dir: string;
 let store: Store;

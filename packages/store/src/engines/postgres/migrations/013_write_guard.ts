@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from '../engine';
 
 /** The SQLSTATE `refuse_writes_while_locked` raises (see refusedByGuard). */
 export const WRITE_GUARD_REFUSED = 'SB001';
@@ -12,10 +11,9 @@ export const WRITE_GUARD_REFUSED = 'SB001';
  * of reading the lock first (RuntimeStateRepository.refuseWithNextWhileLocked): one round trip
  * fewer, and when it raises, the publish runs again with the read, which says why.
  */
-export function writeGuardMigration(engine: Engine) {
+export function writeGuardSteps() {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       await sql`
         create or replace function refuse_writes_while_locked(p_key text, p_now text, p_refuse_key text, p_refuse_value text)
         returns void language plpgsql volatile as $$
@@ -32,7 +30,6 @@ export function writeGuardMigration(engine: Engine) {
         end $$`.execute(db);
     },
     async down(db: Kysely<any>): Promise<void> {
-      if (engine !== 'postgres') return;
       await sql`drop function refuse_writes_while_locked(text, text, text, text)`.execute(db);
     },
   };

@@ -1,0 +1,122 @@
+/**
+ * The embedded engine: one file in the data folder, one process (the folder lock), one writer at a
+ * time. Its members take the portable path: statements are VALUES lists and `in (…)` lists within
+ * SQLite's bound-parameter limit, and there are no row locks to take, because no other writer can
+ * come between a transaction's read and its write.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../schema';
+import { compiledOnce } from '../../compiled-once';
+import { prepared } from '../../prepared-statements';
+import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
+import type { StoreEngine } from '../engine';
+import { claimDueUnlessLockedOnSqlite } from './claim';
+
+/** Rows one cleanup statement deletes before the event loop gets a turn. */
+const DELETE_CHUNK_ROWS = 2000;
+
+const now = (offsetMs = 0) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${offsetMs / 1000} seconds`})`;
+
+const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
+
+const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) => db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: now() }));
+
+export const sqliteEngine: StoreEngine = {
+  name: 'sqlite',
+  capabilities: { sharedByProcesses: false, concurrentWriters: false, pipelinedGuard: false },
+  groupCommitParallelism: 1,
+  // Only this process writes deliveries, and a read of the feed holds the one connection its
+  // writes need: read it less often than on PostgreSQL.
+  changeReadSpacingMs: 25,
+
+  /** "database is locked" (SQLITE_BUSY and its extended codes) passes once the writer ahead is done. */
+  classifyError(err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && code.startsWith('SQLITE_BUSY') ? 'busy' : 'other';
+  },
+
+  now,
+
+  autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
+  extraMigrationSteps: {},
+
+  claimDueUnlessLocked: claimDueUnlessLockedOnSqlite,
+
+  async markDelivered(trx, owner, held, nowIso) {
+    const rows = await trx
+      .updateTable('deliveries')
+      .set({ status: 'delivered', lease_owner: null, lease_expires_at: null, updated_at: nowIso })
+      // The id list alone lets the planner use the primary key; the pairs add the attempt.
+      .where('delivery_id', 'in', held.map((l) => l.delivery_id))
+      .where(({ eb, refTuple, tuple }) => eb(refTuple('delivery_id', 'attempts'), 'in', held.map((l) => tuple(l.delivery_id, l.attempts))))
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'in_progress')
+      .returning('delivery_id')
+      .execute();
+    return rows.map((r) => r.delivery_id);
+  },
+
+  insertAsOne: async () => undefined,
+  insertEventsWithDeliveries: async () => undefined,
+
+  async settleRunsWhenQuiet(trx, runIds, settledAt) {
+    const settled: { run_id: string; status: 'completed' | 'failed' }[] = [];
+    for (let i = 0; i < runIds.length; i += MAX_ROWS_PER_STATEMENT) {
+      const rows = await trx
+        .updateTable('runs')
+        .set((eb) => ({
+          status: eb
+            .case()
+            .when(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').whereRef('dead_letters.run_id', '=', 'runs.run_id').where('dead_letters.redriven_at', 'is', null)))
+            .then('failed')
+            .else('completed')
+            .end(),
+          settled_at: settledAt,
+        }))
+        .where('run_id', 'in', runIds.slice(i, i + MAX_ROWS_PER_STATEMENT))
+        .where('status', '=', 'running')
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
+        )
+        .returning(['run_id', 'status'])
+        .execute();
+      for (const r of rows) settled.push({ run_id: r.run_id, status: r.status as 'completed' | 'failed' });
+    }
+    return settled;
+  },
+
+  readByIds(db, read, column, ids) {
+    return read(db, sql`${sql.ref(column)} in (${sql.join([...ids])})`).execute();
+  },
+
+  async deleteAll(trx, table, scope = (q) => q) {
+    // In chunks, yielding between them: one DELETE of a million rows would hold the event loop for
+    // seconds. Still the caller's one transaction: all of it or, on any failure, none.
+    let deleted = 0;
+    for (;;) {
+      const chunk = scope(trx.selectFrom(table).select(sql`rowid`.as('r')).limit(DELETE_CHUNK_ROWS));
+      const res = await trx.deleteFrom(table).where(sql`rowid`, 'in', chunk).executeTakeFirst();
+      const n = Number((res as { numDeletedRows: bigint }).numDeletedRows);
+      deleted += n;
+      if (n < DELETE_CHUNK_ROWS) return deleted;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  },
+
+  /** One writer at a time: a plain read holds as well as a lock would. */
+  async readHolding(trx, key) {
+    return { value: (await readValue(trx, key)).rows[0]?.value };
+  },
+
+  async refuseWithNextWhileLocked() {
+    throw new Error('refuseWithNextWhileLocked needs capabilities.pipelinedGuard; read with getHoldingChanges');
+  },
+
+  skippingLockedRows: (query) => query,
+  /** One process owns the store: the lock is always its own. */
+  tryTransactionLock: async () => true,
+
+  async insertChange(trx: Kysely<Database>, kinds: string, nodeId: string | null) {
+    await insertChange(trx, kinds, nodeId);
+  },
+};
