@@ -753,7 +753,7 @@ interface ListTarget {
 /** Fills one database (event-list.bench.ts's data, the same on both engines) in a child process; its progress lines prefixed. */
 function fill(engine: Engine, target: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'packages/store/bench/event-list.bench.ts'), '--fill', target], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/event-list.bench.ts'), '--fill', target], {
       cwd: root,
       env: { ...process.env, BENCH_EVENTS: String(EVENTS) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -40,6 +40,8 @@ export interface ServerProcessOptions {
   readyTimeoutMs?: number;
   /** How often /readyz is asked during the start. */
   readyPollMs?: number;
+  /** Called with the child as soon as it is spawned (a benchmark ends it if interrupted mid-start). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 export interface ServerProcess {
@@ -93,6 +95,7 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
   const stdout = announced ? 'pipe' : options.stdout === 'capture' ? 'pipe' : (options.stdout ?? 'ignore');
   const stderr = options.stderr === 'capture' || options.stderr === undefined ? 'pipe' : options.stderr;
   const child = spawn(process.execPath, args, { cwd, env: serverProcessEnv(options, chosenPort), stdio: ['ignore', stdout, stderr] });
+  options.onSpawn?.(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   const keep = (d: Buffer) => {
