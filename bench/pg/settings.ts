@@ -1,7 +1,7 @@
 /** bench:pg's settings (environment variables and fixed figures) and small formatting helpers. */
 import { fileURLToPath } from 'node:url';
 
-export const root = fileURLToPath(new URL('../', import.meta.url));
+export const root = fileURLToPath(new URL('../../', import.meta.url));
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /**
