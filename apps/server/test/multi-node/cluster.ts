@@ -21,7 +21,11 @@ export class Cluster extends ServerCluster {
   }
 }
 
-/** Polls `check` until it holds; false when `timeoutMs` ran out first (the caller reports what it saw). */
+/**
+ * Polls `check` until it holds; false when `timeoutMs` ran out first. For the waits whose outcome a
+ * chaos test reports with what else it saw (an audit of the run) rather than failing on the spot;
+ * a wait that must succeed is expect.poll or vi.waitFor.
+ */
 export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 25): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
