@@ -48,6 +48,9 @@
  * (nodes,list), BENCH_DIR (keep the filled SQLite store there and reuse it), BENCH_PG_DATABASE (name of a
  * PostgreSQL database to keep the filled events in and reuse), BENCH_DATAPATH_REF (the data-path
  * baseline's commit; empty to leave it out).
+ *
+ * This file runs the rounds and prints the summary; each scenario is a module of bench/pg/
+ * (bench/README.md maps them).
  */
 import os from 'node:os';
 import { median, loadAverage } from './rounds';
