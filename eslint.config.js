@@ -7,6 +7,7 @@ import tseslint from 'typescript-eslint';
 const APPS = [
   { group: ['@switchboard/server', '@switchboard/server/*', '@switchboard/web', '@switchboard/web/*'], message: 'Nothing imports an app.' },
   { group: ['**/apps/*', '**/apps/**'], message: 'Nothing imports an app.' },
+  { group: ['@switchboard/testkit', '@switchboard/testkit/*', '**/packages/testkit/**'], message: 'The testkit is for tests, e2e and benchmarks only.' },
 ];
 const restrict = (patterns, message) => ({
   'no-restricted-imports': ['error', { patterns: [...APPS, ...patterns.map((group) => ({ group, message }))] }],
@@ -33,6 +34,11 @@ export default tseslint.config(
   {
     files: ['packages/contract/**/*.ts'],
     rules: restrict([['@switchboard/*', '**/packages/*/**', '../../*/src/**']], 'The contract imports nothing of ours.'),
+  },
+  {
+    // The testkit starts servers as processes: it never imports the runtime or an app's code.
+    files: ['packages/testkit/**/*.ts'],
+    rules: restrict([['@switchboard/runtime', '@switchboard/runtime/*', '**/runtime/src/**']], 'The testkit starts servers as processes; it imports no runtime code.'),
   },
   {
     files: ['packages/store/**/*.ts'],

@@ -1,6 +1,6 @@
 /**
  * The event.list filters the list benchmarks time, one at a time. Each names values that the
- * filled data holds (packages/store/bench/event-list.bench.ts writes them), so that every filter
+ * filled data holds (bench/event-list.bench.ts writes them), so that every filter
  * finds rows.
  */
 import type { EventFilter } from '@switchboard/store';

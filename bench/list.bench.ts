@@ -33,7 +33,7 @@ const DEEP_PAGE = 100;
 
 function fillStore(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'packages/store/bench/event-list.bench.ts'), '--fill', dir], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/event-list.bench.ts'), '--fill', dir], {
       cwd: root,
       env: { ...process.env, BENCH_EVENTS: String(EVENTS) },
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -5,13 +5,13 @@
  * as a fresh process, measures health.ping latency at rest, then during the resume, from one
  * sequential client, and prints both with the load average.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { startServerProcess } from '@switchboard/testkit';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const ITEMS = Number(process.argv[2] ?? 100_000);
@@ -19,32 +19,16 @@ const TOKEN = 'sbk_bench_resume_token_000000001';
 const BUNDLE = path.join(root, 'apps/server/test/bundles/control.yaml');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-resume-'));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_BUNDLE: BUNDLE, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const server = await startServerProcess({
+    baseEnv: 'inherit',
+    dataDir,
+    token: TOKEN,
+    env: { SWITCHBOARD_BUNDLE: BUNDLE, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'warn' },
+    stderr: 'inherit',
+    readyPollMs: 100,
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url + '/readyz')).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not become ready');
+  return { child: server.child, url: server.url };
 }
 
 async function stop(child: ChildProcess): Promise<void> {

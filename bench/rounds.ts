@@ -2,9 +2,9 @@
  * What every side-by-side benchmark needs for its rounds: contenders as fresh processes (start a
  * script with tsx and learn its port; stop it), the median of a round's figures, the load average.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
+import { startServerProcess } from '@switchboard/testkit';
 
 /** Every process startProcess started and not yet seen exit: ended with this one, however it ends. */
 const running = new Set<ChildProcess>();
@@ -12,29 +12,17 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGTERM');
 });
 
-/** Starts `script` (relative to `cwd`) with node and the tsx loader on a free port; resolves once it says where it listens. */
-export function startProcess(script: string, env: Record<string, string>, cwd: string): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(cwd, script)], {
-      cwd,
-      env: { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+/**
+ * Starts `script` (relative to `cwd`: this checkout or BENCH_BEFORE_ROOT's) through the testkit's
+ * server process on a port the script announces; resolves once it says where it listens.
+ */
+export async function startProcess(script: string, env: Record<string, string>, cwd: string): Promise<{ child: ChildProcess; port: number }> {
+  const track = (child: ChildProcess) => {
     running.add(child);
     child.once('exit', () => running.delete(child));
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)|running: http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        child.stdout!.off('data', onData);
-        child.stdout!.resume();
-        resolve({ child, port: Number(m[1] ?? m[2]) });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before listening: ${out}`)));
-  });
+  };
+  const started = await startServerProcess({ root: cwd, script, env, baseEnv: 'inherit', port: 'announced', stderr: 'inherit', onSpawn: track });
+  return { child: started.child, port: started.port };
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */

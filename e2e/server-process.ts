@@ -1,28 +1,13 @@
 /**
- * Runs the real Switchboard server as a child process for the e2e tests: fresh data folder, free
- * port, known token, fast heartbeats. It can be stopped and started again on the same port and
- * data folder (the reconnect test needs that).
+ * Runs the real Switchboard server as a child process for the e2e tests (the testkit's server
+ * process): fresh data folder, free port, known token, fast heartbeats. It can be stopped and
+ * started again on the same port and data folder (the reconnect test needs that).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { freePort, removeDataDir, repoRoot, startServerProcess, temporaryDataDir, type ServerProcess as RunningProcess } from '@switchboard/testkit';
 import { rpcClient, type RpcClient } from './rpc-client';
 
-export const repoRoot = path.resolve(import.meta.dirname, '..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort, repoRoot };
 
 export interface ServerOptions {
   token?: string;
@@ -36,11 +21,12 @@ export class ServerProcess {
   readonly dataDir: string;
   readonly token: string;
   port = 0;
-  private child: ChildProcess | null = null;
-  private output = '';
+  private running: RunningProcess | null = null;
+  /** The output of the processes that ended, for failure messages after a restart. */
+  private earlier = '';
 
   private constructor(private readonly opts: ServerOptions) {
-    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-e2e-'));
+    this.dataDir = temporaryDataDir('e2e');
     this.token = opts.token ?? `sbk_e2e_${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   }
 
@@ -55,69 +41,43 @@ export class ServerProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The server's process id while it runs (node itself runs the server: see startProcess). */
+  /** The server's process id while it runs (node itself runs the server, so a SIGKILL reaches it). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.running?.pid;
   }
 
   /** Server output so far, for failure messages. */
   get log(): string {
-    return this.output.slice(-4000);
+    return (this.earlier + (this.running?.output() ?? '')).slice(-4000);
   }
 
   async startProcess(): Promise<void> {
-    if (this.child) throw new Error('server already running');
-    // node itself with the tsx loader (not the tsx CLI), so a SIGKILL reaches the server and leaves no orphan.
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'apps', 'server', 'src', 'main.ts')], {
-      cwd: repoRoot,
+    if (this.running) throw new Error('server already running');
+    this.running = await startServerProcess({
+      baseEnv: 'inherit',
+      port: this.port,
+      dataDir: this.dataDir,
+      token: this.token,
       env: {
-        ...process.env,
-        SWITCHBOARD_DATA_DIR: this.dataDir,
-        SWITCHBOARD_TOKEN: this.token,
-        PORT: String(this.port),
-        HOST: '127.0.0.1',
         SWITCHBOARD_HEARTBEAT_INTERVAL_MS: String(this.opts.heartbeatMs ?? 1000),
         SWITCHBOARD_WEB_DIST: path.join(repoRoot, 'dist', 'web'),
         SWITCHBOARD_LOG_LEVEL: 'warn',
         ...this.opts.env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdout: 'capture',
+      stderr: 'capture',
+      readyTimeoutMs: 60_000,
+      readyPollMs: 150,
     });
-    this.child = child;
-    child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
-    const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`server exited with code ${code} before it was ready:\n${this.log}`))),
-    );
-    await Promise.race([this.waitReady(60_000), exited]);
   }
 
-  private async waitReady(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const r = await fetch(`${this.url}/readyz`);
-        if (r.ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`server not ready after ${timeoutMs} ms:\n${this.log}`);
-  }
-
-  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits until the port is free. */
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits until it exited. */
   async stop(): Promise<void> {
-    const child = this.child;
-    if (!child) return;
-    this.child = null;
-    if (child.exitCode === null) {
-      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await done;
-      clearTimeout(timer);
-    }
+    const running = this.running;
+    if (!running) return;
+    this.running = null;
+    await running.stop(5000);
+    this.earlier += running.output();
   }
 
   async restart(): Promise<void> {
@@ -127,7 +87,7 @@ export class ServerProcess {
 
   async dispose(): Promise<void> {
     await this.stop();
-    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    removeDataDir(this.dataDir);
   }
 
   /** JSON-RPC calls with the bearer token (for seeding and for checking what the page shows). */

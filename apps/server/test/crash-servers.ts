@@ -2,11 +2,9 @@
  * Crash tests: server processes on one data folder, started and killed at will, and raw JSON-RPC
  * calls to them (a killed server's answer never comes, so calls are plain fetches).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll } from 'vitest';
 import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
+import { removeDataDir, temporaryDataDir } from '@switchboard/testkit';
 import { CONTROL_BUNDLE } from './control-helpers';
 import { startServerProcess, type ServerProcess } from './server-process';
 
@@ -22,11 +20,11 @@ export interface CrashServers {
 
 /** A data folder for one crash test file, removed (and its processes killed) after the file. */
 export function crashServers(prefix: string, token: string): CrashServers {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-${prefix}-`));
+  const dataDir = temporaryDataDir(prefix);
   const children: ServerProcess[] = [];
   afterAll(() => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    for (const c of children) if (c.running()) c.child.kill('SIGKILL');
+    removeDataDir(dataDir);
   });
   const call = async (url: string, body: unknown): Promise<unknown> => {
     const res = await fetch(url + '/v1/rpc', {

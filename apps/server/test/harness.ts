@@ -2,12 +2,9 @@
  * Boots the real server (store, runtime, HTTP, WebSocket) on an ephemeral port with a fresh data
  * folder, for API tests that must go over a real socket.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { MethodName, ParamsInput, Result, RpcErrorObject } from '@switchboard/contract';
 import type { Clock } from '@switchboard/store';
-import { testDatabaseFor } from '@switchboard/store/testing';
+import { removeDataDir, temporaryDataDir, testDatabaseFor } from '@switchboard/testkit';
 import { loadConfig, type Config } from '../src/config';
 import { createLogger } from '../src/logger';
 import type { ExtraMethod, HandlerRegistry } from '../src/rpc/handler';
@@ -47,7 +44,7 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-test-'));
+  const dataDir = options.dataDir ?? temporaryDataDir('test');
   // In the PostgreSQL pass of the suite, the server runs on a database standing for its folder.
   const databaseUrl = await testDatabaseFor(dataDir);
   const config: Config = loadConfig({
@@ -85,7 +82,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rpcUnchecked: (method, params, init) => postRpc(running.url, method, params, init),
     async close() {
       await running.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
 }

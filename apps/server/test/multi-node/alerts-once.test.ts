@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { Cluster, waitUntil, type ChaosNode } from './cluster';
+import { Cluster, type ChaosNode } from './cluster';
 
 let cluster: Cluster;
 let a: ChaosNode;
@@ -33,14 +33,18 @@ it('each notice is sent once by one of two nodes, and one incident makes one inc
   const tests = await Promise.all(Array.from({ length: 40 }, (_, i) => cluster.ok(i % 2 ? a : b, 'alert.test', { destination_id: destination.id })));
   await Promise.all(Array.from({ length: 60 }, (_, i) => cluster.ok(i % 2 ? a : b, 'event.publish', { event_name: 'doomed', payload: { key: `doom-${i}` } })));
 
-  const settled = await waitUntil(async () => {
-    const [row] = await cluster.query<{ pending: number; deliveries: number }>(
-      `select (select count(*)::int from alert_notices where status = 'pending') as pending,
-              (select count(*)::int from deliveries where status in ('pending', 'in_progress')) as deliveries`,
-    );
-    return row!.pending === 0 && row!.deliveries === 0;
-  }, 120_000, 100);
-  expect(settled).toBe(true);
+  await expect
+    .poll(
+      async () =>
+        (
+          await cluster.query<{ pending: number; deliveries: number }>(
+            `select (select count(*)::int from alert_notices where status = 'pending') as pending,
+                    (select count(*)::int from deliveries where status in ('pending', 'in_progress')) as deliveries`,
+          )
+        )[0],
+      { timeout: 120_000, interval: 100 },
+    )
+    .toEqual({ pending: 0, deliveries: 0 });
 
   const notices = await cluster.query<{ id: string; transition: string; subject_id: string; status: string; attempts: number }>('select id, transition, subject_id, status, attempts from alert_notices');
   expect(notices.every((n) => n.status === 'delivered')).toBe(true);
@@ -63,8 +67,7 @@ it('a node killed is declared dead by the other, which notifies once', async () 
   const [destination] = await cluster.query<{ id: string }>(`select id from alert_destinations where name = 'on-call'`);
   const { rule } = await cluster.ok(a, 'alert.rule_create', { name: 'dead nodes', when: { trigger: 'node.dead' }, destination_ids: [destination!.id] });
   await cluster.kill(b);
-  const notified = await waitUntil(async () => (await cluster.query(`select id from alert_notices where rule_id = $1 and status = 'delivered'`, [rule.id])).length === 1, 30_000, 100);
-  expect(notified).toBe(true);
+  await expect.poll(async () => (await cluster.query(`select id from alert_notices where rule_id = $1 and status = 'delivered'`, [rule.id])).length, { timeout: 30_000, interval: 100 }).toBe(1);
   const [notice] = await cluster.query<{ subject_id: string; transition: string }>(`select subject_id, transition from alert_notices where rule_id = $1`, [rule.id]);
   expect(notice).toEqual({ subject_id: b.nodeId, transition: 'node.dead' });
   expect(receiver.received.filter((r) => (JSON.parse(r.body) as { type: string }).type === 'node.dead')).toHaveLength(1);

@@ -1,250 +1,31 @@
 /**
- * Several real server processes ("nodes") on one PostgreSQL database, started, killed, stopped
- * and resumed at will, plus a plain pg pool on the same database for the tests' counts. Each
- * node's connections carry application_name sb-chaos-<label>, so a test can end exactly that
- * node's backends with pg_terminate_backend.
+ * The chaos tests' cluster: the testkit's Cluster (several server processes on one PostgreSQL
+ * database) with the chaos bundle and token.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
-import { testDatabaseFor } from '@switchboard/store/testing';
-import { startServerProcess, type ServerProcess } from '../server-process';
+import { Cluster as ServerCluster, clusterTestDatabase } from '@switchboard/testkit';
+
+export { NoAnswer, type ChaosNode, type RpcAnswer, type UnexpectedExit } from '@switchboard/testkit';
 
 export const CHAOS_BUNDLE = fileURLToPath(new URL('./chaos.yaml', import.meta.url));
 export const CHAOS_TOKEN = 'sbk_multi_node_chaos_token_0001';
 
-/**
- * Fast membership so a killed node is taken over within seconds (the defaults are 1 s and 5 s);
- * not faster, or a live node stalled on a busy machine is taken over too.
- */
-const NODE_ENV = { SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '3000' };
-
-/** Three tsx processes booting side by side on two busy cores have taken over 30 s. */
-const NODE_READY_TIMEOUT_MS = 90_000;
-
-export interface ChaosNode {
-  label: string;
-  url: string;
-  /** This process's node id (its delivery lease owner), from health.check. */
-  nodeId: string;
-  pid: number;
-  process: ServerProcess;
-}
-
-export interface RpcAnswer {
-  result?: any;
-  error?: { code: number; message: string; data?: { code?: string; retryable?: boolean } };
-}
-
-/** A transport failure (the node died or refused the connection): no answer at all. */
-export class NoAnswer extends Error {}
-
-/** A node process that ended without the test killing it. */
-export interface UnexpectedExit {
-  node: string;
-  code: number | null;
-  signal: string | null;
-  /** The end of what it wrote to stderr. */
-  stderr: string;
-}
-
-export class Cluster {
-  readonly db: pg.Pool;
-  private readonly started: { label: string; process: ServerProcess; stderr: string[] }[] = [];
-  private readonly stopped = new Set<number>();
-  private readonly killed = new Set<number>();
-
-  constructor(
-    readonly databaseUrl: string,
-    private readonly env: Record<string, string> = {},
-  ) {
-    this.db = new pg.Pool({ connectionString: databaseUrl, max: 3 });
-    // The chaos tests end and restart the server under this pool too; a dropped idle client must not throw.
-    this.db.on('error', () => undefined);
+export class Cluster extends ServerCluster {
+  constructor(databaseUrl: string, env: Record<string, string> = {}) {
+    super(databaseUrl, { token: CHAOS_TOKEN, bundle: CHAOS_BUNDLE, env });
   }
 
   /** A cluster on a fresh database of the PostgreSQL test server (SWITCHBOARD_TEST_DATABASE_URL). */
   static async onTestDatabase(name: string, env: Record<string, string> = {}): Promise<Cluster> {
-    if (!process.env.SWITCHBOARD_TEST_DATABASE_URL) {
-      throw new Error('the multi-node chaos tests run on PostgreSQL: set SWITCHBOARD_TEST_DATABASE_URL to a role that may create databases (scripts/test-postgres.mjs prints one)');
-    }
-    // testDatabaseFor names the database after a folder: a fresh folder is a fresh database (sb_test_…, dropped by test-all).
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-chaos-${name}-`));
-    const url = await testDatabaseFor(folder);
-    fs.rmSync(folder, { recursive: true, force: true });
-    return new Cluster(url!, env);
-  }
-
-  /** `env`: this node's own variables, over the cluster's. */
-  async start(label: string, env: Record<string, string> = {}): Promise<ChaosNode> {
-    const url = new URL(this.databaseUrl);
-    url.searchParams.set('application_name', applicationName(label));
-    const proc = await startServerProcess(
-      {
-        SWITCHBOARD_DATABASE_URL: url.toString(),
-        SWITCHBOARD_TOKEN: CHAOS_TOKEN,
-        SWITCHBOARD_BUNDLE: CHAOS_BUNDLE,
-        ...NODE_ENV,
-        ...this.env,
-        ...env,
-      },
-      NODE_READY_TIMEOUT_MS,
-    );
-    const stderr: string[] = [];
-    proc.child.stderr!.on('data', (d: Buffer) => {
-      stderr.push(d.toString());
-      if (stderr.length > 100) stderr.shift();
-    });
-    this.started.push({ label, process: proc, stderr });
-    // A boot slower than the death timeout gets the new node taken over before its first
-    // heartbeat, which registers it again: until then health.check does not list it.
-    let health: RpcAnswer = {};
-    let self: { node_id: string } | undefined;
-    await waitUntil(async () => {
-      health = await this.rpc(proc.url, 'health.check');
-      self = (health.result?.nodes ?? []).find((n: { self: boolean }) => n.self);
-      return self !== undefined;
-    }, 20_000, 100);
-    if (!self) throw new Error(`node ${label} lists no node of its own in health.check: ${JSON.stringify(health)}`);
-    return { label, url: proc.url, nodeId: self.node_id, pid: proc.child.pid!, process: proc };
-  }
-
-  /** Starts the first node (it migrates a fresh database), then the others side by side. */
-  async startAll(labels: string[]): Promise<ChaosNode[]> {
-    const [first, ...others] = labels;
-    const firstNode = await this.start(first!);
-    return [firstNode, ...(await Promise.all(others.map((l) => this.start(l))))];
-  }
-
-  async kill(node: ChaosNode): Promise<void> {
-    this.killed.add(node.pid);
-    this.resume(node);
-    node.process.child.kill('SIGKILL');
-    await node.process.exited;
-  }
-
-  /** SIGSTOP: the process keeps its sockets and leases but runs nothing, as in a long GC pause or a frozen VM. */
-  pause(node: ChaosNode): void {
-    this.stopped.add(node.pid);
-    node.process.child.kill('SIGSTOP');
-  }
-
-  resume(node: ChaosNode): void {
-    if (!this.stopped.delete(node.pid)) return;
-    node.process.child.kill('SIGCONT');
-  }
-
-  alive(node: ChaosNode): boolean {
-    const c = node.process.child;
-    return c.exitCode === null && c.signalCode === null;
-  }
-
-  /** One JSON-RPC request; throws NoAnswer when the node gave none. */
-  async rpc(url: string, method: string, params: Record<string, unknown> = {}, timeoutMs = 30_000): Promise<RpcAnswer> {
-    let res: Response;
-    try {
-      res = await fetch(url + '/v1/rpc', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${CHAOS_TOKEN}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      throw new NoAnswer(`${method} on ${url}: ${(err as Error).message}`);
-    }
-    const text = await res.text().catch((err: Error) => {
-      throw new NoAnswer(`${method} on ${url}: body cut off: ${err.message}`);
-    });
-    try {
-      return JSON.parse(text) as RpcAnswer;
-    } catch {
-      return { error: { code: res.status, message: `HTTP ${res.status}: ${text.slice(0, 200)}` } };
-    }
-  }
-
-  /** A batch of requests, each answered; throws NoAnswer when the node gave none. */
-  async batch(url: string, requests: { method: string; params: Record<string, unknown> }[]): Promise<RpcAnswer[]> {
-    const body = requests.map((r, i) => ({ jsonrpc: '2.0', id: i, method: r.method, params: r.params }));
-    let res: Response;
-    try {
-      res = await fetch(url + '/v1/rpc', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${CHAOS_TOKEN}` },
-        body: JSON.stringify(body),
-      });
-      const answers = (await res.json()) as (RpcAnswer & { id: number })[];
-      return answers.sort((x, y) => x.id - y.id);
-    } catch (err) {
-      throw new NoAnswer(`batch on ${url}: ${(err as Error).message}`);
-    }
-  }
-
-  /** A request that must succeed: its result, typed from the contract. */
-  async ok<M extends MethodName>(node: ChaosNode, method: M, params: ParamsInput<M> = {} as ParamsInput<M>): Promise<Result<M>> {
-    const answer = await this.rpc(node.url, method, params as Record<string, unknown>);
-    if (answer.error || answer.result === undefined) throw new Error(`${method} on node ${node.label}: ${JSON.stringify(answer.error)}`);
-    return answer.result as Result<M>;
-  }
-
-  async query<R extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<R[]> {
-    return (await this.db.query<R>(text, values)).rows;
-  }
-
-  /** Deliveries a node is running now (in progress under its lease). */
-  async leasesHeldBy(node: ChaosNode): Promise<number> {
-    const [row] = await this.query<{ n: number }>(`select count(*)::int as n from deliveries where status = 'in_progress' and lease_owner = $1`, [node.nodeId]);
-    return row!.n;
-  }
-
-  /** A node's backends inside a transaction now. */
-  async openTransactionsOf(node: ChaosNode): Promise<number> {
-    const [row] = await this.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and xact_start is not null', [applicationName(node.label)]);
-    return row!.n;
-  }
-
-  /** Ends every backend a node holds (pg_terminate_backend); how many. */
-  async terminateConnectionsOf(node: ChaosNode): Promise<number> {
-    // Only this database's: other clusters' nodes of the same label may share the server.
-    const rows = await this.query<{ ended: boolean }>(
-      'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and application_name = $1',
-      [applicationName(node.label)],
-    );
-    return rows.filter((r) => r.ended).length;
-  }
-
-  /** True while at least one node process runs (a settle wait without one would only time out). */
-  anyNodeRunning(): boolean {
-    return this.started.some(({ process: p }) => p.child.exitCode === null && p.child.signalCode === null);
-  }
-
-  /** Node processes that ended on their own (a crash), with the end of their stderr. */
-  unexpectedExits(): UnexpectedExit[] {
-    return this.started
-      .filter(({ process: p }) => !this.killed.has(p.child.pid!) && (p.child.exitCode !== null || p.child.signalCode !== null))
-      .map(({ label, process: p, stderr }) => ({ node: label, code: p.child.exitCode, signal: p.child.signalCode, stderr: stderr.join('').slice(-4000) }));
-  }
-
-  /** Kills every node still running and closes the pool. */
-  async dispose(): Promise<void> {
-    for (const { process: p } of this.started) {
-      if (p.child.exitCode !== null || p.child.signalCode !== null) continue;
-      this.killed.add(p.child.pid!);
-      p.child.kill('SIGCONT');
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-    await this.db.end().catch(() => undefined);
+    return new Cluster(await clusterTestDatabase(name), env);
   }
 }
 
-function applicationName(label: string): string {
-  return `sb-chaos-${label}`;
-}
-
-/** Polls `check` until it holds; false when `timeoutMs` ran out first (the caller reports what it saw). */
+/**
+ * Polls `check` until it holds; false when `timeoutMs` ran out first. For the waits whose outcome a
+ * chaos test reports with what else it saw (an audit of the run) rather than failing on the spot;
+ * a wait that must succeed is expect.poll or vi.waitFor.
+ */
 export async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, pollMs = 25): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

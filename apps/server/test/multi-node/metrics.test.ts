@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitSettled } from './audit';
-import { CHAOS_TOKEN, Cluster, waitUntil, type ChaosNode } from './cluster';
+import { CHAOS_TOKEN, Cluster, type ChaosNode } from './cluster';
 import { samples, scrape, valueOf, type Scrape } from '../metrics-scrape';
 
 let cluster: Cluster;
@@ -77,15 +77,15 @@ describe('two nodes scraped together', () => {
   it('when the reporting node dies, the other one reports the cluster gauges', async () => {
     await cluster.kill(a);
     let onB: Scrape | undefined;
-    const tookOver = await waitUntil(
-      async () => {
-        onB = await scrape(b.url, CHAOS_TOKEN);
-        return valueOf(onB, 'switchboard_node_reports_cluster') === 1;
-      },
-      20_000,
-      200,
-    );
-    expect(tookOver).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          onB = await scrape(b.url, CHAOS_TOKEN);
+          return valueOf(onB, 'switchboard_node_reports_cluster');
+        },
+        { timeout: 20_000, interval: 200 },
+      )
+      .toBe(1);
     expect(valueOf(onB!, 'switchboard_nodes_live')).toBe(1);
     expect(valueOf(onB!, 'switchboard_ingress_queued_publishes')).toBe(0);
   });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../server-process';
+import { freePort } from '@switchboard/testkit';
 
 const run = promisify(execFile);
 

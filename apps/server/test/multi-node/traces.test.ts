@@ -74,7 +74,7 @@ it('follows a publish through node A, deliveries on both nodes and the events th
   expect((await cluster.ok(a, 'health.check')).tracing).toEqual({ enabled: true });
   const published = await cluster.ok(a, 'event.publish', { event_name: 'order.placed', payload: { order_id: 'o-1' } });
   const runId = published.run_id;
-  expect(await waitUntil(async () => (await cluster.ok(a, 'run.get', { run_id: runId })).run.status === 'completed', 30_000, 100)).toBe(true);
+  await expect.poll(async () => (await cluster.ok(a, 'run.get', { run_id: runId })).run.status, { timeout: 30_000, interval: 100 }).toBe('completed');
 
   const events = (await cluster.ok(b, 'event.list', { filter: { run_id: runId } })).events;
   const byName = new Map<string, StoredEvent>(events.map((e) => [e.event_name, e]));
@@ -88,7 +88,7 @@ it('follows a publish through node A, deliveries on both nodes and the events th
 
   // Spans arrive in batches from each process: wait for the last generation's delivery.
   const complete = () => receiver.inTrace(traceId).some((s) => s.attributes['switchboard.subscriber.id'] === 'confirm' && s.name.startsWith('deliver'));
-  expect(await waitUntil(complete, 15_000, 50)).toBe(true);
+  await expect.poll(complete, { timeout: 15_000, interval: 50 }).toBe(true);
   // The other spans of that batch and the last ones of the slower node.
   await waitUntil(() => receiver.inTrace(traceId).filter((s) => s.name.startsWith('publish ')).length >= 4, 5_000, 50);
   const spans = receiver.inTrace(traceId);
