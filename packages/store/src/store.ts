@@ -214,8 +214,8 @@ export class Store {
   async followChanges(options: ChangeListenerOptions = {}): Promise<ChangeListener> {
     if (this.listener) return this.listener;
     // On PostgreSQL another node's deliveries left to claim wait for this listener's read: read
-    // soon after a notification (under a 2-node HTTP publish load, 10 ms against 25 ms, about 160
-    // against 70 reads/s, changed neither throughput nor CPU in 5 alternated rounds). On SQLite
+    // soon after a notification (more reads, and neither throughput nor CPU changed under load:
+    // docs/performance-notes.md). On SQLite
     // only this process writes deliveries, and a read holds the one connection its writes need.
     const listener = new ChangeListener(this.changes, { minReadSpacingMs: this.engine === 'postgres' ? 10 : 25, ...options });
     await listener.start();
