@@ -15,8 +15,8 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one worker fewer than the CPUs: a single one on a 2-core CI machine, where
     // the CPU was then about half idle (test files wait on servers, fsyncs and PostgreSQL). Two at a
-    // time there: the SQLite pass took 2m48s instead of 4m16s, and the PostgreSQL one 2m19s (3m21s
-    // in the last CI run), every test passing. The chaos pass still runs one file at a time (--no-file-parallelism).
+    // time there cut both passes' time markedly, every test passing (docs/performance-notes.md).
+    // The chaos pass still runs one file at a time (--no-file-parallelism).
     maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

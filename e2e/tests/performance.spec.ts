@@ -3,8 +3,8 @@ import { expect, sharedServer, test } from '../fixtures';
 const ROWS = 5000;
 /**
  * How many times a plain scroller's per-frame CPU the table may cost. Thread CPU time still grows on
- * a busy or throttled machine (10.8 to 18.6 ms per frame seen for the same table), the ratio to the
- * plain scroller measured beside it did not (9.0 to 10.4); double that is the bound.
+ * a busy or throttled machine, the ratio to the plain scroller measured beside it did not; about
+ * double the ratio seen is the bound (docs/performance-notes.md).
  */
 const MAX_COST_RATIO = 20;
 

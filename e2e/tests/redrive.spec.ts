@@ -27,7 +27,7 @@ test.describe('redrive after fixing the failing tool', () => {
   });
 
   test('turn faults off, redrive from Dead letters, watch it complete, see the incident stop growing', async ({ page }) => {
-    // A long scenario (a redrive at 4/s, ten screenshots, two axe scans): on a busy 2-core CI it took 2.6 min.
+    // A long scenario (a redrive at 4/s, ten screenshots, two axe scans), slow on a busy 2-core CI.
     test.setTimeout(240_000);
     const before = await own.rpc('event.redrive', { dry_run: true, filter: { subscriber_id: 'pay-refund' } });
     expect(before.plan.to_send).toBeGreaterThan(0);

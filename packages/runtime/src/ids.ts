@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Random bytes drawn from the OS in blocks: one call per 512 ids instead of one per id (a profile showed 3% in randomFillSync). */
+/** Random bytes drawn from the OS in blocks: one call per 512 ids instead of one per id, since a call per id showed up in profiles (docs/performance-notes.md). */
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 

@@ -3,8 +3,8 @@
  * over them. The data path's statements have one text per call site whatever their values (their
  * rows and ids travel as single JSON or array parameters), so that work can be done once: the
  * builder runs a single time with placeholders for the call's arguments, and every call sends the
- * compiled text with its own arguments in the placeholders' places. Building and compiling was
- * about a tenth of a PostgreSQL node's CPU under publish load (recording the change row, the
+ * compiled text with its own arguments in the placeholders' places. Building and compiling was a
+ * visible share of a PostgreSQL node's CPU under publish load (docs/performance-notes.md: recording the change row, the
  * reset-lock and ingress reads, marking delivered, settling, the JSON inserts, the feed's reads).
  *
  * Only for builders whose text does not depend on the values: each argument must travel as one

@@ -6,8 +6,9 @@
  * parsed once per connection, and after its first five calls a connection may keep one plan of a
  * statement for any values (a generic plan), made from the table sizes of that moment.
  *
- * Planning each call instead (plan_cache_mode = force_custom_plan, what this did before) cost about
- * 40 us of PostgreSQL's CPU per publish, most of it settling runs and marking deliveries done. But a
+ * Planning each call instead (plan_cache_mode = force_custom_plan, what this did before) cost
+ * PostgreSQL CPU on every publish, most of it settling runs and marking deliveries done
+ * (docs/performance-notes.md). But a
  * plan kept from an empty table is a scan where an index is due (marking delivered read every
  * leased row; settling, every open delivery), and PostgreSQL replaces it only when autovacuum next
  * records the table's size, up to a minute later on a new database under load. So a statement is
@@ -79,9 +80,9 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       if (!wrapper) {
         // The callback form, promised here, not node-postgres's promise form: that one settles
         // through an extra `.catch` promise, and V8's allocation-site pretenuring then put result
-        // rows straight into the old generation. A loop of 51-row reads promoted about 3 MB per
-        // young collection, and each took 3-9 ms instead of 0.2-0.4 (the pauses were event.list's
-        // p99 tail); with callbacks the rows die young.
+        // rows straight into the old generation, and the young collections that promoted them
+        // became long pauses: event.list's tail latency (docs/performance-notes.md). With
+        // callbacks the rows die young.
         const send = (config: pg.QueryConfig): Promise<pg.QueryResult> =>
           new Promise<pg.QueryResult>((resolve, reject) => {
             client.query(config, (error: Error | undefined, result: pg.QueryResult) => (error ? reject(error) : resolve(result)));

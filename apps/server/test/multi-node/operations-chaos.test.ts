@@ -164,7 +164,7 @@ it('(a) node B joins while A sends a 1,500-item replay: every item replayed exac
   const a = await cluster.start('a');
   await publishAll(a, 'work', 'join', REPLAY_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
-  // 40/s: B's boot (10-30 s on a busy machine) must end while A still sends.
+  // 40/s: B's boot (slow on a busy machine) must end while A still sends.
   const operationId = await apply(a, 'replay', { event_name: 'work' }, 40);
   await new Promise((r) => setTimeout(r, 2_000));
   const b = await cluster.start('b');

@@ -14,9 +14,9 @@ export const POSTGRES_POOL_SIZE = 10;
  * Group commits in flight at once per process (each holds one pooled connection while it commits).
  * One: publishes and completions that arrive while a group commits wait and form the next one, so
  * groups are larger and each begin, change row, notify and commit is paid by more members; more
- * groups split the same load into smaller ones on two cores that PostgreSQL shares. Two nodes under
- * 64 HTTP publish connections, alternated: 1 group 3,463-3,987/s, 2 groups 2,854-3,466/s (1 ahead in
- * 5 rounds of 5, PostgreSQL's CPU 8% lower); deliveries drained by 2 nodes stay about 7,000/s.
+ * groups split the same load into smaller ones on two cores that PostgreSQL shares. One group
+ * published faster than two, with less PostgreSQL CPU, and drained as fast
+ * (docs/performance-notes.md).
  */
 export const POSTGRES_PARALLEL_GROUPS = 1;
 

@@ -37,8 +37,8 @@ export function claimableDeliveriesFunction(language: 'sql' | 'plpgsql') {
  * rows. Planned inline, the pick followed the table's statistics, and those lag exactly when a
  * claim matters most: right after a backlog became due (retries whose backoff ended, a resume),
  * the histogram still says few rows are due, and the planner read every due row through a bitmap
- * and sorted them all for each claim of 64 (17 ms a claim with 20,000 due, against 0.2 ms for the
- * ordered walk once autovacuum had analyzed the table). The ordered walk is the right plan at any
+ * and sorted them all for each claim of 64, far slower than the ordered walk once autovacuum had
+ * analyzed the table (docs/performance-notes.md). The ordered walk is the right plan at any
  * size: its index condition is a range on the index's only column.
  *
  * `p_free` is false while the reset lock is held: nothing is picked or locked.

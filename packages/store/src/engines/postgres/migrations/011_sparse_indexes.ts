@@ -3,8 +3,9 @@ import { sql, type Kysely } from 'kysely';
 /**
  * On PostgreSQL, indexes on columns that stay null for most rows hold only the rows that have a
  * value. Every status change of a delivery writes a new row version, and without HOT (the status
- * is indexed) each version gets an entry in every index over the table: index insertion was 41% of
- * PostgreSQL's CPU while draining deliveries (perf, 2 nodes), and the reason code and redrive
+ * is indexed) each version gets an entry in every index over the table: index insertion was a
+ * large share of PostgreSQL's CPU while draining deliveries (docs/performance-notes.md), and the
+ * reason code and redrive
  * source are null until a delivery fails or is a redrive, as an event's entity is for most events.
  * Every read of these indexes asks for one value (`= $1`), which a partial index `is not null`
  * answers. SQLite keeps the full indexes: its writes are not where its time goes.
