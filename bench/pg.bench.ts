@@ -59,18 +59,22 @@ import { listRound, listTargets, type ListFigures, type ListLayer } from './pg/l
 import { changedUnavailable } from './pg/change';
 import { warmLoadGenerator, type Publishes } from './pg/publishes';
 import { adminUrl, asAdmin, cleanUp } from './pg/resources';
-import { printSummary, type Row } from './pg/summary';
-import { DATAPATH_REF, ENGINES, HTTP_CONNECTIONS, ROUNDS, SCENARIOS, SECONDS, WARMUP_DELIVERIES, WARMUP_SECONDS, count, type Engine } from './pg/settings';
+import { printBeforeAfter, printSummary, type Row } from './pg/summary';
+import { BEFORE_ROOT, DATAPATH_REF, ENGINES, HTTP_CONNECTIONS, ROUNDS, SCENARIOS, SECONDS, WARMUP_DELIVERIES, WARMUP_SECONDS, count, type Engine } from './pg/settings';
 
 async function main(): Promise<void> {
   const version = await asAdmin(async (c) => (await c.query('show server_version')).rows[0].server_version as string);
   const shownUrl = new URL(adminUrl);
   if (shownUrl.password) shownUrl.password = '***';
   console.log(
-    `bench:pg: PostgreSQL ${version} at ${shownUrl}, ${ROUNDS} rounds, ${SECONDS} s per measurement, ${SCENARIOS.join(',')}, node ${process.version}, ${os.cpus().length} cpus, load ${loadAverage()}`,
+    `bench:pg: PostgreSQL ${version} at ${shownUrl}, ${ROUNDS} rounds, ${SECONDS} s per measurement, ${SCENARIOS.join(',')}, node ${process.version}, ${os.cpus().length} cpus, load ${loadAverage()}` +
+      (BEFORE_ROOT ? `; before: ${BEFORE_ROOT} on PostgreSQL beside this checkout` : ''),
   );
   const listTargetsReady = SCENARIOS.includes('list') ? await listTargets() : [];
   const nodes: Record<Engine, NodesRound[]> = { postgres: [], sqlite: [] };
+  // BENCH_BEFORE_ROOT: a checkout of an earlier commit (with node_modules) whose PostgreSQL servers
+  // run the same node scenarios in the same rounds, next to this checkout's, the order flipping.
+  const beforeNodes: NodesRound[] = [];
   const datapath: Publishes[] = [];
   const tree = SCENARIOS.includes('nodes') && DATAPATH_REF ? datapathTree(DATAPATH_REF) : undefined;
   const list: ListFigures = new Map();
@@ -78,7 +82,14 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 ? ENGINES : [...ENGINES].reverse();
     if (tree && round % 2 === 0) datapath.push(await datapathRound(tree, round));
-    if (SCENARIOS.includes('nodes')) for (const engine of order) nodes[engine].push(await nodesRound(engine, round));
+    if (SCENARIOS.includes('nodes')) {
+      for (const engine of order) {
+        const beforeFirst = BEFORE_ROOT !== undefined && engine === 'postgres' && round % 2 === 0;
+        if (beforeFirst) beforeNodes.push(await nodesRound(engine, round, BEFORE_ROOT));
+        nodes[engine].push(await nodesRound(engine, round));
+        if (BEFORE_ROOT !== undefined && engine === 'postgres' && !beforeFirst) beforeNodes.push(await nodesRound(engine, round, BEFORE_ROOT));
+      }
+    }
     if (tree && round % 2 === 1) datapath.push(await datapathRound(tree, round));
     for (const engine of order) {
       const target = listTargetsReady.find((t) => t.engine === engine);
@@ -143,6 +154,7 @@ async function main(): Promise<void> {
     }
   }
   printSummary(rows);
+  if (beforeNodes.length) printBeforeAfter(nodes.postgres, beforeNodes);
   for (const [engine, why] of changedUnavailable) console.log(`runtime.changed on ${engine}: ${why}.`);
   if (SCENARIOS.includes('nodes')) console.log(
     'publish call -> handler: from the publish call\'s start here to the delivery\'s outcome timestamp on the node that ran it (an upper bound of handler start). ' +

@@ -2,7 +2,9 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Store, type Clock } from '@switchboard/store';
+import { databaseOf, databaseOfTransaction } from '@switchboard/store/testing';
 import { Runtime } from '@switchboard/runtime';
 import { startProcess, stop } from '../rounds';
 import { RpcClient } from '../rpc-client';
@@ -46,8 +48,30 @@ export function serverEnv(engine: Engine, target: { databaseUrl?: string; dataDi
 // ---------------------------------------------------------------------------------------------
 // Nodes on a fresh database: drain, latency, change visibility, HTTP publishes.
 
+/**
+ * The store and runtime packages a cluster's own reads and writes go through: this checkout's, or
+ * those of the tree under comparison (BENCH_BEFORE_ROOT), so that its database is migrated and
+ * written by its own code and its servers find the schema they expect.
+ */
+export interface StorePackages {
+  Store: typeof Store;
+  Runtime: typeof Runtime;
+  databaseOf: typeof databaseOf;
+  databaseOfTransaction: typeof databaseOfTransaction;
+}
+
+export async function packagesOf(tree: string): Promise<StorePackages> {
+  if (path.resolve(tree) === path.resolve(root)) return { Store, Runtime, databaseOf, databaseOfTransaction };
+  const load = (file: string) => import(pathToFileURL(path.join(tree, file)).href);
+  const [store, runtime, testing] = await Promise.all([load('packages/store/src/index.ts'), load('packages/runtime/src/index.ts'), load('packages/store/src/testing.ts')]);
+  return { Store: store.Store, Runtime: runtime.Runtime, databaseOf: testing.databaseOf, databaseOfTransaction: testing.databaseOfTransaction };
+}
+
 export interface Cluster {
   engine: Engine;
+  /** The checkout whose servers run: this one, or BENCH_BEFORE_ROOT. */
+  tree: string;
+  packages: StorePackages;
   store: Store;
   nodes: RpcClient[];
   children: ChildProcess[];
@@ -56,7 +80,8 @@ export interface Cluster {
 
 export let databaseCount = 0;
 
-export async function freshCluster(engine: Engine): Promise<Cluster> {
+export async function freshCluster(engine: Engine, tree = root): Promise<Cluster> {
+  const packages = await packagesOf(tree);
   let target: { databaseUrl?: string; dataDir?: string };
   let removeDatabase: () => Promise<void>;
   if (engine === 'postgres') {
@@ -68,19 +93,26 @@ export async function freshCluster(engine: Engine): Promise<Cluster> {
     target = { dataDir: dir };
     removeDatabase = async () => removeDir(dir);
   }
-  const store = await Store.open(target);
+  const store = await packages.Store.open(target);
   // What each server would do at boot; done once here so that nodes starting together do not race to create it.
   await store.tokens.create('env:SWITCHBOARD_TOKEN', { secret: TOKEN });
-  await queueBacklog(store);
-  const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), root)));
+  await queueBacklog(store, packages);
+  const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), tree)));
   const nodes = started.map((s) => new RpcClient(s.port, TOKEN));
   const deadline = Date.now() + 30_000;
-  while (((await nodes[0]!.call('health.check')) as { nodes: unknown[] }).nodes.length < nodes.length) {
+  // A tree from before the server-process rename lists `nodes`; this one lists `servers`.
+  const liveServers = async () => {
+    const check = (await nodes[0]!.call('health.check')) as { servers?: unknown[]; nodes?: unknown[] };
+    return (check.servers ?? check.nodes ?? []).length;
+  };
+  while ((await liveServers()) < nodes.length) {
     if (Date.now() > deadline) throw new Error(`health.check did not list ${nodes.length} live nodes within 30 s`);
     await sleep(100);
   }
   return {
     engine,
+    tree,
+    packages,
     store,
     nodes,
     children: started.map((s) => s.child),
@@ -100,9 +132,9 @@ export const BACKLOG_AHEAD_MS = 24 * 3600_000;
  * started) with a clock a day ahead: every delivery exists, committed, but none is due until
  * drainBacklog makes them due, once all nodes are up.
  */
-export async function queueBacklog(store: Store): Promise<void> {
+export async function queueBacklog(store: Store, packages: StorePackages): Promise<void> {
   const dayAhead: Clock = { now: () => new Date(Date.now() + BACKLOG_AHEAD_MS) };
-  const runtime = await Runtime.boot({ store, bundlePath: BUNDLE_PATH, autoStart: false, clock: dayAhead });
+  const runtime = await packages.Runtime.boot({ store, bundlePath: BUNDLE_PATH, autoStart: false, clock: dayAhead });
   const queued = WARMUP_DELIVERIES + DELIVERIES;
   for (let i = 0; i < queued; i += 100) {
     await Promise.all(Array.from({ length: Math.min(100, queued - i) }, (_, j) => runtime.publish({ event_name: 'work', payload: { n: i + j } })));

@@ -1,6 +1,4 @@
 /** The drain scenario: a queued backlog made due at once, claimed and completed by the nodes. */
-import type { Store } from '@switchboard/store';
-import { databaseOf, databaseOfTransaction } from '@switchboard/store/testing';
 import { BACKLOG_AHEAD_MS, type Cluster } from './cluster';
 import { WARMUP_DELIVERIES, sleep } from './settings';
 
@@ -11,8 +9,8 @@ import { WARMUP_DELIVERIES, sleep } from './settings';
  * nodes being measured. The backlog not yet made due (BACKLOG_AHEAD_MS) does not count; a retry
  * waiting for its backoff (milliseconds to seconds) does.
  */
-export async function anyOpenDelivery(store: Store): Promise<boolean> {
-  const db = databaseOf(store);
+export async function anyOpenDelivery(c: Cluster): Promise<boolean> {
+  const db = c.packages.databaseOf(c.store);
   const parkedFrom = new Date(Date.now() + BACKLOG_AHEAD_MS / 2).toISOString();
   const pending = await db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').where('next_attempt_at', '<', parkedFrom).limit(1).executeTakeFirst();
   if (pending !== undefined) return true;
@@ -20,9 +18,9 @@ export async function anyOpenDelivery(store: Store): Promise<boolean> {
 }
 
 /** Waits for the nodes to finish every open delivery; the figures come from the rows' timestamps, not from when this noticed. */
-export async function untilNoOpenDelivery(store: Store, timeoutMs: number): Promise<void> {
+export async function untilNoOpenDelivery(c: Cluster, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (await anyOpenDelivery(store)) {
+  while (await anyOpenDelivery(c)) {
     if (Date.now() > deadline) throw new Error(`deliveries still open after ${timeoutMs / 1000} s`);
     await sleep(50);
   }
@@ -45,19 +43,19 @@ export async function drainBacklog(c: Cluster): Promise<{ warmup?: Drain; timed:
  * them; the figure counts completions stamped from then on, so an earlier drain is not in it.
  */
 export async function drainDue(c: Cluster, limit?: number): Promise<Drain> {
-  const db = databaseOf(c.store);
+  const db = c.packages.databaseOf(c.store);
   const since = new Date().toISOString();
   // Recorded as a change of deliveries, as another process's write of deliveries is: the nodes
   // hear of it and claim now. Unrecorded, each node found the backlog at its next idle poll (up to
   // 250 ms apart), and the figure counted the later one's wait from the first completion on.
   await c.store.transaction(async (tx) => {
     c.store.changes.mark(tx, 'deliveries');
-    const trx = databaseOfTransaction(tx);
+    const trx = c.packages.databaseOfTransaction(tx);
     let makeDue = trx.updateTable('deliveries').set({ next_attempt_at: since }).where('status', '=', 'pending');
     if (limit !== undefined) makeDue = makeDue.where('delivery_id', 'in', trx.selectFrom('deliveries').select('delivery_id').where('status', '=', 'pending').orderBy('delivery_id').limit(limit));
     await makeDue.execute();
   });
-  await untilNoOpenDelivery(c.store, 300_000);
+  await untilNoOpenDelivery(c, 300_000);
   const done = await db
     .selectFrom('deliveries')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('updated_at').as('first'), eb.fn.max('updated_at').as('last')])

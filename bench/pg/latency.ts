@@ -1,6 +1,4 @@
 /** The latency scenario: publishes at a fixed rate, each timed from the call to its handler's outcome. */
-import { databaseOf } from '@switchboard/store/testing';
-import { Runtime } from '@switchboard/runtime';
 import { BUNDLE_PATH, type Cluster } from './cluster';
 import { untilNoOpenDelivery } from './drain';
 import { LATENCY_RATE, SECONDS, WARMUP_SECONDS, nowMs, percentile, sleep } from './settings';
@@ -35,11 +33,11 @@ export async function publishAtRate(c: Cluster, publish: () => Promise<{ event_i
     await sleep(Math.max(0, next - nowMs()));
   }
   const published = await Promise.all(sent);
-  await untilNoOpenDelivery(c.store, 60_000);
+  await untilNoOpenDelivery(c, 60_000);
   const startedAt = new Map(published.map((p) => [p.eventId, p.startedAt]));
   const latencies: number[] = [];
   for (let i = 0; i < published.length; i += 500) {
-    const rows = await databaseOf(c.store)
+    const rows = await c.packages.databaseOf(c.store)
       .selectFrom('deliveries')
       .select(['event_id', 'updated_at'])
       .where('event_id', 'in', published.slice(i, i + 500).map((p) => p.eventId))
@@ -57,7 +55,7 @@ export async function publishAtRate(c: Cluster, publish: () => Promise<{ event_i
  * that learns of it from the change feed. (Through node A, A runs what it has room for itself.)
  */
 export async function claimedLatency(c: Cluster): Promise<{ warmup?: Latency; timed: Latency }> {
-  const publisher = await Runtime.boot({ store: c.store, bundlePath: BUNDLE_PATH, autoStart: false });
+  const publisher = await c.packages.Runtime.boot({ store: c.store, bundlePath: BUNDLE_PATH, autoStart: false });
   try {
     return await publishToHandler(c, () => publisher.publish({ event_name: 'work', payload: { latency: true } }));
   } finally {

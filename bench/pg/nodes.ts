@@ -23,10 +23,11 @@ export interface NodesRound {
 }
 
 
-export async function nodesRound(engine: Engine, round: number): Promise<NodesRound> {
-  const c = await freshCluster(engine);
+/** One round on `engine`, its servers (and the reads and writes around them) from `tree`. */
+export async function nodesRound(engine: Engine, round: number, tree = root): Promise<NodesRound> {
+  const c = await freshCluster(engine, tree);
   try {
-    const tag = `  round ${round} ${label(engine)}`;
+    const tag = `  round ${round} ${label(engine)}${tree === root ? '' : ', before'}`;
     const drains = await drainBacklog(c);
     const drain = drains.timed;
     const firstDrain = drains.warmup ? `; the ${count(drains.warmup.delivered)} untimed before them ${count(drains.warmup.perSecond)}/s` : '';

@@ -56,6 +56,7 @@ export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
  */
 export const HTTP_WARMUP_SECONDS = Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 5);
 export const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'nodes,list').split(',');
+export const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT || undefined;
 export const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 export const TOKEN = 'sbk_bench_pg_token_000000000001';
 export const LATENCY_RATE = 100;
