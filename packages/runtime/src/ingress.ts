@@ -7,11 +7,12 @@
  * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
-import { failedAsGroup, refusedByGuard, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
+import { Coalescer, failedAsGroup, refusedByGuard, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
 import { insertEventWithDeliveries, insertRun, leaseDeliveries, leasedDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
-import type { ClaimedDelivery, Dispatcher } from './dispatcher';
+import type { ClaimedDelivery } from './claimed-delivery';
+import type { Dispatcher } from './dispatcher';
 import { newId } from './ids';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
@@ -74,21 +75,43 @@ interface QueuedPublishCall {
   reject: (error: unknown) => void;
 }
 
+export interface IngressOptions {
+  store: Store;
+  bundle: LoadedBundle;
+  clock: Clock;
+  log: RuntimeLog;
+  /** Called when a publish wrote deliveries that wait for a claim. */
+  onEventWritten: () => void;
+  guardWrites?: WriteGuard;
+  /** This process's dispatcher, which runs what a publish writes already leased to it. */
+  localDispatch?: LocalDispatch;
+  guardWritesWithNext?: WriteGuardWithNext;
+  observer?: RuntimeObserver;
+}
+
 export class Ingress {
-  constructor(
-    private readonly store: Store,
-    private readonly bundle: LoadedBundle,
-    private readonly clock: Clock,
-    private readonly log: RuntimeLog,
-    private readonly onEventWritten: () => void,
-    private readonly guardWrites: WriteGuard = unguarded,
-    /** This process's dispatcher, which runs what a publish writes already leased to it. */
-    private readonly localDispatch?: LocalDispatch,
-    private readonly guardWritesWithNext: WriteGuardWithNext = readFirst,
-    private readonly observer: RuntimeObserver = noopRuntimeObserver,
-  ) {
+  private readonly store: Store;
+  private readonly bundle: LoadedBundle;
+  private readonly clock: Clock;
+  private readonly log: RuntimeLog;
+  private readonly onEventWritten: () => void;
+  private readonly guardWrites: WriteGuard;
+  private readonly localDispatch: LocalDispatch | undefined;
+  private readonly guardWritesWithNext: WriteGuardWithNext;
+  private readonly observer: RuntimeObserver;
+
+  constructor(options: IngressOptions) {
+    this.store = options.store;
+    this.bundle = options.bundle;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.onEventWritten = options.onEventWritten;
+    this.guardWrites = options.guardWrites ?? unguarded;
+    this.localDispatch = options.localDispatch;
+    this.guardWritesWithNext = options.guardWritesWithNext ?? readFirst;
+    this.observer = options.observer ?? noopRuntimeObserver;
     // A publish group reads it right after its reset guard: in the guard's statement.
-    store.runtimeState.readAlongHeld(INGRESS_KEY);
+    this.store.runtimeState.readAlongHeld(INGRESS_KEY);
   }
 
   /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
@@ -136,20 +159,20 @@ export class Ingress {
     const span = startPublishSpan(input.event_name);
     const traceparent = traceparentOf(span);
     const written = new Promise<PublishResult>((resolve, reject) => {
-      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
-      if (this.publishesScheduled) return;
-      this.publishesScheduled = true;
-      setImmediate(() => {
-        this.publishesScheduled = false;
-        void this.publishBatch(this.publishes.splice(0));
-      });
+      this.publishes.add({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
     });
     // Untraced (tracing off), the span is a no-op with nothing to end.
     return traceparent === undefined ? written : endPublishSpan(span, written);
   }
 
-  private readonly publishes: QueuedPublishCall[] = [];
-  private publishesScheduled = false;
+  private readonly publishes = new Coalescer<QueuedPublishCall>({
+    flush: (batch) => this.publishBatch(batch),
+    fail: (p, error) => p.reject(error),
+    // A failed commit may have landed (the connection died while it ran): writing the batch again
+    // could store each publish twice, so every caller gets the failure, as one publish alone would.
+    // Otherwise one was refused: each goes alone, so the refusal is its own.
+    splitAfter: (error) => !failedAsGroup(error),
+  });
   /**
    * Until then (performance.now()), publishes read the guard first: one refused with the guard
    * sent with its inserts found a reset or paused ingress, which last seconds to hours, and every
@@ -178,15 +201,7 @@ export class Ingress {
         this.readGuardFirstUntil = performance.now() + READ_GUARD_FIRST_MS;
         return this.publishBatch(batch, true);
       }
-      // A failed commit may have landed (the connection died while it ran): writing the batch again
-      // could store each publish twice, so every caller gets the failure, as one publish alone would.
-      if (batch.length === 1 || failedAsGroup(error)) {
-        for (const p of batch) p.reject(error);
-        return;
-      }
-      // One was refused: each goes alone, so the refusal is its own.
-      await Promise.all(batch.map((p) => this.publishBatch([p], readGuardFirst)));
-      return;
+      throw error;
     }
     this.localDispatch?.runReserved(reserved, done.leased);
     // Deliveries this process had no room for wait for a claim (here or on another node).

@@ -10,6 +10,7 @@ import { systemClock } from '@switchboard/store';
 import { AgentHandler } from './agents/agent-handler';
 import { loadBundle, type LoadedBundle } from './bundle/load';
 import { Dispatcher, subscriberKey, type DispatcherOptions } from './dispatcher';
+import { waitForIdle } from './dispatch-idle';
 import type { OnEffectCommit } from './effect-commit';
 import type { RuntimeServices, SubscriberHandler } from './handler';
 import { Ingress, type IngressState, type PublishInput, type PublishResult } from './ingress';
@@ -45,7 +46,7 @@ export interface RuntimeOptions {
   /** A provider instance, or the configuration selecting one; scripted by default. */
   modelProvider?: ModelProvider | ModelProviderConfig;
   dispatcher?: DispatcherOptions;
-  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle(). */
+  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle (testing/run-until-idle.ts). */
   autoStart?: boolean;
   /** Container manager for entities of managed_container types; local child processes by default. */
   containers?: ContainerManager;
@@ -143,7 +144,17 @@ export class Runtime {
     this.resetLock = new ResetLock(store, clock);
     const guardWrites = () => this.resetLock.guardWrites();
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
-    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher, () => this.resetLock.guardWritesWithNext(), observer);
+    this.ingress = new Ingress({
+      store,
+      bundle,
+      clock,
+      log: this.log,
+      onEventWritten: wake,
+      guardWrites,
+      localDispatch: this.dispatcher,
+      guardWritesWithNext: () => this.resetLock.guardWritesWithNext(),
+      observer,
+    });
     this.mailbox = new MailboxService(store, bundle, clock, this.log, wake, observer);
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
@@ -265,7 +276,7 @@ export class Runtime {
 
   /** Waits until no delivery is open (tests, the demo). */
   waitForIdle(timeoutMs = 30_000): Promise<void> {
-    return this.dispatcher.waitForIdle(timeoutMs);
+    return waitForIdle(this.dispatcher, this.store, timeoutMs);
   }
 
   private refuseDuringReset(): void {
@@ -311,7 +322,7 @@ export class Runtime {
       this.ingress.state(),
       this.ingress.queueDepth(),
       this.store.runWrites.countByStatus('runs', ['running']),
-      this.dispatcher.openDeliveryCount(),
+      this.store.deliveries.openCount(),
     ]);
     const def = this.bundle.definition;
     return {
