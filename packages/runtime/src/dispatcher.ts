@@ -11,6 +11,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { logDispatchProblem, toEventRecord, type ClaimedDelivery, type LeaseAtWrite } from './claimed-delivery';
+import { ClaimWakeups } from './claim-wakeups';
 import { DeliveryRunner } from './delivery-runner';
 import type { RuntimeServices, SubscriberHandler } from './handler';
 import { QUIET_SWEEP_WINDOW, QuietRunSweeper } from './quiet-run-sweeper';
@@ -35,9 +36,6 @@ export interface DispatcherOptions {
   quietSweepWindow?: number;
 }
 
-/** Least time between two claims woken by other nodes' writes. */
-const OTHER_NODE_WAKE_MS = 100;
-
 export class Dispatcher {
   readonly owner: string;
   private readonly concurrency: number;
@@ -48,7 +46,7 @@ export class Dispatcher {
   private loopPromise: Promise<void> | undefined;
   private claimsPaused = false;
   private readonly inFlight = new Set<Promise<void>>();
-  private wakeUp: (() => void) | undefined;
+  private readonly wakeups = new ClaimWakeups();
   private lastSweep = 0;
   private readonly sweeper: QuietRunSweeper;
   private readonly runner: DeliveryRunner;
@@ -61,10 +59,6 @@ export class Dispatcher {
   /** Deliveries whose handler has not answered yet. */
   private handlersRunning = 0;
   private wakeOnFinish = true;
-  private otherNodeWake: NodeJS.Timeout | undefined;
-  /** wakeToClaim() was called while no sleep was there to end. */
-  private claimAgain = false;
-  private lastOtherNodeWake = 0;
 
   constructor(
     private readonly services: RuntimeServices,
@@ -137,37 +131,19 @@ export class Dispatcher {
     if (this.reserved === 0) for (const resolve of this.reservationWaiters.splice(0)) resolve();
   }
 
-  /**
-   * Another node wrote events or deliveries: claim soon, but at most every OTHER_NODE_WAKE_MS. The
-   * node that publishes runs what it has room for itself (reserve), so most of these claims find
-   * nothing, and each costs a statement; a delivery that waits for this spacing waits no longer
-   * than for the idle poll it shortens.
-   */
+  /** Another node wrote events or deliveries: claim soon (see ClaimWakeups.wakeForOtherNode). */
   wakeForOtherNode(): void {
-    if (this.otherNodeWake) return;
-    const wait = Math.max(0, this.lastOtherNodeWake + OTHER_NODE_WAKE_MS - performance.now());
-    this.otherNodeWake = setTimeout(() => {
-      this.otherNodeWake = undefined;
-      this.lastOtherNodeWake = performance.now();
-      this.wake();
-    }, wait);
-    this.otherNodeWake.unref();
+    this.wakeups.wakeForOtherNode();
   }
 
-  /**
-   * Another node wrote deliveries that wait for a claim: claim now, or, when a claim is in flight
-   * (it may have read the rows before that write committed), once more right after it.
-   */
+  /** Another node wrote deliveries that wait for a claim (see ClaimWakeups.wakeToClaim). */
   wakeToClaim(): void {
-    if (this.wakeUp) this.wake();
-    else this.claimAgain = true;
+    this.wakeups.wakeToClaim();
   }
 
   /** Called after anything that creates deliveries, so they run without waiting for the next poll. */
   wake(): void {
-    const w = this.wakeUp;
-    this.wakeUp = undefined;
-    w?.();
+    this.wakeups.wake();
   }
 
   start(): void {
@@ -187,19 +163,6 @@ export class Dispatcher {
     // this dispatcher runs after stop() (the server closes the store next).
     while (this.reserved > 0) await new Promise<void>((resolve) => this.reservationWaiters.push(resolve));
     await Promise.allSettled([...this.inFlight]);
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.wakeUp = undefined;
-        resolve();
-      }, ms);
-      this.wakeUp = () => {
-        clearTimeout(t);
-        resolve();
-      };
-    });
   }
 
   /** Iterations of the claim loop so far: a caller can wait until the loop has had its chance to act. */
@@ -235,18 +198,15 @@ export class Dispatcher {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.room() >= this.concurrency / 2) continue;
         this.wakeOnFinish = true;
-        await this.sleep(this.pollMs);
+        await this.wakeups.sleep(this.pollMs);
         continue;
       }
       if (Date.now() - this.lastSweep > 2_000 && this.inFlight.size === 0) {
         this.lastSweep = Date.now();
         await this.settleQuietRuns().catch(() => undefined);
       }
-      if (this.claimAgain) {
-        this.claimAgain = false;
-        continue;
-      }
-      await this.sleep(idleDelay);
+      if (this.wakeups.takeClaimAgain()) continue;
+      await this.wakeups.sleep(idleDelay);
       idleDelay = Math.min(idleDelay * 2, this.idlePollMaxMs);
     }
   }
@@ -263,7 +223,7 @@ export class Dispatcher {
   /** Ends a delivery's handler slot (its outcome may still be committing). */
   private handlerDone(): void {
     this.handlersRunning--;
-    if (this.wakeOnFinish) this.wake();
+    if (this.wakeOnFinish) this.wakeups.wake();
   }
 
   /** Runs a claimed delivery as the loop does: counted in flight until its outcome is recorded. */
@@ -272,7 +232,7 @@ export class Dispatcher {
       .catch((err) => logDispatchProblem(this.services, 'error', 'DISPATCH_FAULT', `delivery ${d.delivery_id}: ${(err as Error).message}`))
       .finally(() => {
         this.inFlight.delete(p);
-        if (this.wakeOnFinish) this.wake();
+        if (this.wakeOnFinish) this.wakeups.wake();
       });
     this.inFlight.add(p);
     return p;
