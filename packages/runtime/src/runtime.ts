@@ -155,7 +155,7 @@ export class Runtime {
       guardWritesWithNext: () => this.resetLock.guardWritesWithNext(),
       observer,
     });
-    this.mailbox = new MailboxService(store, bundle, clock, this.log, wake, observer);
+    this.mailbox = new MailboxService({ store, bundle, clock, log: this.log, onEventWritten: wake, observer });
     this.containers = containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
