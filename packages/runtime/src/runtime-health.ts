@@ -1,6 +1,9 @@
-/** The runtime's components as health.check reports them. */
+/** The runtime as runtime.status and health.check report it. */
+import type { Result } from '@switchboard/contract';
 import type { Clock, Store } from '@switchboard/store';
+import type { LoadedBundle } from './bundle/load';
 import type { Dispatcher } from './dispatcher';
+import type { Ingress } from './ingress';
 import type { ModelProvider } from './providers/provider';
 
 export interface ComponentHealth {
@@ -40,5 +43,28 @@ export async function runtimeHealthChecks(
   return {
     dispatcher: { ok: running && lagMs <= DISPATCH_LAG_DEGRADED_MS, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: dispatcherDetail },
     model_provider: { ok: true, latency_ms: 0, detail: provider.name },
+  };
+}
+
+/** runtime.status: ingress, queue and open work, whether a reset holds the runtime, the boot bundle. */
+export async function runtimeStatus(of: {
+  bundle: LoadedBundle;
+  store: Store;
+  ingress: Pick<Ingress, 'state' | 'queueDepth'>;
+  startedAt: Date;
+  resetting: boolean;
+}): Promise<Result<'runtime.status'>> {
+  const { bundle, store, ingress: ing } = of;
+  const [ingress, queue_depth, active_runs, pending] = await Promise.all([ing.state(), ing.queueDepth(), store.runWrites.countByStatus('runs', ['running']), store.deliveries.openCount()]);
+  const def = bundle.definition;
+  return {
+    name: def.name,
+    ingress,
+    queue_depth,
+    active_runs,
+    pending_deliveries: pending,
+    reset_in_progress: of.resetting,
+    bundle: { name: def.name, version: def.version, fingerprint: bundle.fingerprint, loaded_at: bundle.loadedAt },
+    started_at: of.startedAt.toISOString(),
   };
 }

@@ -10,8 +10,9 @@ import { systemClock } from '@switchboard/store';
 import { loadBundle, type LoadedBundle } from './bundle/load';
 import { Dispatcher, type DispatcherOptions } from './dispatcher';
 import { buildHandlers } from './subscriber-handlers';
-import { runtimeHealthChecks, type ComponentHealth } from './runtime-health';
-import { describeToolServer } from './tool-servers/describe';
+import { runtimeHealthChecks, runtimeStatus, type ComponentHealth } from './runtime-health';
+import { registerAgents } from './agents/register-agents';
+import { describeToolServer, loadToolServerFaults, setToolServerFaults, type ToolServerDescription } from './tool-servers/fault-switch';
 import { waitForIdle } from './dispatch-idle';
 import type { OnEffectCommit } from './effect-commit';
 import type { RuntimeServices } from './handler';
@@ -177,8 +178,8 @@ export class Runtime {
     await runtime.nodes.join();
     await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
-    await runtime.registerAgents();
-    await runtime.loadToolServerFaults();
+    await registerAgents(runtime.store, bundle, clock, runtime.nodes);
+    await loadToolServerFaults(runtime.store, runtime.services.tools);
     await runtime.log.write({
       level: 'info',
       component: 'runtime',
@@ -192,17 +193,6 @@ export class Runtime {
     );
     if (options.autoStart !== false) runtime.start();
     return runtime;
-  }
-
-  private async registerAgents(): Promise<void> {
-    const nowIso = this.clock.now().toISOString();
-    for (const a of this.bundle.definition.agents) {
-      const identity = { type: a.type, role: a.role, model_tier: a.model_tier, conversation_mode: a.conversation_mode, session_scope: a.session_scope };
-      await this.store.agentWrites.register(a.agent_id, identity, nowIso);
-    }
-    // A process that died mid-turn leaves its agents marked busy; their deliveries will be
-    // reclaimed. With other live nodes, a busy agent may be theirs: leave it.
-    if ((await this.nodes.liveNodes()).every((n) => n.self)) await this.store.agentWrites.idleBusyAgents(nowIso);
   }
 
   get name(): string {
@@ -297,24 +287,8 @@ export class Runtime {
     return { ok: true, released };
   }
 
-  async status(): Promise<RuntimeStatus> {
-    const [ingress, queue_depth, active_runs, pending] = await Promise.all([
-      this.ingress.state(),
-      this.ingress.queueDepth(),
-      this.store.runWrites.countByStatus('runs', ['running']),
-      this.store.deliveries.openCount(),
-    ]);
-    const def = this.bundle.definition;
-    return {
-      name: def.name,
-      ingress,
-      queue_depth,
-      active_runs,
-      pending_deliveries: pending,
-      reset_in_progress: this.isResetting(),
-      bundle: { name: def.name, version: def.version, fingerprint: this.bundle.fingerprint, loaded_at: this.bundle.loadedAt },
-      started_at: this.startedAt.toISOString(),
-    };
+  status(): Promise<RuntimeStatus> {
+    return runtimeStatus({ bundle: this.bundle, store: this.store, ingress: this.ingress, startedAt: this.startedAt, resetting: this.isResetting() });
   }
 
   /**
@@ -356,24 +330,8 @@ export class Runtime {
   }
 
   /** Turns a simulated tool server's faults on or off; remembered across restarts. */
-  async setToolServerFaults(name: string, faults: 'on' | 'off', actorTokenId: string, onCommit?: OnEffectCommit<{ tool_server: ReturnType<typeof describeToolServer> }>) {
-    const server = this.services.tools.server(name);
-    if (!server) throw new RpcError('NOT_FOUND', `no tool server ${name} in bundle ${this.bundle.definition.name}`, { tool_server: name });
-    const result = { tool_server: { ...describeToolServer(server), faults } };
-    await this.store.transaction(async (trx) => {
-      await this.store.runtimeRecords.setToolFaults(trx, name, faults);
-      await onCommit?.(trx, result);
-    });
-    server.faultsOn = faults === 'on';
-    await this.log.write({ level: 'info', component: name, message: `faults turned ${faults} by ${actorTokenId}` });
-    return result;
-  }
-
-  private async loadToolServerFaults(): Promise<void> {
-    for (const [name, faults] of await this.store.runtimeRecords.toolFaults()) {
-      const server = this.services.tools.server(name);
-      if (server) server.faultsOn = faults === 'on';
-    }
+  setToolServerFaults(name: string, faults: 'on' | 'off', actorTokenId: string, onCommit?: OnEffectCommit<{ tool_server: ToolServerDescription }>) {
+    return setToolServerFaults({ store: this.store, tools: this.services.tools, log: this.log, bundleName: this.bundle.definition.name }, name, faults, actorTokenId, onCommit);
   }
 
   /** True while a reset on this node or (as last seen, within ~250 ms) another one holds the runtime. */
