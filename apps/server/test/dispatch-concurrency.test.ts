@@ -12,7 +12,7 @@ afterAll(async () => {
 
 test('a server started with SWITCHBOARD_DISPATCH_CONCURRENCY=2 has two handler slots', async () => {
   const { dispatcher } = server.runtime;
-  await dispatcher.runUntilIdle();
+  await server.runtime.waitForIdle();
   const taken = dispatcher.reserve(10);
   dispatcher.runReserved(taken, []);
   expect(taken).toBe(2);

@@ -6,6 +6,7 @@ import { Runtime } from './runtime';
 import { Dispatcher, subscriberKey } from './dispatcher';
 import { HandlerFailure } from './handler-failure';
 import type { SubscriberHandler } from './handler';
+import { runUntilIdle } from './testing/run-until-idle';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -44,7 +45,7 @@ describe('publish and dispatch', () => {
     expect(before[0]!.event_seq).toBe(ev.seq);
     expect(before[0]!.event_created_at).toBe(ev.created_at);
 
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const after = await databaseOf(store).selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'delivered', attempts: 1, lease_owner: null });
     const run = await databaseOf(store).selectFrom('runs').selectAll().where('run_id', '=', res.run_id).executeTakeFirstOrThrow();
@@ -62,7 +63,7 @@ describe('publish and dispatch', () => {
     const db = databaseOf(store);
     const done = [];
     for (const order of ['o-1', 'o-2', 'o-3']) done.push((await runtime.publish({ event_name: 'order.placed', payload: { order_id: order } })).run_id);
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     // As if each completion's process died after its commit and before the run was settled
     // (created a second apart, so the sweep's order is theirs: runs of one millisecond go by id).
     for (const [i, runId] of done.entries()) {
@@ -79,7 +80,7 @@ describe('publish and dispatch', () => {
     expect(await statusOf(open)).toBe('running');
 
     // Walked to the end: the next sweep starts over and finds the open run quiet once it is done.
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     await db.updateTable('runs').set({ status: 'running', settled_at: null }).where('run_id', '=', open).execute();
     expect(await runtime.dispatcher.settleQuietRuns()).toBe(1);
     expect(await statusOf(open)).toBe('completed');
@@ -112,7 +113,7 @@ describe('publish and dispatch', () => {
     fx = await bootFixture(flakyBundle(1));
     const { runtime, store } = fx;
     const res = await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'inv-9', amount: 12 } });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const d = await databaseOf(store).selectFrom('deliveries').selectAll().executeTakeFirstOrThrow();
     expect(d).toMatchObject({ status: 'failed', attempts: 3, reason_code: 'tool_error' });
     expect(d.last_error).toContain('mcp.payments refund');
@@ -150,7 +151,7 @@ describe('publish and dispatch', () => {
     fx = await bootFixture(flakyBundle(0));
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'inv-1', amount: 30 } });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const events = await databaseOf(store).selectFrom('events').selectAll().orderBy('seq').execute();
     expect(events.map((e) => e.event_name)).toEqual(['payment.due', 'payment.done']);
     expect(events[1]).toMatchObject({ chain_depth: 1, parent_event_id: events[0]!.event_id, run_id: events[0]!.run_id, source: 'node:charge' });
@@ -168,7 +169,7 @@ describe('publish and dispatch', () => {
     );
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ping', payload: { n: 1 } });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const events = await databaseOf(store).selectFrom('events').select(['chain_depth', 'has_dead_letter']).orderBy('seq').execute();
     expect(events.map((e) => e.chain_depth)).toEqual([0, 1, 2, 3]);
     const dls = await databaseOf(store).selectFrom('dead_letters').selectAll().execute();
@@ -378,7 +379,7 @@ describe('handler timeout', () => {
     };
     const dispatcher = new Dispatcher(runtime.services, new Map([[subscriberKey('node', 'charge'), waitsForAbort]]));
     await runtime.publish({ event_name: 'payment.due', payload: { invoice: 'i-1', amount: 5 } });
-    await dispatcher.runUntilIdle();
+    await runUntilIdle({ dispatcher, services: runtime.services });
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toBeInstanceOf(HandlerFailure);
     expect(reasons[0]).toMatchObject({ reasonCode: 'handler_timeout' });

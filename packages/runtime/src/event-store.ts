@@ -7,7 +7,10 @@ import type { NewDeliveryRow, NewEventRow, Store, StoreTx } from '@switchboard/s
 import type { LoadedBundle } from './bundle/load';
 import { newId } from './ids';
 import { activeTraceparent } from './tracing';
-import type { ClaimedDelivery, LeaseAtWrite } from './dispatcher';
+import type { ClaimedDelivery, LeaseAtWrite } from './claimed-delivery';
+import type { EmittedEvent } from './handler';
+
+export type { EmittedEvent };
 
 export interface NewEvent {
   event_id?: string;
@@ -26,16 +29,9 @@ export interface NewEvent {
   traceparent?: string;
 }
 
-export interface WrittenEvent {
-  event_id: string;
+export interface WrittenEvent extends EmittedEvent {
   seq: number;
-  created_at: string;
-  subscribers: string[];
-  delivery_ids: string[];
 }
-
-/** An event as its writer knows it before the insert: everything but its seq. */
-export type EmittedEvent = Omit<WrittenEvent, 'seq'>;
 
 /** An event and its deliveries built from the catalog, ready to insert (alone or with others). */
 export interface PreparedEvent {

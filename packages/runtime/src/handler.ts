@@ -5,11 +5,18 @@
  */
 import type { Clock, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
-import type { EmittedEvent } from './event-store';
 import type { ModelProvider } from './providers/provider';
 import type { RuntimeLog } from './runtime-log';
 import type { ToolRegistry } from './tool-servers/registry';
 import type { RuntimeObserver } from './observer';
+
+/** An event as its writer knows it before the insert: everything but its seq (see WrittenEvent). */
+export interface EmittedEvent {
+  event_id: string;
+  created_at: string;
+  subscribers: string[];
+  delivery_ids: string[];
+}
 
 export interface RuntimeServices {
   bundle: LoadedBundle;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseOf, failCommitsWritingEvent } from '@switchboard/store/testing';
 import { bootFixture, count, minimalBundle, type Fixture } from './testing/runtime-fixture';
+import { runUntilIdle } from './testing/run-until-idle';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -23,7 +24,7 @@ describe('ingress pause and resume', () => {
     const ev = await databaseOf(store).selectFrom('events').selectAll().executeTakeFirstOrThrow();
     expect(ev).toMatchObject({ event_id: res.event_id, run_id: res.run_id });
     expect(await runtime.status()).toMatchObject({ ingress: 'open', queue_depth: 0, active_runs: 1, pending_deliveries: 1 });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     expect(await databaseOf(store).selectFrom('runs').select('status').executeTakeFirstOrThrow()).toEqual({ status: 'completed' });
   });
 

@@ -7,37 +7,20 @@
  * process or several, or a resume repeated after a crash, release every item exactly once.
  */
 import { RpcError } from '@switchboard/contract';
-import { failedAsGroup, refusedByGuard, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
+import { Coalescer, failedAsGroup, refusedByGuard, type Clock, type QueuedPublish, type Store, type StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
 import type { OnEffectCommit } from './effect-commit';
-import { insertEventWithDeliveries, insertRun, leaseDeliveries, leasedDeliveries, prepareEvent, settleRunIfDone, settleRunsIfDone } from './event-store';
-import type { ClaimedDelivery, Dispatcher } from './dispatcher';
-import { newId } from './ids';
+import { insertEventWithDeliveries, settleRunIfDone } from './event-store';
+import type { ClaimedDelivery } from './claimed-delivery';
+import { INGRESS_KEY, writePublishes, type GuardWithNext, type LocalDispatch, type PublishInput, type PublishResult, type PublishWriteDeps, type QueuedPublishCall } from './publish-writes';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { endPublishSpan, startPublishSpan, traceparentOf } from './tracing';
 
 export type IngressState = 'open' | 'paused';
+export type { LocalDispatch, PublishInput, PublishResult };
 
-export interface PublishInput {
-  event_name: string;
-  payload?: Record<string, unknown>;
-  entity_id?: string;
-  bundle_ref?: { fingerprint: string };
-  /** Who published: "api" by default; the demo uses "demo". */
-  source?: string;
-  /** The person who published, kept on the run: they may not approve its mailbox items. */
-  startedByUserId?: string;
-}
-
-export interface PublishResult {
-  run_id: string;
-  event_id: string;
-  status: 'running' | 'queued';
-}
-
-const INGRESS_KEY = 'ingress';
 /** How long publishes read the guard first after one sent with the inserts refused a batch. */
 const READ_GUARD_FIRST_MS = 1_000;
 
@@ -55,40 +38,50 @@ const unguarded: WriteGuard = () => async () => undefined;
  * (refusedByGuard) while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that
  * can run again needs no round trip for the guard (see ResetLock.guardWritesWithNext).
  */
-export type WriteGuardWithNext = () => ((tx: StoreTx, refuse: { key: string; value: string }) => Promise<void>) | undefined;
+export type WriteGuardWithNext = () => GuardWithNext | undefined;
 
 const readFirst: WriteGuardWithNext = () => undefined;
 
-export type LocalDispatch = Pick<Dispatcher, 'reserve' | 'leaseAtWrite' | 'runReserved'>;
-
-/** A validated publish waiting to be written together with the others that arrived in the same turn. */
-interface QueuedPublishCall {
-  input: PublishInput;
-  payload: Record<string, unknown>;
-  guard: (tx: StoreTx) => Promise<void>;
-  guardWithNext: ReturnType<WriteGuardWithNext>;
-  onCommit: OnEffectCommit<PublishResult> | undefined;
-  /** The publish span's context, stored with the event (undefined while tracing is off). */
-  traceparent: string | undefined;
-  resolve: (result: PublishResult) => void;
-  reject: (error: unknown) => void;
+export interface IngressOptions {
+  store: Store;
+  bundle: LoadedBundle;
+  clock: Clock;
+  log: RuntimeLog;
+  /** Called when a publish wrote deliveries that wait for a claim. */
+  onEventWritten: () => void;
+  guardWrites?: WriteGuard;
+  /** This process's dispatcher, which runs what a publish writes already leased to it. */
+  localDispatch?: LocalDispatch;
+  guardWritesWithNext?: WriteGuardWithNext;
+  observer?: RuntimeObserver;
 }
 
 export class Ingress {
-  constructor(
-    private readonly store: Store,
-    private readonly bundle: LoadedBundle,
-    private readonly clock: Clock,
-    private readonly log: RuntimeLog,
-    private readonly onEventWritten: () => void,
-    private readonly guardWrites: WriteGuard = unguarded,
-    /** This process's dispatcher, which runs what a publish writes already leased to it. */
-    private readonly localDispatch?: LocalDispatch,
-    private readonly guardWritesWithNext: WriteGuardWithNext = readFirst,
-    private readonly observer: RuntimeObserver = noopRuntimeObserver,
-  ) {
+  private readonly store: Store;
+  private readonly bundle: LoadedBundle;
+  private readonly clock: Clock;
+  private readonly log: RuntimeLog;
+  private readonly onEventWritten: () => void;
+  private readonly guardWrites: WriteGuard;
+  private readonly localDispatch: LocalDispatch | undefined;
+  private readonly guardWritesWithNext: WriteGuardWithNext;
+  private readonly observer: RuntimeObserver;
+  /** What writePublishes needs of this ingress. */
+  private readonly writes: PublishWriteDeps;
+
+  constructor(options: IngressOptions) {
+    this.store = options.store;
+    this.bundle = options.bundle;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.onEventWritten = options.onEventWritten;
+    this.guardWrites = options.guardWrites ?? unguarded;
+    this.localDispatch = options.localDispatch;
+    this.guardWritesWithNext = options.guardWritesWithNext ?? readFirst;
+    this.observer = options.observer ?? noopRuntimeObserver;
+    this.writes = { store: this.store, bundle: this.bundle, clock: this.clock, localDispatch: this.localDispatch };
     // A publish group reads it right after its reset guard: in the guard's statement.
-    store.runtimeState.readAlongHeld(INGRESS_KEY);
+    this.store.runtimeState.readAlongHeld(INGRESS_KEY);
   }
 
   /** Read in `tx` when given, so a publish sees the state its own transaction sees. */
@@ -136,20 +129,20 @@ export class Ingress {
     const span = startPublishSpan(input.event_name);
     const traceparent = traceparentOf(span);
     const written = new Promise<PublishResult>((resolve, reject) => {
-      this.publishes.push({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
-      if (this.publishesScheduled) return;
-      this.publishesScheduled = true;
-      setImmediate(() => {
-        this.publishesScheduled = false;
-        void this.publishBatch(this.publishes.splice(0));
-      });
+      this.publishes.add({ input, payload, guard, guardWithNext, onCommit, traceparent, resolve, reject });
     });
     // Untraced (tracing off), the span is a no-op with nothing to end.
     return traceparent === undefined ? written : endPublishSpan(span, written);
   }
 
-  private readonly publishes: QueuedPublishCall[] = [];
-  private publishesScheduled = false;
+  private readonly publishes = new Coalescer<QueuedPublishCall>({
+    flush: (batch) => this.publishBatch(batch),
+    fail: (p, error) => p.reject(error),
+    // A failed commit may have landed (the connection died while it ran): writing the batch again
+    // could store each publish twice, so every caller gets the failure, as one publish alone would.
+    // Otherwise one was refused: each goes alone, so the refusal is its own.
+    splitAfter: (error) => !failedAsGroup(error),
+  });
   /**
    * Until then (performance.now()), publishes read the guard first: one refused with the guard
    * sent with its inserts found a reset or paused ingress, which last seconds to hours, and every
@@ -170,7 +163,7 @@ export class Ingress {
     const guardWithNext = readGuardFirst ? undefined : batch.every((p) => p.guardWithNext) ? batch[0]!.guardWithNext : undefined;
     let done: { results: PublishResult[]; leased: ClaimedDelivery[] };
     try {
-      done = await this.store.transactionInGroup((trx) => this.publishTogether(trx, batch, reserved, guardWithNext));
+      done = await this.store.transactionInGroup((trx) => writePublishes(this.writes, trx, batch, reserved, guardWithNext));
     } catch (error) {
       this.localDispatch?.runReserved(reserved, []);
       // Refused before anything was written: the guard fails the transaction's first write.
@@ -178,15 +171,7 @@ export class Ingress {
         this.readGuardFirstUntil = performance.now() + READ_GUARD_FIRST_MS;
         return this.publishBatch(batch, true);
       }
-      // A failed commit may have landed (the connection died while it ran): writing the batch again
-      // could store each publish twice, so every caller gets the failure, as one publish alone would.
-      if (batch.length === 1 || failedAsGroup(error)) {
-        for (const p of batch) p.reject(error);
-        return;
-      }
-      // One was refused: each goes alone, so the refusal is its own.
-      await Promise.all(batch.map((p) => this.publishBatch([p], readGuardFirst)));
-      return;
+      throw error;
     }
     this.localDispatch?.runReserved(reserved, done.leased);
     // Deliveries this process had no room for wait for a claim (here or on another node).
@@ -195,106 +180,6 @@ export class Ingress {
       this.observer.onPublish(p.input.event_name, done.results[i]!.status);
       p.resolve(done.results[i]!);
     });
-  }
-
-  /**
-   * Publishes in one group-commit member: their runs, events and deliveries go in one statement
-   * per table, and the runs that opened no delivery settle in one more, instead of three or four
-   * statements each. The first `reserved` deliveries are written leased to this process's
-   * dispatcher, which runs them once this commits (`leased`). While ingress is paused they are
-   * queued instead.
-   */
-  private async publishTogether(
-    trx: StoreTx,
-    batch: QueuedPublishCall[],
-    reserved: number,
-    guardWithNext: ReturnType<WriteGuardWithNext>,
-  ): Promise<{ results: PublishResult[]; leased: ClaimedDelivery[] }> {
-    if (guardWithNext) await guardWithNext(trx, { key: INGRESS_KEY, value: 'paused' });
-    else for (const p of batch) await p.guard(trx);
-    // Read once per group commit: its publishes commit together, as of that read.
-    if (!guardWithNext && (await this.store.runtimeState.getOnceIn(INGRESS_KEY, trx)) === 'paused') {
-      const results: PublishResult[] = [];
-      for (const p of batch) results.push(await this.queue(trx, p));
-      return { results, leased: [] };
-    }
-    const now = this.clock.now();
-    const nowIso = now.toISOString();
-    const written = batch.map(({ input, payload, traceparent }) => {
-      const run_id = newId('run', now);
-      const event = prepareEvent(this.bundle, now, {
-        event_name: input.event_name,
-        payload,
-        entity_id: input.entity_id ?? null,
-        run_id,
-        source: input.source ?? 'api',
-        chain_depth: 0,
-        parent_event_id: null,
-        traceparent,
-      });
-      return { run_id, event };
-    });
-    const events = written.map((w) => w.event);
-    if (reserved > 0) leaseDeliveries(events, reserved, this.localDispatch!.leaseAtWrite(now));
-    await this.store.runWrites.insertRuns(
-      trx,
-      batch.map(({ input }, i) => ({
-        run_id: written[i]!.run_id,
-        status: 'running',
-        root_event_id: written[i]!.event.written.event_id,
-        event_name: input.event_name,
-        entity_id: input.entity_id ?? null,
-        created_at: nowIso,
-        bundle_fingerprint: this.bundle.fingerprint,
-        settled_at: null,
-        started_by_user_id: input.startedByUserId ?? null,
-      })),
-    );
-    const seqs = await this.store.runWrites.appendEvents(trx, events);
-    await settleRunsIfDone(
-      this.store,
-      trx,
-      this.bundle,
-      written.filter((w) => w.event.deliveries.length === 0).map((w) => w.run_id),
-      now,
-    );
-    const results = written.map((w) => ({ run_id: w.run_id, event_id: w.event.written.event_id, status: 'running' as const }));
-    for (const [i, p] of batch.entries()) await p.onCommit?.(trx, results[i]!);
-    return { results, leased: reserved > 0 ? leasedDeliveries(events, seqs) : [] };
-  }
-
-  /** A publish while ingress is paused: a queued run and its queue entry, released by resume. */
-  private async queue(trx: StoreTx, { input, payload, onCommit, traceparent }: QueuedPublishCall): Promise<PublishResult> {
-    const { store } = this;
-    const now = this.clock.now();
-    const nowIso = now.toISOString();
-    const run_id = newId('run', now);
-    const event_id = newId('evt', now);
-    await insertRun(store, trx, this.bundle, {
-      run_id,
-      status: 'queued',
-      root_event_id: event_id,
-      event_name: input.event_name,
-      entity_id: input.entity_id ?? null,
-      created_at: nowIso,
-      started_by_user_id: input.startedByUserId ?? null,
-    });
-    await store.runWrites.enqueuePublish(trx, {
-      queue_id: newId('q', now),
-      event_id,
-      run_id,
-      event_name: input.event_name,
-      payload: JSON.stringify(payload),
-      entity_id: input.entity_id ?? null,
-      source: input.source ?? 'api',
-      status: 'queued',
-      queued_at: nowIso,
-      released_at: null,
-      ...(traceparent === undefined ? {} : { traceparent }),
-    });
-    const queued = { run_id, event_id, status: 'queued' as const };
-    await onCommit?.(trx, queued);
-    return queued;
   }
 
   async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {

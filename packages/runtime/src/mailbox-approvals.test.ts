@@ -8,6 +8,7 @@ import type { Role } from '@switchboard/contract';
 import { databaseOf } from '@switchboard/store/testing';
 import type { Decider } from './mailbox';
 import { bootFixture, minimalBundle, type Fixture } from './testing/runtime-fixture';
+import { runUntilIdle } from './testing/run-until-idle';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -52,13 +53,13 @@ let orders = 0;
 async function openRefund(f: Fixture, startedByUserId?: string) {
   const orderId = `o-${++orders}`;
   const res = await f.runtime.publish({ event_name: 'refund.requested', payload: { order_id: orderId, amount: 40 }, entity_id: `order-${orderId}`, startedByUserId });
-  await f.runtime.dispatcher.runUntilIdle();
+  await runUntilIdle(f.runtime);
   return databaseOf(f.store).selectFrom('mailbox_items').selectAll().where('run_id', '=', res.run_id).executeTakeFirstOrThrow();
 }
 
 async function openOf(f: Fixture, eventName: 'note.flagged' | 'memo.filed', startedByUserId?: string) {
   const res = await f.runtime.publish({ event_name: eventName, payload: {}, startedByUserId });
-  await f.runtime.dispatcher.runUntilIdle();
+  await runUntilIdle(f.runtime);
   return databaseOf(f.store).selectFrom('mailbox_items').selectAll().where('run_id', '=', res.run_id).executeTakeFirstOrThrow();
 }
 

@@ -3,6 +3,7 @@ import { databaseOf } from '@switchboard/store/testing';
 import type { Role } from '@switchboard/contract';
 import type { Decider } from './mailbox';
 import { bootFixture, minimalBundle, type Fixture } from './testing/runtime-fixture';
+import { runUntilIdle } from './testing/run-until-idle';
 
 /** A person deciding: their id doubles as their name. */
 const person = (userId: string, role: Role = 'reviewer'): Decider => ({ userId, userName: userId, role });
@@ -36,7 +37,7 @@ const approvalBundle = minimalBundle({
 
 async function openItem(f: Fixture, amount = 40, entityId = 'order-o-1') {
   const res = await f.runtime.publish({ event_name: 'refund.requested', payload: { order_id: 'o-1', amount }, entity_id: entityId });
-  await f.runtime.dispatcher.runUntilIdle();
+  await runUntilIdle(f.runtime);
   const item = await databaseOf(f.store).selectFrom('mailbox_items').selectAll().orderBy('seq', 'desc').executeTakeFirstOrThrow();
   return { res, item };
 }
@@ -60,7 +61,7 @@ describe('approval gate and mailbox decisions', () => {
     expect(ev).toMatchObject({ run_id: res.run_id, entity_id: 'order-o-1', chain_depth: 1, parent_event_id: res.event_id, source: `mailbox:${item.mailbox_id}` });
     expect(JSON.parse(ev.payload)).toEqual({ order_id: 'o-1', amount: 35 });
     expect((await databaseOf(fx.store).selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('running');
-    await fx.runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(fx.runtime);
     expect((await databaseOf(fx.store).selectFrom('runs').select('status').executeTakeFirstOrThrow()).status).toBe('completed');
     const entity = await databaseOf(fx.store).selectFrom('entities').selectAll().executeTakeFirstOrThrow();
     expect(entity).toMatchObject({ current_state: 'approved', revision: 2 });
@@ -107,7 +108,7 @@ describe('approval gate and mailbox decisions', () => {
     fx = await bootFixture(approvalBundle);
     const { item } = await openItem(fx);
     await fx.runtime.publish({ event_name: 'refund.requested', payload: { order_id: 'o-1', amount: 41 }, entity_id: 'order-o-1' });
-    await fx.runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(fx.runtime);
     await expect(fx.runtime.approveMailboxItem({ mailbox_id: item.mailbox_id, expected_entity_revision: 1, actorTokenId: 'a', decider: person('a') })).rejects.toMatchObject({
       code: 'STALE_DECISION_SHEET',
       details: { expected: 1, actual: 2 },
@@ -137,7 +138,7 @@ describe('approval gate and mailbox decisions', () => {
   it('decision sheet: no_approval_route and no_source_entity', async () => {
     fx = await bootFixture(approvalBundle);
     await fx.runtime.publish({ event_name: 'note.flagged', payload: {} });
-    await fx.runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(fx.runtime);
     const item = await databaseOf(fx.store).selectFrom('mailbox_items').selectAll().executeTakeFirstOrThrow();
     const sheet = await fx.runtime.decisionSheet(item.mailbox_id);
     expect(sheet).toEqual({

@@ -8,125 +8,49 @@
  * (countApproval), so approvals of one item on any number of nodes go one at a time: exactly one
  * of them reaches the required count, and only that one decides the item and emits its event.
  */
-import { RpcError, type DecisionSheet, type MailboxApproval, type MailboxDeciders, type Role } from '@switchboard/contract';
+import { RpcError, type DecisionSheet, type MailboxApproval, type MailboxDeciders } from '@switchboard/contract';
 import type { MailboxApprovalRow, MailboxItemRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from './bundle/load';
-import { evaluateGates, toEntityRecord } from './entities';
 import { insertEventWithDeliveries } from './event-store';
 import type { OnEffectCommit } from './effect-commit';
 import { newId } from './ids';
+import { decisionSheetOf, failingGates } from './decision-sheet';
+import { OTHER_REASON_CODE, toMailboxApproval, type ApproveInput, type Decider, type DecisionOutcome, type RejectInput } from './mailbox-decision';
 import { validatePayload } from './payload-schema';
 import type { RuntimeLog } from './runtime-log';
 import { noopRuntimeObserver, type MailboxDecision, type RuntimeObserver } from './observer';
 import type { Clock } from '@switchboard/store';
 
-export interface NewMailboxItem {
-  type: string;
-  priority: 'low' | 'normal' | 'high' | 'urgent';
-  source_flow: string;
-  payload: Record<string, unknown>;
-  source_entity_id: string | null;
-  source_event_id: string | null;
-  run_id: string | null;
+export interface MailboxServiceOptions {
+  store: Store;
+  bundle: LoadedBundle;
+  clock: Clock;
+  log: RuntimeLog;
+  /** Called when an approval wrote an event whose deliveries wait for a claim. */
+  onEventWritten: () => void;
+  observer?: RuntimeObserver;
 }
 
-export const RUNTIME_ACTOR = 'runtime';
-
-export async function openMailboxItem(store: Store, tx: StoreTx, now: Date, item: NewMailboxItem): Promise<string> {
-  const mailbox_id = newId('mbx', now);
-  const ts = now.toISOString();
-  await store.mailboxDecisions.open(
-    tx,
-    {
-      mailbox_id,
-      created_at: ts,
-      payload: JSON.stringify(item.payload),
-      priority: item.priority,
-      source_flow: item.source_flow,
-      status: 'pending',
-      type: item.type,
-      decided_at: null,
-      decision: null,
-      source_entity_id: item.source_entity_id,
-      source_event_id: item.source_event_id,
-      run_id: item.run_id,
-    },
-    { mailbox_id, action: 'created', actor_token_id: RUNTIME_ACTOR, ts, decision_payload: null, reason: null, decision_id: null },
-  );
-  return mailbox_id;
-}
-
-/** The person deciding: their role and id decide whether they may, and each approval is theirs. */
-export interface Decider {
-  userId: string;
-  userName: string;
-  role: Role;
-}
-
-export interface RejectInput {
-  mailbox_id: string;
-  reason: string;
-  /** One of the bundle's reject reason codes for the item's type. */
-  reason_code?: string;
-  actorTokenId: string;
-  decider: Decider;
-}
-
-export interface ApproveInput {
-  mailbox_id: string;
-  reason?: string;
-  /** Why approve although some of the entity's gates fail; required then. */
-  override_note?: string;
-  decision_payload?: Record<string, unknown>;
-  expected_entity_revision?: number;
-  actorTokenId: string;
-  decider: Decider;
-}
-
-/** The reason code any type that declares codes also accepts, with the reason text saying why. */
-export const OTHER_REASON_CODE = 'other';
-
-export interface FailingGate {
-  gate: string;
-  summary?: string;
-  detail?: string;
-}
-
-/** The entity's gates that fail on a decision sheet, in the bundle's order. */
-export function failingGates(sheet: DecisionSheet): { failing: FailingGate[]; total: number } {
-  const gates = sheet.entity_context.entity?.gates ?? {};
-  const failing = Object.entries(gates)
-    .filter(([, g]) => !g.passed)
-    .map(([gate, g]) => ({ gate, ...(g.summary ? { summary: g.summary } : {}), ...(g.detail ? { detail: g.detail } : {}) }));
-  return { failing, total: Object.keys(gates).length };
-}
-
-export interface DecisionOutcome {
-  ok: true;
-  mailbox_decision_id: string;
-  /** 'pending' after an approval that is not the last one the type needs. */
-  status: 'pending' | 'approved' | 'rejected';
-  approvals?: MailboxApproval[];
-  approvals_required?: number;
-  downstream_event_id?: string;
-  downstream_event_name?: string;
-  downstream_subscriber_source?: 'event_catalog';
-  downstream_subscribers?: string[];
-}
-
-export function toMailboxApproval(row: MailboxApprovalRow): MailboxApproval {
-  return { user_id: row.user_id, user_name: row.user_name, at: row.approved_at };
-}
+export { openMailboxItem, RUNTIME_ACTOR, type NewMailboxItem } from './mailbox-items';
+export { OTHER_REASON_CODE, toMailboxApproval, type ApproveInput, type Decider, type DecisionOutcome, type RejectInput } from './mailbox-decision';
+export { failingGates, type FailingGate } from './decision-sheet';
 
 export class MailboxService {
-  constructor(
-    private readonly store: Store,
-    private readonly bundle: LoadedBundle,
-    private readonly clock: Clock,
-    private readonly log: RuntimeLog,
-    private readonly onEventWritten: () => void,
-    private readonly observer: RuntimeObserver = noopRuntimeObserver,
-  ) {}
+  private readonly store: Store;
+  private readonly bundle: LoadedBundle;
+  private readonly clock: Clock;
+  private readonly log: RuntimeLog;
+  private readonly onEventWritten: () => void;
+  private readonly observer: RuntimeObserver;
+
+  constructor(options: MailboxServiceOptions) {
+    this.store = options.store;
+    this.bundle = options.bundle;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.onEventWritten = options.onEventWritten;
+    this.observer = options.observer ?? noopRuntimeObserver;
+  }
 
   private async pendingItem(tx: StoreTx, mailboxId: string): Promise<MailboxItemRow> {
     const item = await this.store.mailboxDecisions.item(mailboxId, tx);
@@ -147,7 +71,7 @@ export class MailboxService {
     extra: { emitted_payload?: string | null; reason_code?: string | null } = {},
     seen?: DecisionSheet,
   ): Promise<void> {
-    const sheet = seen ?? (await this.sheetOf(item, trx));
+    const sheet = seen ?? (await decisionSheetOf(this.store, this.bundle, item, trx));
     const decided = await this.store.mailboxDecisions.decide(trx, item.mailbox_id, { status: decision, decision, decided_at: now.toISOString(), decided_sheet: JSON.stringify(sheet), ...extra });
     if (!decided) {
       const current = await this.store.mailboxDecisions.item(item.mailbox_id, trx);
@@ -292,7 +216,7 @@ export class MailboxService {
       }
       // The gates as they stand in this transaction: an approval past a failing gate needs the
       // operator to say why, and that note is kept with the decision.
-      const sheet = await this.sheetOf(item, trx);
+      const sheet = await decisionSheetOf(this.store, this.bundle, item, trx);
       const gates = failingGates(sheet);
       const overrideNote = input.override_note?.trim() || undefined;
       if (gates.failing.length > 0 && !overrideNote) {
@@ -412,32 +336,6 @@ export class MailboxService {
   async decisionSheet(mailboxId: string): Promise<DecisionSheet> {
     const item = await this.store.mailboxDecisions.item(mailboxId);
     if (!item) throw new RpcError('NOT_FOUND', `No mailbox item ${mailboxId}`, { resource: 'mailbox_item', id: mailboxId });
-    return this.sheetOf(item);
-  }
-
-  /** Read in `tx` when given: the sheet as it stands in the deciding transaction. */
-  private async sheetOf(item: MailboxItemRow, tx?: StoreTx): Promise<DecisionSheet> {
-    const route = this.bundle.definition.approval_routes[item.type];
-    const downstream_preview: DecisionSheet['downstream_preview'] = route
-      ? { available: true, subscriber_source: 'event_catalog', event_name: route.emit, subscribers: (this.bundle.definition.events[route.emit]?.subscribers ?? []).map((s) => s.id) }
-      : { available: false, subscriber_source: 'event_catalog', subscribers: [], reason: 'no_approval_route' };
-    let entity_context: DecisionSheet['entity_context'];
-    if (!item.source_entity_id) entity_context = { available: false, reason: 'no_source_entity' };
-    else {
-      const row = await this.store.entities.get(item.source_entity_id, tx);
-      if (!row) entity_context = { available: false, reason: 'entity_not_found' };
-      else {
-        entity_context = {
-          available: true,
-          entity: {
-            accumulated: JSON.parse(row.accumulated) as Record<string, unknown>,
-            fields: JSON.parse(row.fields) as Record<string, unknown>,
-            gates: evaluateGates(this.bundle.definition.entity_types[row.entity_type], row),
-            entity: toEntityRecord(row),
-          },
-        };
-      }
-    }
-    return { downstream_preview, entity_context };
+    return decisionSheetOf(this.store, this.bundle, item);
   }
 }

@@ -7,17 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { RpcError, type Result } from '@switchboard/contract';
 import type { Clock, Store } from '@switchboard/store';
 import { systemClock } from '@switchboard/store';
-import { AgentHandler } from './agents/agent-handler';
 import { loadBundle, type LoadedBundle } from './bundle/load';
-import { Dispatcher, subscriberKey, type DispatcherOptions } from './dispatcher';
+import { Dispatcher, type DispatcherOptions } from './dispatcher';
+import { buildHandlers } from './subscriber-handlers';
+import { runtimeHealthChecks, runtimeStatus, type ComponentHealth } from './runtime-health';
+import { registerAgents } from './agents/register-agents';
+import { describeToolServer, loadToolServerFaults, setToolServerFaults, type ToolServerDescription } from './tool-servers/fault-switch';
+import { waitForIdle } from './dispatch-idle';
 import type { OnEffectCommit } from './effect-commit';
-import type { RuntimeServices, SubscriberHandler } from './handler';
+import type { RuntimeServices } from './handler';
 import { Ingress, type IngressState, type PublishInput, type PublishResult } from './ingress';
 import { MailboxService, type ApproveInput, type DecisionOutcome, type RejectInput } from './mailbox';
-import { ApprovalGateHandler } from './nodes/approval-gate';
-import { EntityUpdateHandler } from './nodes/entity-update';
-import { ToolCallHandler } from './nodes/tool-call';
-import { TransformHandler } from './nodes/transform';
 import { createModelProvider, type ModelProviderConfig } from './providers/index';
 import type { ModelProvider } from './providers/provider';
 import { RuntimeLog } from './runtime-log';
@@ -25,11 +25,11 @@ import { ToolRegistry } from './tool-servers/registry';
 import type { ContainerManager } from './containers/container-manager';
 import { EntityContainers } from './containers/entity-containers';
 import { LocalProcessManager } from './containers/local-process-manager';
-import { ResetCoordinator, type ResetPreviews, type ResetRequest, type ResetResult } from './reset/reset-coordinator';
+import type { ResetRequest, ResetResult } from './reset/reset-coordinator';
+import { RuntimeResets, type AppliedReset } from './reset/runtime-resets';
 import { RESET_LOCK_KEY, ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
-import type { SimulatedMcpServer } from './tool-servers/simulated-mcp';
 import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
@@ -46,7 +46,7 @@ export interface RuntimeOptions {
   /** A provider instance, or the configuration selecting one; scripted by default. */
   modelProvider?: ModelProvider | ModelProviderConfig;
   dispatcher?: DispatcherOptions;
-  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle(). */
+  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle (testing/run-until-idle.ts). */
   autoStart?: boolean;
   /** Container manager for entities of managed_container types; local child processes by default. */
   containers?: ContainerManager;
@@ -62,45 +62,14 @@ export interface RuntimeOptions {
 
 export type RuntimeStatus = Result<'runtime.status'>;
 
-/** What every open console hears after a reset was applied. */
-export interface AppliedReset {
-  reset_id: string;
-  status: ResetResult['status'];
-  finished_at: string;
-  reason?: string;
-  actor_token_id?: string;
+/** What the constructor is given: the options, with the bundle, clock and provider they chose. */
+interface RuntimeParts extends RuntimeOptions {
+  bundle: LoadedBundle;
+  clock: Clock;
+  provider: ModelProvider;
 }
 
-function describeToolServer(server: SimulatedMcpServer) {
-  return {
-    name: server.name,
-    ...(server.definition.description ? { description: server.definition.description } : {}),
-    tools: server.definition.tools,
-    failure_rate: server.definition.failure_rate,
-    timeout_rate: server.definition.timeout_rate,
-    faults: server.faultsOn ? ('on' as const) : ('off' as const),
-  };
-}
-
-/** A due delivery waiting longer than this marks the dispatcher degraded. */
-const DISPATCH_LAG_DEGRADED_MS = 30_000;
-
-function buildHandlers(bundle: LoadedBundle): Map<string, SubscriberHandler> {
-  const handlers = new Map<string, SubscriberHandler>();
-  for (const [id, node] of Object.entries(bundle.definition.nodes)) {
-    const handler =
-      node.kind === 'transform'
-        ? new TransformHandler(node)
-        : node.kind === 'entity_update'
-          ? new EntityUpdateHandler(id, node)
-          : node.kind === 'approval_gate'
-            ? new ApprovalGateHandler(id, node)
-            : new ToolCallHandler(id, node);
-    handlers.set(subscriberKey('node', id), handler);
-  }
-  for (const agent of bundle.definition.agents) handlers.set(subscriberKey('agent', agent.agent_id), new AgentHandler(agent));
-  return handlers;
-}
+export type { AppliedReset };
 
 export class Runtime {
   readonly startedAt: Date;
@@ -114,7 +83,7 @@ export class Runtime {
   readonly resetLock: ResetLock;
   /** This process's row among the store's nodes, and the takeover of dead ones. */
   readonly nodes: NodeRegistry;
-  private readonly resetListeners = new Set<(reset: AppliedReset) => void>();
+  private readonly resets: RuntimeResets;
   /** Redrive and replay: estimates, operations and their runner. */
   readonly recovery: Recovery;
   private readonly operationRunner: OperationRunner;
@@ -123,37 +92,45 @@ export class Runtime {
   readonly alerts: Alerts;
   /** Incident lists, states and their changes. */
   readonly incidents: Incidents;
-  private resetDrainTimeoutMs: number | undefined;
 
-  private constructor(
-    readonly store: Store,
-    readonly bundle: LoadedBundle,
-    readonly clock: Clock,
-    provider: ModelProvider,
-    dispatcherOptions: DispatcherOptions | undefined,
-    containers?: ContainerManager,
-    nodeOptions?: NodeRegistryOptions,
-    observer: RuntimeObserver = noopRuntimeObserver,
-    alertOptions?: AlertsOptions,
-  ) {
+  readonly store: Store;
+  readonly bundle: LoadedBundle;
+  readonly clock: Clock;
+
+  private constructor(parts: RuntimeParts) {
+    const { store, bundle, clock, provider } = parts;
+    const observer = parts.observer ?? noopRuntimeObserver;
+    this.store = store;
+    this.bundle = bundle;
+    this.clock = clock;
     this.startedAt = clock.now();
     this.log = new RuntimeLog(store.logs, clock);
-    this.alerts = new Alerts(store, clock, bundle, alertOptions);
+    this.alerts = new Alerts(store, clock, bundle, parts.alerts);
     this.log.watchIncidents(this.alerts.maker, (fn) => store.transaction(fn));
     this.incidents = new Incidents(store, clock, () => this.alerts.maker.incidentStateChanged());
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider, observer };
-    this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), dispatcherOptions);
+    this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), parts.dispatcher);
     const wake = () => this.dispatcher.wake();
     this.resetLock = new ResetLock(store, clock);
     const guardWrites = () => this.resetLock.guardWrites();
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
-    this.ingress = new Ingress(store, bundle, clock, this.log, wake, guardWrites, this.dispatcher, () => this.resetLock.guardWritesWithNext(), observer);
-    this.mailbox = new MailboxService(store, bundle, clock, this.log, wake, observer);
-    this.containers = containers ?? new LocalProcessManager({ store, clock });
+    this.ingress = new Ingress({
+      store,
+      bundle,
+      clock,
+      log: this.log,
+      onEventWritten: wake,
+      guardWrites,
+      localDispatch: this.dispatcher,
+      guardWritesWithNext: () => this.resetLock.guardWritesWithNext(),
+      observer,
+    });
+    this.mailbox = new MailboxService({ store, bundle, clock, log: this.log, onEventWritten: wake, observer });
+    this.containers = parts.containers ?? new LocalProcessManager({ store, clock });
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
-    this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, nodeOptions);
+    this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.node);
     this.nodes.declaredDead = (tx, takeover) => this.alerts.nodeDead(tx, takeover, this.dispatcher.owner);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.nodes.supervises());
     this.nodes.onBeat(() => this.superviseContainers());
@@ -174,6 +151,22 @@ export class Runtime {
       },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
+    this.resets = new RuntimeResets({
+      context: {
+        store,
+        clock,
+        bundle,
+        ingress: this.ingress,
+        dispatcher: this.dispatcher,
+        containers: this.containers,
+        log: this.log,
+        containerStarts: this.entityContainers,
+        operations: { cancelAllForReset: () => this.operationRunner.cancelAllForReset('reset') },
+      },
+      lock: this.resetLock,
+      alerts: this.alerts,
+      drainTimeoutMs: parts.resetDrainTimeoutMs,
+    });
   }
 
   /**
@@ -185,13 +178,12 @@ export class Runtime {
     const clock = options.clock ?? options.store.clock ?? systemClock;
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
-    const runtime = new Runtime(options.store, bundle, clock, provider, options.dispatcher, options.containers, options.node, options.observer, options.alerts);
-    runtime.resetDrainTimeoutMs = options.resetDrainTimeoutMs;
+    const runtime = new Runtime({ ...options, bundle, clock, provider });
     await runtime.nodes.join();
     await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
-    await runtime.registerAgents();
-    await runtime.loadToolServerFaults();
+    await registerAgents(runtime.store, bundle, clock, runtime.nodes);
+    await loadToolServerFaults(runtime.store, runtime.services.tools);
     await runtime.log.write({
       level: 'info',
       component: 'runtime',
@@ -205,17 +197,6 @@ export class Runtime {
     );
     if (options.autoStart !== false) runtime.start();
     return runtime;
-  }
-
-  private async registerAgents(): Promise<void> {
-    const nowIso = this.clock.now().toISOString();
-    for (const a of this.bundle.definition.agents) {
-      const identity = { type: a.type, role: a.role, model_tier: a.model_tier, conversation_mode: a.conversation_mode, session_scope: a.session_scope };
-      await this.store.agentWrites.register(a.agent_id, identity, nowIso);
-    }
-    // A process that died mid-turn leaves its agents marked busy; their deliveries will be
-    // reclaimed. With other live nodes, a busy agent may be theirs: leave it.
-    if ((await this.nodes.liveNodes()).every((n) => n.self)) await this.store.agentWrites.idleBusyAgents(nowIso);
   }
 
   get name(): string {
@@ -269,7 +250,7 @@ export class Runtime {
 
   /** Waits until no delivery is open (tests, the demo). */
   waitForIdle(timeoutMs = 30_000): Promise<void> {
-    return this.dispatcher.waitForIdle(timeoutMs);
+    return waitForIdle(this.dispatcher, this.store, timeoutMs);
   }
 
   private refuseDuringReset(): void {
@@ -310,51 +291,16 @@ export class Runtime {
     return { ok: true, released };
   }
 
-  async status(): Promise<RuntimeStatus> {
-    const [ingress, queue_depth, active_runs, pending] = await Promise.all([
-      this.ingress.state(),
-      this.ingress.queueDepth(),
-      this.store.runWrites.countByStatus('runs', ['running']),
-      this.dispatcher.openDeliveryCount(),
-    ]);
-    const def = this.bundle.definition;
-    return {
-      name: def.name,
-      ingress,
-      queue_depth,
-      active_runs,
-      pending_deliveries: pending,
-      reset_in_progress: this.isResetting(),
-      bundle: { name: def.name, version: def.version, fingerprint: this.bundle.fingerprint, loaded_at: this.bundle.loadedAt },
-      started_at: this.startedAt.toISOString(),
-    };
+  status(): Promise<RuntimeStatus> {
+    return runtimeStatus({ bundle: this.bundle, store: this.store, ingress: this.ingress, startedAt: this.startedAt, resetting: this.isResetting() });
   }
 
   /**
    * Runtime components for health.check: the dispatcher (running, and how far the oldest due
    * delivery is behind) and the model provider in use.
    */
-  async healthChecks(): Promise<Record<string, { ok: boolean; latency_ms: number; detail?: string }>> {
-    const started = performance.now();
-    const now = this.clock.now();
-    const oldestDueAt = await this.store.runWrites.oldestDueAt(now.toISOString());
-    // Due times are on the store's clock (the database's on PostgreSQL), so the lag is too.
-    const lagMs = oldestDueAt ? now.getTime() - Date.parse(oldestDueAt) : 0;
-    const d = this.dispatcher;
-    const running = d.isRunning && !d.claimsArePaused;
-    const dispatcherDetail = !d.isRunning
-      ? 'dispatcher stopped'
-      : d.claimsArePaused
-        ? 'claims paused'
-        : lagMs > DISPATCH_LAG_DEGRADED_MS
-          ? `oldest due delivery waiting ${Math.round(lagMs / 1000)} s`
-          : d.inFlightCount === 0
-            ? 'idle, no handler running'
-            : `${d.inFlightCount} handler${d.inFlightCount === 1 ? '' : 's'} running`;
-    return {
-      dispatcher: { ok: running && lagMs <= DISPATCH_LAG_DEGRADED_MS, latency_ms: Math.round((performance.now() - started) * 100) / 100, detail: dispatcherDetail },
-      model_provider: { ok: true, latency_ms: 0, detail: this.services.provider.name },
-    };
+  healthChecks(): Promise<Record<string, ComponentHealth>> {
+    return runtimeHealthChecks(this.store, this.clock, this.dispatcher, this.services.provider);
   }
 
   async approveMailboxItem(input: ApproveInput, onCommit?: OnEffectCommit<DecisionOutcome>): Promise<DecisionOutcome> {
@@ -388,24 +334,8 @@ export class Runtime {
   }
 
   /** Turns a simulated tool server's faults on or off; remembered across restarts. */
-  async setToolServerFaults(name: string, faults: 'on' | 'off', actorTokenId: string, onCommit?: OnEffectCommit<{ tool_server: ReturnType<typeof describeToolServer> }>) {
-    const server = this.services.tools.server(name);
-    if (!server) throw new RpcError('NOT_FOUND', `no tool server ${name} in bundle ${this.bundle.definition.name}`, { tool_server: name });
-    const result = { tool_server: { ...describeToolServer(server), faults } };
-    await this.store.transaction(async (trx) => {
-      await this.store.runtimeRecords.setToolFaults(trx, name, faults);
-      await onCommit?.(trx, result);
-    });
-    server.faultsOn = faults === 'on';
-    await this.log.write({ level: 'info', component: name, message: `faults turned ${faults} by ${actorTokenId}` });
-    return result;
-  }
-
-  private async loadToolServerFaults(): Promise<void> {
-    for (const [name, faults] of await this.store.runtimeRecords.toolFaults()) {
-      const server = this.services.tools.server(name);
-      if (server) server.faultsOn = faults === 'on';
-    }
+  setToolServerFaults(name: string, faults: 'on' | 'off', actorTokenId: string, onCommit?: OnEffectCommit<{ tool_server: ToolServerDescription }>) {
+    return setToolServerFaults({ store: this.store, tools: this.services.tools, log: this.log, bundleName: this.bundle.definition.name }, name, faults, actorTokenId, onCommit);
   }
 
   /** True while a reset on this node or (as last seen, within ~250 ms) another one holds the runtime. */
@@ -418,56 +348,16 @@ export class Runtime {
     return this.resetLock.isHeldByAnyone();
   }
 
+  /** Called after every applied reset, whatever its outcome (every open console is told). */
+  onReset(listener: (reset: AppliedReset) => void): () => void {
+    return this.resets.onReset(listener);
+  }
+
   /**
    * runtime.nuke: a dry run previews, an apply resets through the reset owners (plan and lock,
    * quiescence, cleanup, managed-container stop). Throws RESET_IN_PROGRESS or PLAN_STALE.
    */
-  /** Called after every applied reset, whatever its outcome (every open console is told). */
-  onReset(listener: (reset: AppliedReset) => void): () => void {
-    this.resetListeners.add(listener);
-    return () => this.resetListeners.delete(listener);
+  reset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+    return this.resets.reset(request, onCommit);
   }
-
-  async reset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
-    const result = await this.runReset(request, onCommit);
-    if (!request.dryRun) {
-      const applied: AppliedReset = {
-        reset_id: result.reset_id ?? '',
-        status: result.status,
-        finished_at: this.clock.now().toISOString(),
-        ...(request.reason ? { reason: request.reason } : {}),
-        ...(request.actorTokenId ? { actor_token_id: request.actorTokenId } : {}),
-      };
-      for (const listener of this.resetListeners) listener(applied);
-    }
-    return result;
-  }
-
-  /** Reset previews this process served, by plan hash: a refused apply records what changed since. */
-  private readonly resetPreviews: ResetPreviews = new Map();
-
-  private runReset(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
-    const coordinator = new ResetCoordinator(
-      {
-        store: this.store,
-        clock: this.clock,
-        bundle: this.bundle,
-        ingress: this.ingress,
-        dispatcher: this.dispatcher,
-        containers: this.containers,
-        log: this.log,
-        containerStarts: this.entityContainers,
-        operations: { cancelAllForReset: () => this.operationRunner.cancelAllForReset('reset') },
-      },
-      this.resetLock,
-      { drainTimeoutMs: this.resetDrainTimeoutMs, previews: this.resetPreviews },
-    );
-    if (request.dryRun) return coordinator.run(request, onCommit);
-    // The reset.applied notice commits with the reset's outcome record.
-    return coordinator.run(request, async (tx, result) => {
-      await this.alerts.resetApplied(tx, { reset_id: result.reset_id, status: result.status, reason: request.reason, cleaned: result.cleanup !== undefined && 'deleted' in result.cleanup && result.cleanup.deleted !== null });
-      await onCommit?.(tx, result);
-    });
-  }
-
 }

@@ -4,8 +4,9 @@
  * SQLite has one writer and `synchronous=FULL` pays an fsync per commit, so one transaction per
  * publish caps throughput at the disk's fsync rate however many callers wait. Here callers queue;
  * the queue is flushed on the next turn of the event loop (so every request read in the same I/O
- * phase joins), and whatever arrives during a flush forms the next group. A member that throws is
- * rolled back alone and answered with its own error, the others commit (see commitGroup). Every caller is answered only after the commit that holds its write; if that
+ * phase joins), and whatever arrives during a flush forms the next group (see Coalescer). A member
+ * that throws is rolled back alone and answered with its own error, the others commit (see
+ * commitGroup). Every caller is answered only after the commit that holds its write; if that
  * commit fails, every member of the group gets the failure and nothing of theirs is on disk.
  */
 import { type Kysely, type Transaction, sql } from 'kysely';
@@ -14,6 +15,7 @@ import { markedKinds, restoreMarkedKinds, type ChangeFeedRepository } from './ch
 import { forgetHeldRows } from './repositories/runtime-state';
 import { heldAuditCount, restoreHeldAudit } from './repositories/audit';
 import { noopStoreObserver, type StoreObserver } from './store-observer';
+import { Coalescer } from './coalescer';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
@@ -42,51 +44,36 @@ export function failedAsGroup(error: unknown): boolean {
 const MAX_GROUP = 64;
 
 export class GroupCommit {
-  private queue: Member[] = [];
   /** Groups committed and members in them since boot (for benchmarks and tests). */
   readonly stats = { groups: 0, members: 0 };
   observer: StoreObserver = noopStoreObserver;
-
-  private active = 0;
-  private scheduled = false;
+  private readonly members: Coalescer<Member>;
 
   /**
    * `parallel`: groups committing at once. One on SQLite (one connection, one writer); on
    * PostgreSQL several, each on its own pooled connection, so a group waiting for its commit's
-   * flush does not hold up the next.
+   * flush does not hold up the next. Members queued together are not shared among the free
+   * connections: they often touch the same rows (a hot entity), and in one group they run one
+   * after another instead of conflicting.
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
-    private readonly parallel = 1,
-  ) {}
-
-  run<T>(work: Work<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.pump();
+    parallel = 1,
+  ) {
+    this.members = new Coalescer<Member>({
+      flush: (group) => this.commitGroup(group),
+      fail: (member, error) => member.reject(error),
+      // commitGroup throws only when the group's own transaction failed: every member got it.
+      splitAfter: () => false,
+      maxBatch: MAX_GROUP,
+      parallel,
     });
   }
 
-  /**
-   * Starts groups while fewer than `parallel` are committing, on the next turn of the event loop,
-   * so that the requests read meanwhile join the group together.
-   */
-  private pump(): void {
-    if (this.scheduled || this.active >= this.parallel || this.queue.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      while (this.active < this.parallel && this.queue.length > 0) {
-        // Not shared among the free connections: members queued together often touch the same
-        // rows (a hot entity), and in one group they run one after another instead of conflicting.
-        const group = this.queue.splice(0, MAX_GROUP);
-        this.active++;
-        void this.commitGroup(group).finally(() => {
-          this.active--;
-          this.pump();
-        });
-      }
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.members.add({ work, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -103,8 +90,7 @@ export class GroupCommit {
     } catch (error) {
       if (typeof error === 'object' && error !== null) groupFailures.add(error);
       this.observer.onTransaction('group', 'rollback', (performance.now() - started) / 1000);
-      for (const member of group) member.reject(error);
-      return;
+      throw error;
     }
     this.stats.groups += 1;
     this.stats.members += group.length;

@@ -35,6 +35,7 @@ export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions }
 export type * from './schema';
 export { Store, type StoreOptions } from './store';
 export { failedAsGroup } from './group-commit';
+export { Coalescer, type CoalescerOptions } from './coalescer';
 export type { GroupCommit } from './group-commit';
 export type { Selectable, Insertable, Updateable } from 'kysely';
 export * from './engines/sqlite/data-dir-lock';

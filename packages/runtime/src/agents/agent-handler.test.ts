@@ -3,6 +3,7 @@ import { databaseOf } from '@switchboard/store/testing';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootFixture, minimalBundle, type Fixture } from '../testing/runtime-fixture';
+import { runUntilIdle } from '../testing/run-until-idle';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -47,7 +48,7 @@ describe('agents', () => {
     const p1 = await runtime.publish({ event_name: 'ticket.created', payload: {}, entity_id: 'ent-1' });
     const p2 = await runtime.publish({ event_name: 'ticket.created', payload: {}, entity_id: 'ent-1' });
     const p3 = await runtime.publish({ event_name: 'ticket.created', payload: {}, entity_id: 'ent-2' });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const sessions = await databaseOf(store).selectFrom('conversations').selectAll().execute();
     const byAgent = (id: string) => sessions.filter((s) => s.agent_id === id);
     expect(byAgent('g')).toHaveLength(1);
@@ -80,7 +81,7 @@ describe('agents', () => {
     );
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: { order_id: 'ORD-1' } });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const turn = await databaseOf(store).selectFrom('turns').selectAll().executeTakeFirstOrThrow();
     expect(turn.parse_ok).toBe(1);
     expect(turn.error).toBeNull();
@@ -98,7 +99,7 @@ describe('agents', () => {
     fx = await bootFixture(agentBundle([agent('a', 'global', [{ error: 'overloaded (529)', fail_attempts: [1], reply: { action: 'none' } }])], ['a']));
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: {} });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const turns = await databaseOf(store).selectFrom('turns').selectAll().orderBy('turn_index').execute();
     expect(turns.map((t) => [t.parse_ok, t.error?.includes('overloaded') ?? false])).toEqual([
       [0, true],
@@ -113,7 +114,7 @@ describe('agents', () => {
     fx = await bootFixture(agentBundle([agent('a', 'run', [{ raw_output: 'I think maybe refund?' }])], ['a']));
     const { runtime, store } = fx;
     await runtime.publish({ event_name: 'ticket.created', payload: {} });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     const turns = await databaseOf(store).selectFrom('turns').selectAll().execute();
     expect(turns).toHaveLength(3);
     expect(turns.every((t) => t.parse_ok === 0 && t.error!.startsWith('unparseable model output'))).toBe(true);
@@ -148,7 +149,7 @@ describe('agents', () => {
       });
       const { runtime, store } = fx;
       await runtime.publish({ event_name: 'ticket.created', payload: { order_id: 'ORD-7' } });
-      await runtime.dispatcher.runUntilIdle();
+      await runUntilIdle(runtime);
       expect(requests).toHaveLength(2);
       expect(requests[0]).toMatchObject({ url: '/v1/chat/completions', auth: 'Bearer sk-test', body: { model: 'fake-model' } });
       expect(requests[0]!.body.tools[0].function.name).toBe('lookup_order');
@@ -174,7 +175,7 @@ describe('agents', () => {
     try {
       fx = await bootFixture(agentBundle([agent('a', 'global', [])], ['a']), { modelProvider: { kind: 'openai', baseUrl: `http://127.0.0.1:${port}` } });
       await fx.runtime.publish({ event_name: 'ticket.created', payload: {} });
-      await fx.runtime.dispatcher.runUntilIdle();
+      await runUntilIdle(fx.runtime);
       const turns = await databaseOf(fx.store).selectFrom('turns').selectAll().execute();
       expect(turns).toHaveLength(3);
       expect(turns[0]!.error).toContain('HTTP 503');

@@ -10,6 +10,7 @@ import { bootFixture, count, minimalBundle, tempDir, writeBundle, type Fixture }
 import { ResetCoordinator, type ResetCoordinatorOptions } from './reset-coordinator';
 import type { ResetContext } from './reset-context';
 import { RESET_LOCK_KEY, ResetLock } from './reset-lock';
+import { runUntilIdle } from '../testing/run-until-idle';
 
 let fx: Fixture | undefined;
 afterEach(async () => {
@@ -108,7 +109,7 @@ describe('reset coordinator', () => {
     const runtime = await Runtime.boot({ store, bundlePath: writeBundle(dir, bundle), autoStart: false, containers });
     fx = { dir, store, runtime, close: async () => (await runtime.stop(), await store.close()) };
     await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'c1' } });
-    await runtime.dispatcher.runUntilIdle();
+    await runUntilIdle(runtime);
     let record: any;
     // The start runs after the entity commits, once this node has checked that it supervises containers.
     await expect
