@@ -3,9 +3,13 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RpcError, errorRegistry, type ErrorCode } from '@switchboard/contract';
 import { errorResponse } from '../rpc/envelope';
 import type { Principal } from '../rpc/handler';
-import type { WebSocketUpgrade } from './websocket-upgrade';
 
 /** What the HTTP middleware leave on a request's context for the routes and the access log. */
+/** What the upgrade listener hands the app for an upgrade request: the route calls accept once auth passed. */
+export interface WebSocketUpgrade {
+  accept(principal: Principal): void;
+}
+
 export type AppEnv = {
   /** Set only when the request is a WebSocket upgrade (websocket-upgrade.ts runs it through the app). */
   Bindings: { websocket?: WebSocketUpgrade };

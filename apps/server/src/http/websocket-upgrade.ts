@@ -16,7 +16,7 @@ import type { Logger } from '../logger';
 import { INTERNAL_MESSAGE, errorResponse } from '../rpc/envelope';
 import type { Principal } from '../rpc/handler';
 import { actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
-import { errorJson, type AppEnv } from './app-env';
+import { errorJson, type AppEnv, type WebSocketUpgrade } from './app-env';
 
 export const WEBSOCKET_PATH = '/v1/ws';
 /** How an audit record names a refused WebSocket upgrade. */
@@ -25,11 +25,6 @@ export const UPGRADE_AUDIT_METHOD = 'ws.upgrade';
 const UPGRADE_LOG_METHOD = '(websocket upgrade)';
 /** The WebSocket carries heartbeats and change notices: opening one needs the heartbeat scope. */
 const WEBSOCKET_SCOPE = 'heartbeat' satisfies Scope;
-
-/** What the upgrade listener hands the app for an upgrade request: the route calls accept once auth passed. */
-export interface WebSocketUpgrade {
-  accept(principal: Principal): void;
-}
 
 export function isUpgrade(c: Context<AppEnv>): boolean {
   return c.env?.websocket !== undefined;
