@@ -12,6 +12,8 @@ export class AlertsPage {
   readonly ruleDialog: Locator;
   readonly destinationDialog: Locator;
   readonly silenceDialog: Locator;
+  /** The rule form's trigger select ("When"). */
+  readonly ruleTrigger: Locator;
 
   constructor(readonly page: Page) {
     this.rules = page.getByTestId('rule-row');
@@ -24,6 +26,7 @@ export class AlertsPage {
     this.ruleDialog = page.getByTestId('rule-dialog');
     this.destinationDialog = page.getByTestId('destination-dialog');
     this.silenceDialog = page.getByTestId('silence-dialog');
+    this.ruleTrigger = this.ruleDialog.getByLabel('When');
   }
 
   tab(part: 'rules' | 'destinations' | 'history' | 'silences'): Locator {
@@ -36,6 +39,11 @@ export class AlertsPage {
 
   notice(id: string): Locator {
     return this.page.locator(`[data-testid="notice-row"][data-notice-id="${id}"]`);
+  }
+
+  /** A history row's delivery status (delivered, failed, …). */
+  noticeStatus(row: Locator): Locator {
+    return row.getByTestId('notice-status');
   }
 
   ruleRow(name: string): Locator {

@@ -16,6 +16,11 @@ export class EventsPage {
   readonly sourceLink: Locator;
   /** "Replay all matching…" on Events, "Redrive…" on Dead letters: opens the recovery dialog. */
   readonly openRecovery: Locator;
+  /** The detail's dead letters (one card per failed delivery) and deliveries. */
+  readonly deadLetterCards: Locator;
+  readonly deliveries: Locator;
+  /** The empty table's message when the filters match nothing. */
+  readonly noMatch: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('event-row');
@@ -29,6 +34,9 @@ export class EventsPage {
     this.openRecovery = page.getByTestId('open-recovery');
     this.highlightedDelivery = this.detail.locator('[data-testid="delivery"][aria-current="true"]');
     this.sourceLink = this.detail.getByTestId('source-link');
+    this.deadLetterCards = this.detail.getByTestId('dead-letter');
+    this.deliveries = this.detail.getByTestId('delivery');
+    this.noMatch = page.getByText('No events match these filters');
   }
 
   async goto(query = ''): Promise<void> {

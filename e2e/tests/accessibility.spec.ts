@@ -1,5 +1,5 @@
 import { seriousViolations } from '../console-checks';
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { AdminPage, signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
 import { removeAlerts, seedAlerts } from '../alerts-seed';
@@ -18,7 +18,7 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
   });
 
   test('incidents, with and without the detail panel', async ({ signedIn: page, server }) => {
-    await eventually('an incident', async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents.length > 0, 90_000);
+    await expect.poll(async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents.length, { message: 'an incident', timeout: 90_000 }).toBeGreaterThan(0);
     await page.goto('/incidents');
     await expect(page.getByTestId('incident-row').first()).toBeVisible();
     await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
@@ -38,7 +38,7 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
   });
 
   test('dead letters, with the detail panel', async ({ signedIn: page, server }) => {
-    await eventually('a dead letter', async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length > 0, 90_000);
+    await expect.poll(async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length, { message: 'a dead letter', timeout: 90_000 }).toBeGreaterThan(0);
     await page.goto('/dead-letters');
     await expect(page.getByTestId('event-row').first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);

@@ -1,18 +1,22 @@
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
+import type { Result } from '@switchboard/contract';
 import type { RpcClient } from '../rpc-client';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { AgentPage, AgentsPage, ConversationsPage, TranscriptPage } from '../pages/agents-page';
 
 /** The demo's triage agent: a global session with tool calls and transcripts that fail to parse. */
 async function triageSession(server: RpcClient) {
-  return eventually('the triage agent to have a session with tool calls and a failed parse', async () => {
+  let found: { sessionId: string; conv: Result<'conversation.get'> } | undefined;
+  await expect(async () => {
     const { agents } = await server.rpc('agent.list', {});
-    const triage = agents.find((a) => a.agent_id === 'triage-agent');
-    if (!triage?.current_session_ref) return undefined;
-    const conv = await server.rpc('conversation.get', { session_id: triage.current_session_ref.session_id });
-    const ok = conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0) && conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable'));
-    return ok ? { sessionId: triage.current_session_ref.session_id, conv } : undefined;
-  }, 90_000);
+    const session = agents.find((a) => a.agent_id === 'triage-agent')?.current_session_ref;
+    expect(session, 'the triage agent to have a session').toBeTruthy();
+    const conv = await server.rpc('conversation.get', { session_id: session!.session_id });
+    expect(conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0), 'a turn with tool calls').toBe(true);
+    expect(conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable')), 'a turn that failed to parse').toBe(true);
+    found = { sessionId: session!.session_id, conv };
+  }).toPass({ timeout: 90_000 });
+  return found!;
 }
 
 test.describe('agents and conversations', () => {

@@ -9,7 +9,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { alertKey as key, removeAlerts, shortTag } from '../alerts-seed';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { expect, signInContext, test } from '../fixtures';
 import { AlertsPage } from '../pages/alerts-page';
 import { IncidentsPage } from '../pages/incidents-page';
 import { expectRefused, signInByPasting } from '../pages/people-page';
@@ -142,7 +142,10 @@ test('a viewer sees the alerts but every action disabled, needing an operator', 
 
 test('an incident page silences alerts for that incident, and the silence is listed', async ({ page, server }) => {
   const operator = await personWithToken(server, 'operator', 'alerts-incident');
-  const incidentId = await eventually('an incident', async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents[0]?.incident_id, 90_000);
+  let incidentId = '';
+  await expect
+    .poll(async () => (incidentId = (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents[0]?.incident_id ?? ''), { message: 'an incident', timeout: 90_000 })
+    .not.toBe('');
   const reason = `e2e: known incident ${shortTag()}`;
   await signInByPasting(page, operator.secret, `/incidents?state=all&selected=${encodeURIComponent(incidentId)}`);
   const incidents = new IncidentsPage(page);
@@ -171,7 +174,9 @@ test('a failed notice shows its error, and Resend delivers it with the same id',
   try {
     const { destination } = await own.rpc('alert.destination_create', { name: 'flaky receiver', kind: 'webhook', url: receiver.url, idempotency_key: key() });
     const { notice } = await own.rpc('alert.test', { destination_id: destination.id, idempotency_key: key() });
-    await eventually('the notice to fail', async () => (await own.rpc('alert.notices', { destination_id: destination.id })).items.find((n) => n.id === notice.id && n.status === 'failed'));
+    await expect
+      .poll(async () => (await own.rpc('alert.notices', { destination_id: destination.id })).items.find((n) => n.id === notice.id)?.status, { message: 'the notice to fail', timeout: 45_000 })
+      .toBe('failed');
 
     await signInContext(page, own);
     await page.goto(`${own.url}/alerts/history?status=failed`);

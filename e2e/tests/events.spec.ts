@@ -1,13 +1,12 @@
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 
 test.describe('event browser', () => {
   test('filtered by has_dead_letter it shows only events with dead letters, and the detail shows their fields', async ({ signedIn: page, server }) => {
     test.setTimeout(120_000);
-    await eventually('an event with a dead letter', async () => {
-      const { events } = await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 });
-      return events.length > 0;
-    }, 90_000);
+    await expect
+      .poll(async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length, { message: 'an event with a dead letter', timeout: 90_000 })
+      .toBeGreaterThan(0);
 
     const browser = new EventsPage(page);
     await browser.goto();

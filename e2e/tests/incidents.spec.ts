@@ -1,11 +1,14 @@
-import { eventually, expect, test } from '../fixtures';
+import type { Result } from '@switchboard/contract';
+import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
 
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
   test.setTimeout(120_000);
   // Demo traffic produces failing MCP tool calls; wait until one has dead-lettered.
-  const { incident, log } = await eventually('an MCP incident whose sample logs name a dead letter', async () => {
+  type Incident = Result<'runtime.incidents'>['incidents'][number];
+  type Log = Result<'runtime.incident_logs'>['logs'][number];
+  const withDeadLetter = async (): Promise<{ incident: Incident; log: Log } | undefined> => {
     const { incidents } = await server.rpc('runtime.incidents', { mcp_only: true, since_hours: 24, limit: 50 });
     for (const incident of incidents) {
       const { logs } = await server.rpc('runtime.incident_logs', { incident_id: incident.incident_id, since_hours: 24 });
@@ -19,7 +22,10 @@ test('an MCP incident is found by filtering on its component, and its detail lin
       }
     }
     return undefined;
-  }, 90_000);
+  };
+  let found: Awaited<ReturnType<typeof withDeadLetter>>;
+  await expect.poll(async () => (found = await withDeadLetter()), { message: 'an MCP incident whose sample logs name a dead letter', timeout: 90_000 }).toBeDefined();
+  const { incident, log } = found!;
 
   const incidents = new IncidentsPage(page);
   await incidents.goto();

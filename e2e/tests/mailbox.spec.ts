@@ -1,5 +1,5 @@
 import type { Request } from '@playwright/test';
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { MailboxQueue, MailboxReview } from '../pages/mailbox-page';
 import { freshRefundItem } from '../mailbox-items';
@@ -123,7 +123,9 @@ test.describe('mailbox', () => {
 
     // The emitted event moves the entity on; a reader who opens the item later sees what the
     // approver saw ("at decision") and what changed since ("now").
-    await eventually('the entity to move on', async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision > revision);
+    await expect
+      .poll(async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision, { message: 'the entity to move on', timeout: 45_000 })
+      .toBeGreaterThan(revision);
     await page.goto(`/mailbox/${mailboxId}`);
     const later = page.getByTestId('decided-sheet');
     await expect(later.getByTestId('entity-changed')).toContainText('changed since');
@@ -184,10 +186,9 @@ test.describe('mailbox', () => {
       entity_id: entityId,
       payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 43, currency: 'EUR', reason: 'amended' },
     });
-    await eventually('the entity revision to move', async () => {
-      const r = await server.rpc('mailbox.get', { mailbox_id: mailboxId });
-      return r.decision_sheet.entity_context.entity!.entity.revision > before;
-    });
+    await expect
+      .poll(async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision, { message: 'the entity revision to move', timeout: 45_000 })
+      .toBeGreaterThan(before);
     await dialog.confirm.click();
     await expect(dialog.staleSheet).toContainText('The entity changed since you opened this; review again');
     await dialog.button('Reload and review again').click();

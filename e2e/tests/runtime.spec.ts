@@ -1,7 +1,7 @@
 import { RuntimePage } from '../pages/runtime-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, settled } from '../runtime-helpers';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 /** Record counts in the stores a reset empties, read through the API. */
@@ -187,10 +187,9 @@ test.describe('nuke with a container that will not stop', () => {
       entity_id: 'ticket-T-stuck',
       payload: { ticket_id: 'T-stuck', order_id: 'ORD-1', customer: 'Stuck Container', subject: 'Container ignores SIGTERM', channel: 'email' },
     });
-    await eventually('a managed container', async () => {
-      const r = await own.rpc('runtime.nuke', { dry_run: true });
-      return Number(r.containers.count ?? 0) > 0;
-    });
+    await expect
+      .poll(async () => Number((await own.rpc('runtime.nuke', { dry_run: true })).containers.count ?? 0), { message: 'a managed container', timeout: 45_000 })
+      .toBeGreaterThan(0);
     await settled(own);
     const status = await own.rpc('runtime.status');
 

@@ -1,6 +1,7 @@
 import type { Browser, Page } from '@playwright/test';
 import { seriousViolations } from '../console-checks';
-import { eventually, expect, signInContext, test, type SharedServer } from '../fixtures';
+import { expect, signInContext, test, type SharedServer } from '../fixtures';
+import { pendingItemFor } from '../mailbox-items';
 import { MailboxReview } from '../pages/mailbox-page';
 
 /**
@@ -33,10 +34,7 @@ test.describe('two-person approval', () => {
     const ticketId = `E2E-2P-${tag}`;
     // Published with the server's admin token: the admin started this run.
     await server.rpc('event.publish', { event_name: 'account.flagged', payload: { ticket_id: ticketId, risk_score: 0.97, reason: 'e2e two-person' } });
-    const item = await eventually('the fraud review', async () => {
-      const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'fraud_review' }, limit: 500 });
-      return items.find((i) => i.payload.ticket_id === ticketId);
-    });
+    const item = await pendingItemFor(server, 'fraud_review', ticketId);
 
     const adminPage = await pageAs(browser, server, server.token);
     const adminView = await MailboxReview.open(adminPage, item.mailbox_id);
