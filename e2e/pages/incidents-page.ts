@@ -22,6 +22,7 @@ export class IncidentsPage {
   readonly breakdown: Locator;
   readonly samplePayload: Locator;
   readonly toolServerLink: Locator;
+  readonly silenceIncident: Locator;
 
   constructor(readonly page: Page) {
     this.component = page.getByLabel('Component');
@@ -43,6 +44,7 @@ export class IncidentsPage {
     this.breakdown = this.detail.getByTestId('incident-breakdown');
     this.samplePayload = this.detail.getByTestId('incident-sample-payload');
     this.toolServerLink = this.detail.getByTestId('incident-tool-server');
+    this.silenceIncident = this.detail.getByTestId('silence-incident');
   }
 
   async goto(): Promise<void> {

@@ -8,6 +8,8 @@ export class RuntimePage {
   readonly pauseButton: Locator;
   readonly resumeButton: Locator;
   readonly refreshButton: Locator;
+  /** "Reset everything…": opens the reset dialog, or says which role it needs. */
+  readonly openNukeButton: Locator;
   readonly ingressDialog: IngressDialog;
   readonly nukeDialog: NukeDialog;
   /** The rows of the past resets table (the reset audit). */
@@ -20,6 +22,7 @@ export class RuntimePage {
     this.pauseButton = page.getByRole('button', { name: 'Pause ingress…' });
     this.resumeButton = page.getByRole('button', { name: 'Resume ingress…' });
     this.refreshButton = page.getByRole('button', { name: 'Refresh' });
+    this.openNukeButton = page.getByTestId('open-nuke');
     this.ingressDialog = new IngressDialog(page);
     this.nukeDialog = new NukeDialog(page);
     this.pastResets = page.getByTestId('past-reset');
@@ -32,7 +35,7 @@ export class RuntimePage {
 
   /** Opens the reset dialog and waits for its dry-run preview. */
   async openNuke(): Promise<NukeDialog> {
-    await this.page.getByTestId('open-nuke').click();
+    await this.openNukeButton.click();
     await expect(this.nukeDialog.root).toBeVisible();
     await expect(this.nukeDialog.preview).toBeVisible();
     return this.nukeDialog;

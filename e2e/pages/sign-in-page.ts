@@ -26,16 +26,18 @@ export class SignInScreen {
   }
 }
 
-/** The identity provider's login form (the test provider of oidc-provider.ts), reached through single sign-on. */
-export class ProviderLogin {
+/** The identity provider's own pages (the test provider of oidc-provider.ts): its login form and its sign-out confirmation. */
+export class IdentityProvider {
   readonly login: Locator;
   readonly password: Locator;
   readonly submit: Locator;
+  readonly confirmSignOut: Locator;
 
   constructor(readonly page: Page) {
     this.login = page.locator('input[name="login"]');
     this.password = page.locator('input[name="password"]');
     this.submit = page.getByRole('button', { name: 'Sign-in' });
+    this.confirmSignOut = page.getByRole('button', { name: 'Yes, sign me out' });
   }
 
   /** The test provider takes any password: the login alone says who signs in. */
