@@ -23,6 +23,10 @@ export class IncidentsPage {
   readonly samplePayload: Locator;
   readonly toolServerLink: Locator;
   readonly silenceIncident: Locator;
+  /** The filters people change (look-back window, state, sort) and the summary the window changes. */
+  readonly window: Locator;
+  readonly state: Locator;
+  readonly sort: Locator;
 
   constructor(readonly page: Page) {
     this.component = page.getByLabel('Component');
@@ -45,6 +49,9 @@ export class IncidentsPage {
     this.samplePayload = this.detail.getByTestId('incident-sample-payload');
     this.toolServerLink = this.detail.getByTestId('incident-tool-server');
     this.silenceIncident = this.detail.getByTestId('silence-incident');
+    this.window = page.getByLabel('Look-back window');
+    this.state = page.getByLabel('State');
+    this.sort = page.getByLabel('Sort');
   }
 
   async goto(): Promise<void> {
@@ -64,6 +71,11 @@ export class IncidentsPage {
   /** The link that opens an incident (what j/k move between and Enter follows). */
   rowLink(incidentId: string): Locator {
     return this.row(incidentId).getByRole('link').first();
+  }
+
+  /** "n incidents in the last h h": the count line under the filters. */
+  windowSummary(hours: number): Locator {
+    return this.page.getByText(new RegExp(`incidents? in the last ${hours} h`));
   }
 
   stateOf(row: Locator): Locator {

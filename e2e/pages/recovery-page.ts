@@ -62,9 +62,11 @@ export class ToolServers {
 export class OperationsSection {
   readonly root: Locator;
   readonly rows: Locator;
+  readonly progress: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('operations');
     this.rows = this.root.getByTestId('operation-row');
+    this.progress = this.root.getByTestId('operation-progress');
   }
 }

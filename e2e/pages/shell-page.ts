@@ -18,6 +18,26 @@ export class ConsoleShell {
     this.staleNotices = page.getByTestId('stale-notice');
   }
 
+  /** The screen's title (the h1), by name. */
+  pageHeading(name: string): Locator {
+    return this.page.getByRole('heading', { level: 1, name });
+  }
+
+  /** Any heading with this name (a record's page titles itself with its id). */
+  anyHeading(name: string): Locator {
+    return this.page.getByRole('heading', { name });
+  }
+
+  /** A status message (a toast or an inline answer) that says this. */
+  status(text: string): Locator {
+    return this.page.getByRole('status').filter({ hasText: text });
+  }
+
+  /** Text anywhere on the screen: for an id a screen shows wherever its layout puts it. */
+  text(text: string): Locator {
+    return this.page.getByText(text);
+  }
+
   /** How far the page is wider than the window (0 when nothing scrolls sideways). */
   horizontalOverflow(): Promise<number> {
     return this.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -2,6 +2,7 @@ import type { Result } from '@switchboard/contract';
 import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
+import { ConsoleShell } from '../pages/shell-page';
 
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
   test.setTimeout(120_000);
@@ -48,7 +49,7 @@ test('an MCP incident is found by filtering on its component, and its detail lin
   await link.click();
 
   await expect(page).toHaveURL(/\/dead-letters\?/);
-  const card = new EventsPage(page).detail.locator('[data-testid="dead-letter"][aria-current="true"]');
+  const card = new EventsPage(page).currentDeadLetter;
   await expect(card).toContainText(log.dead_letter_id!);
   await expect(card).toContainText('Failure type');
   await expect(card).toContainText('Handler node');
@@ -58,17 +59,18 @@ test('an MCP incident is found by filtering on its component, and its detail lin
 });
 
 test('the window, state and sort live in the URL, and choosing a default removes it', async ({ signedIn: page }) => {
-  await page.goto('/incidents');
-  await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
-  await page.getByLabel('Look-back window').selectOption({ label: 'Last 7 days' });
-  await page.getByLabel('State').selectOption('all');
-  await page.getByLabel('Sort').selectOption('count');
+  const incidents = new IncidentsPage(page);
+  await incidents.goto();
+  await expect(new ConsoleShell(page).pageHeading('Incidents')).toBeVisible();
+  await incidents.window.selectOption({ label: 'Last 7 days' });
+  await incidents.state.selectOption('all');
+  await incidents.sort.selectOption('count');
   await expect(page).toHaveURL(/window=168/);
   await expect(page).toHaveURL(/state=all/);
   await expect(page).toHaveURL(/sort=count/);
-  await expect(page.getByText(/incidents? in the last 168 h/)).toBeVisible();
-  await page.getByLabel('Look-back window').selectOption({ label: 'Last 24 hours' });
-  await page.getByLabel('State').selectOption('active');
-  await page.getByLabel('Sort').selectOption('severity');
+  await expect(incidents.windowSummary(168)).toBeVisible();
+  await incidents.window.selectOption({ label: 'Last 24 hours' });
+  await incidents.state.selectOption('active');
+  await incidents.sort.selectOption('severity');
   await expect(page).toHaveURL(/\/incidents$/);
 });
