@@ -113,12 +113,34 @@ export class NodesPanel {
   readonly rows: Locator;
   readonly selfRow: Locator;
   readonly summary: Locator;
+  /** The panel's error (when health.check fails) and its retry. */
+  readonly alert: Locator;
+  readonly tryAgain: Locator;
 
   constructor(page: Page) {
     this.root = page.getByTestId('nodes');
+    this.alert = this.root.getByRole('alert');
+    this.tryAgain = this.root.getByRole('button', { name: 'Try again' });
     this.rows = this.root.getByTestId('node-row');
     this.selfRow = this.root.locator('[data-testid="node-row"][data-self="true"]');
     this.summary = this.root.getByTestId('nodes-summary');
+  }
+
+  /** A row's parts: the "this node" mark, the (truncated) node id, deliveries in flight, last seen. */
+  thisNode(row: Locator): Locator {
+    return row.getByTestId('this-node');
+  }
+
+  nodeId(row: Locator): Locator {
+    return row.getByTestId('node-id');
+  }
+
+  inFlight(row: Locator): Locator {
+    return row.getByTestId('node-in-flight');
+  }
+
+  lastSeen(row: Locator): Locator {
+    return row.getByTestId('node-last-seen');
   }
 
   row(pid: number): Locator {

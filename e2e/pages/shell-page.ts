@@ -8,6 +8,11 @@ export class ConsoleShell {
   readonly signOut: Locator;
   readonly ingressPausedNotice: Locator;
   readonly staleNotices: Locator;
+  /** The heartbeat's details (shown on focus or hover), and their link to the nodes. */
+  readonly heartbeatDetails: Locator;
+  readonly heartbeatNodesLink: Locator;
+  /** Alerts anywhere on the screen (an error card, a refusal). */
+  readonly alerts: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole('heading', { level: 1 });
@@ -16,6 +21,9 @@ export class ConsoleShell {
     this.signOut = page.getByRole('button', { name: 'Sign out' });
     this.ingressPausedNotice = page.getByTestId('ingress-paused-notice');
     this.staleNotices = page.getByTestId('stale-notice');
+    this.heartbeatDetails = page.getByRole('tooltip');
+    this.heartbeatNodesLink = page.getByTestId('heartbeat-nodes');
+    this.alerts = page.getByRole('alert');
   }
 
   /** The screen's title (the h1), by name. */
@@ -50,6 +58,15 @@ export class ConsoleShell {
     const width = this.page.viewportSize()!.width;
     expect(box, `${what}: Sign out visible`).not.toBeNull();
     expect(box!.x + box!.width, `${what}: Sign out inside the window`).toBeLessThanOrEqual(width);
+  }
+}
+
+/** What an unknown address shows. */
+export class NotFoundScreen {
+  readonly heading: Locator;
+
+  constructor(readonly page: Page) {
+    this.heading = page.getByRole('heading', { name: 'Page not found' });
   }
 }
 
