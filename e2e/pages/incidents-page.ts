@@ -73,6 +73,21 @@ export class IncidentsPage {
     return this.row(incidentId).getByRole('link').first();
   }
 
+  /** A keyboard shortcut pressed on the page itself (j/k move between incidents, Enter opens). */
+  async pressShortcut(key: string): Promise<void> {
+    await this.page.locator('body').press(key);
+  }
+
+  /** The sample payload's summary line, which opens it. */
+  samplePayloadToggle(): Locator {
+    return this.samplePayload.locator('summary');
+  }
+
+  /** The state panel's activity entries, newest first. */
+  activityEntries(): Locator {
+    return this.activity.locator('li');
+  }
+
   /** "n incidents in the last h h": the count line under the filters. */
   windowSummary(hours: number): Locator {
     return this.page.getByText(new RegExp(`incidents? in the last ${hours} h`));

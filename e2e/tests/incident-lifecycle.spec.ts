@@ -64,8 +64,8 @@ test.describe('incident lifecycle', () => {
     const back = view.rows.filter({ hasText: target.error_code! });
     await expect(view.stateOf(back)).toHaveText('regressed');
     const activity = view.activity;
-    await expect(activity.locator('li')).toHaveCount(3);
-    await expect(activity.locator('li').first()).toContainText('regressed');
+    await expect(view.activityEntries()).toHaveCount(3);
+    await expect(view.activityEntries().first()).toContainText('regressed');
     await expect(activity).toContainText('resolved');
     await expect(activity).toContainText('acknowledged');
     expect(await seriousViolations(page)).toEqual([]);
