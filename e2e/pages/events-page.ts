@@ -115,6 +115,16 @@ export class EventsPage {
     return this.page.locator(`img[src="${src}"]`);
   }
 
+  /** The Dead letters list's empty message when its filters match nothing. */
+  noDeadLettersMatch(): Locator {
+    return this.page.getByText('No events with dead letters match these filters');
+  }
+
+  /** A plain scroller the performance test lays over the table to compare against (it adds it itself). */
+  baselineScroll(): Locator {
+    return this.page.getByTestId('baseline-scroll');
+  }
+
   /** A dead letter's or delivery's redrive history in the detail. */
   redriveHistory(): Locator {
     return this.detail.getByTestId('redrive-history');

@@ -14,6 +14,9 @@ export class RuntimePage {
   readonly nukeDialog: NukeDialog;
   /** The rows of the past resets table (the reset audit). */
   readonly pastResets: Locator;
+  /** The publishes a paused ingress holds, one list item each. */
+  readonly queuedPublishes: Locator;
+  readonly queuedPublishItems: Locator;
 
   constructor(readonly page: Page) {
     this.ingressState = page.getByTestId('ingress-state');
@@ -26,6 +29,8 @@ export class RuntimePage {
     this.ingressDialog = new IngressDialog(page);
     this.nukeDialog = new NukeDialog(page);
     this.pastResets = page.getByTestId('past-reset');
+    this.queuedPublishes = page.getByTestId('queued-publishes');
+    this.queuedPublishItems = this.queuedPublishes.locator('li');
   }
 
   /** `origin` is the server's URL when the test runs against its own server rather than the shared one. */

@@ -13,6 +13,9 @@ export class ConsoleShell {
   readonly heartbeatNodesLink: Locator;
   /** Alerts anywhere on the screen (an error card, a refusal). */
   readonly alerts: Locator;
+  /** The banner every screen shows after a reset, with its link to the past resets. */
+  readonly resetNotice: Locator;
+  readonly pastResetsLink: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole('heading', { level: 1 });
@@ -24,6 +27,8 @@ export class ConsoleShell {
     this.heartbeatDetails = page.getByRole('tooltip');
     this.heartbeatNodesLink = page.getByTestId('heartbeat-nodes');
     this.alerts = page.getByRole('alert');
+    this.resetNotice = page.getByTestId('reset-notice');
+    this.pastResetsLink = this.resetNotice.getByRole('link', { name: 'Past resets' });
   }
 
   /** The screen's title (the h1), by name. */
