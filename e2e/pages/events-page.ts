@@ -115,6 +115,11 @@ export class EventsPage {
     return this.page.locator(`img[src="${src}"]`);
   }
 
+  /** The browser's message when there are no events at all. */
+  noEventsYet(): Locator {
+    return this.page.getByText('No events yet');
+  }
+
   /** The Dead letters list's empty message when its filters match nothing. */
   noDeadLettersMatch(): Locator {
     return this.page.getByText('No events with dead letters match these filters');

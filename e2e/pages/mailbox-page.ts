@@ -29,6 +29,11 @@ export class MailboxQueue {
     return this.rows.filter({ has: this.page.locator(`a[href^="/mailbox/${mailboxId}"]`) });
   }
 
+  /** What the queue says when there are no items at all. */
+  empty(): Locator {
+    return this.page.getByText('The mailbox is empty');
+  }
+
   /** What the queue says when the filters match nothing. */
   noMatch(): Locator {
     return this.page.getByText('No items match these filters');
@@ -81,6 +86,15 @@ export class MailboxReview {
     const review = new MailboxReview(page);
     await expect(review.root).toBeVisible();
     return review;
+  }
+
+  /** "n of m approvals · approved by …" on an item that needs several reviewers, and why Approve is off. */
+  approvalProgress(): Locator {
+    return this.page.getByTestId('approval-progress');
+  }
+
+  approveUnavailable(): Locator {
+    return this.page.getByTestId('approve-unavailable');
   }
 
   historyEntries(action: string): Locator {

@@ -97,6 +97,25 @@ export class NukeDialog {
     this.planReplaced = this.root.getByTestId('plan-replaced');
   }
 
+  /** The dialog's Close button (the first, when the outcome adds another). */
+  close(): Locator {
+    return this.root.getByRole('button', { name: 'Close' }).first();
+  }
+
+  /** A stale plan's table of what changed since the preview. */
+  whatChanged(): Locator {
+    return this.stale.getByRole('table', { name: 'What changed' });
+  }
+
+  /** The outcome's alert (a partial failure) and its success callout. */
+  outcomeAlert(): Locator {
+    return this.outcome.getByRole('alert');
+  }
+
+  outcomeSuccess(): Locator {
+    return this.outcome.locator('.callout-ok');
+  }
+
   /** One reset owner's section of the preview: plan, quiescence, cleanup or containers. */
   owner(name: 'plan' | 'quiescence' | 'cleanup' | 'containers'): Locator {
     return this.root.getByTestId(`owner-${name}`);
