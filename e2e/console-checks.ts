@@ -25,18 +25,22 @@ export const WIDTHS = [
 ] as const;
 
 /**
- * Saves the page as `<name>-<width>.png` at each width, then restores the original viewport. With
- * `scrollTo`, that part of the page is scrolled into view at each width (a resize moves it).
+ * Saves the page as `<name>-<width>.png` in `dir` at each width, then restores the original
+ * viewport. With `scrollTo`, that part of the page is scrolled into view at each width (a resize moves it).
  */
-export async function shotAtBothWidths(page: Page, name: string, opts: { scrollTo?: Locator } = {}): Promise<void> {
-  if (!screenshotsWanted) return;
-  fs.mkdirSync(screenshotDir, { recursive: true });
+export async function saveAtBothWidths(page: Page, dir: string, name: string, opts: { scrollTo?: Locator } = {}): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
   const original = page.viewportSize();
   for (const w of WIDTHS) {
     await page.setViewportSize({ width: w.width, height: w.height });
     await page.waitForTimeout(200);
     await opts.scrollTo?.evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await page.screenshot({ path: path.join(screenshotDir, `${name}-${w.name}.png`) });
+    await page.screenshot({ path: path.join(dir, `${name}-${w.name}.png`) });
   }
   if (original) await page.setViewportSize(original);
+}
+
+/** A spec's picture of what it just checked, at both widths, when screenshots are wanted. */
+export async function shotAtBothWidths(page: Page, name: string, opts: { scrollTo?: Locator } = {}): Promise<void> {
+  if (screenshotsWanted) await saveAtBothWidths(page, screenshotDir, name, opts);
 }

@@ -47,19 +47,3 @@ export const test = base.extend<{ server: SharedServer; signedIn: Page; exclusiv
 });
 
 export { expect };
-
-/** Polls the API until `check` returns a value (for data the runtime produces in the background). */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}

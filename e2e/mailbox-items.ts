@@ -1,5 +1,29 @@
 /** Mailbox items of a test's own, published through the real runtime. */
-import { eventually, type SharedServer } from './fixtures';
+import type { Result } from '@switchboard/contract';
+import { expect, type SharedServer } from './fixtures';
+
+type MailboxItem = Result<'mailbox.list'>['items'][number];
+
+/** The pending item of a type the runtime made for a ticket, once it exists. */
+export async function pendingItemFor(server: SharedServer, type: 'refund_approval' | 'fraud_review', ticketId: string): Promise<MailboxItem> {
+  let item: MailboxItem | undefined;
+  await expect(async () => {
+    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type }, limit: 500 });
+    item = items.find((i) => i.payload.ticket_id === ticketId);
+    expect(item, `the ${type} for ${ticketId}`).toBeDefined();
+  }).toPass({ timeout: 45_000 });
+  return item!;
+}
+
+/** Resolves once nothing runs and no delivery waits (publishes may still queue behind a paused ingress). */
+async function runsSettled(server: SharedServer): Promise<void> {
+  await expect
+    .poll(async () => {
+      const s = await server.rpc('runtime.status');
+      return s.active_runs === 0 && s.pending_deliveries === 0;
+    }, { message: 'the runtime to settle', timeout: 45_000 })
+    .toBe(true);
+}
 
 /**
  * A fresh refund approval of its own (published through the real runtime), so tests never race
@@ -15,20 +39,14 @@ export async function freshRefundItem(server: SharedServer, tag: string, amount 
     entity_id: entityId,
     payload: { ticket_id: ticketId, order_id: 'ORD-E2E', customer: 'E2E Customer', subject: `e2e ${tag}: question about my order`, channel: 'email' },
   });
-  await eventually(`the ticket ${ticketId}`, async () => (await server.rpc('runtime.lookup', { id: entityId })).kind === 'entity');
+  await expect(async () => expect((await server.rpc('runtime.lookup', { id: entityId })).kind, `the ticket ${ticketId}`).toBe('entity')).toPass({ timeout: 45_000 });
   await server.rpc('event.publish', {
     event_name: 'refund.requested',
     entity_id: entityId,
     payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount, currency: 'EUR', reason: `e2e ${tag}` },
   });
-  const item = await eventually(`the refund approval for ${ticketId}`, async () => {
-    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
-    return items.find((i) => i.payload.ticket_id === ticketId);
-  });
+  const item = await pendingItemFor(server, 'refund_approval', ticketId);
   // Let the rest of the run (entity updates, risk scoring) settle, so the sheet's revision is final.
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0;
-  });
+  await runsSettled(server);
   return { mailboxId: item.mailbox_id, ticketId, entityId };
 }

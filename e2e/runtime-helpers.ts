@@ -1,5 +1,5 @@
 /** Driving a test's own server through the API: waiting for quiet, and traffic that fails at the payments tool. */
-import { eventually, test } from './fixtures';
+import { expect, test } from './fixtures';
 import { ServerProcess } from './server-process';
 
 /** A server of the test's own (a fresh data folder) once the demo scenario has produced its items. */
@@ -10,7 +10,9 @@ import { ServerProcess } from './server-process';
  */
 export async function startDemoServer(): Promise<ServerProcess> {
   const server = await ServerProcess.start();
-  await eventually('the demo to decide its mailbox items', async () => (await server.rpc('mailbox.list', { filter: { status: 'rejected' }, limit: 1 })).items.length > 0, 90_000);
+  await expect
+    .poll(async () => (await server.rpc('mailbox.list', { filter: { status: 'rejected' }, limit: 1 })).items.length, { message: 'the demo to decide its mailbox items', timeout: 90_000 })
+    .toBeGreaterThan(0);
   await settled(server);
   return server;
 }
@@ -34,10 +36,12 @@ export function ownDemoServer(prepare: (server: ServerProcess) => void | Promise
 
 /** Resolves once nothing is queued, running or waiting for delivery. */
 export async function settled(server: ServerProcess): Promise<void> {
-  await eventually('the runtime to settle', async () => {
-    const s = await server.rpc('runtime.status');
-    return s.active_runs === 0 && s.pending_deliveries === 0 && s.queue_depth === 0;
-  }, 60_000);
+  await expect
+    .poll(async () => {
+      const s = await server.rpc('runtime.status');
+      return { active_runs: s.active_runs, pending_deliveries: s.pending_deliveries, queue_depth: s.queue_depth };
+    }, { message: 'the runtime to settle', timeout: 60_000 })
+    .toEqual({ active_runs: 0, pending_deliveries: 0, queue_depth: 0 });
 }
 
 /**

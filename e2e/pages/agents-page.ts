@@ -15,6 +15,16 @@ export class AgentsPage {
   row(agentId: string): Locator {
     return this.rows.filter({ hasText: agentId });
   }
+
+  /** The row's link to the agent's page. */
+  agentLink(row: Locator, agentId: string): Locator {
+    return row.getByRole('link', { name: agentId });
+  }
+
+  /** What the list says for an agent id it does not know. */
+  unknownAgent(agentId: string): Locator {
+    return this.page.getByText(`No agent “${agentId}”`);
+  }
 }
 
 export class AgentPage {
@@ -34,6 +44,11 @@ export class AgentPage {
 
   heading(agentId: string): Locator {
     return this.page.getByRole('heading', { name: agentId, level: 1 });
+  }
+
+  /** Text of the agent's description (what it does, in the catalog's words). */
+  description(text: string): Locator {
+    return this.page.getByText(text);
   }
 }
 
@@ -57,6 +72,9 @@ export class TranscriptPage {
   readonly latencyStrip: Locator;
   readonly onlyFailedTurns: Locator;
   readonly highlightedTurn: Locator;
+  readonly turnErrors: Locator;
+  /** What the page says for a session id it does not know. */
+  readonly unknownSession: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole('heading', { name: 'Conversation', level: 1 });
@@ -66,10 +84,25 @@ export class TranscriptPage {
     this.latencyStrip = page.getByTestId('latency-strip');
     this.onlyFailedTurns = page.getByLabel(/Only failed turns/);
     this.highlightedTurn = page.locator('[data-testid="turn"].is-highlighted');
+    this.turnErrors = page.getByTestId('turn-error');
+    this.unknownSession = page.getByText('No conversation with this id');
   }
 
   async goto(sessionId: string): Promise<void> {
     await this.page.goto(`/conversations/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** A turn's link to the event that triggered it, its parse error, and its payload's JSON tree. */
+  triggerEventLink(turn: Locator): Locator {
+    return turn.getByTestId('trigger-event-link');
+  }
+
+  turnError(turn: Locator): Locator {
+    return turn.getByTestId('turn-error');
+  }
+
+  jsonTree(turn: Locator): Locator {
+    return turn.getByTestId('json-tree');
   }
 
   /** A turn's collapsed request payload, opened. */

@@ -16,6 +16,28 @@ export class EventsPage {
   readonly sourceLink: Locator;
   /** "Replay all matching…" on Events, "Redrive…" on Dead letters: opens the recovery dialog. */
   readonly openRecovery: Locator;
+  /** The detail's dead letters (one card per failed delivery) and deliveries. */
+  readonly deadLetterCards: Locator;
+  readonly deliveries: Locator;
+  /** The empty table's message when the filters match nothing. */
+  readonly noMatch: Locator;
+  /** The dead letter the URL points at, in the detail. */
+  readonly currentDeadLetter: Locator;
+  /** The run's summary above the table when filtered to one run. */
+  readonly runSummary: Locator;
+  /** Live tail's "N new events" bar: new rows wait behind it until it is clicked. */
+  readonly newEventsBar: Locator;
+  /** The name filter's suggestions (the catalog's names). */
+  readonly nameSuggestions: Locator;
+  /** The names of the loaded rows (the name column, by its class). */
+  readonly nameCells: Locator;
+  readonly downloadRaw: Locator;
+  /** The table's scroll container and its "n loaded" count (the virtualised list). */
+  readonly tableScroll: Locator;
+  readonly loadedCount: Locator;
+  /** The detail's run tree view and the button that shows it. */
+  readonly runTreeToggle: Locator;
+  readonly runTree: RunTree;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('event-row');
@@ -29,6 +51,19 @@ export class EventsPage {
     this.openRecovery = page.getByTestId('open-recovery');
     this.highlightedDelivery = this.detail.locator('[data-testid="delivery"][aria-current="true"]');
     this.sourceLink = this.detail.getByTestId('source-link');
+    this.deadLetterCards = this.detail.getByTestId('dead-letter');
+    this.deliveries = this.detail.getByTestId('delivery');
+    this.noMatch = page.getByText('No events match these filters');
+    this.currentDeadLetter = this.detail.locator('[data-testid="dead-letter"][aria-current="true"]');
+    this.runSummary = page.getByRole('group', { name: 'Run summary' });
+    this.newEventsBar = page.getByTestId('new-events');
+    this.nameSuggestions = page.getByTestId('event-name-suggestions').locator('option');
+    this.nameCells = this.rows.locator('td.c-name');
+    this.downloadRaw = page.getByRole('button', { name: 'Download raw' });
+    this.tableScroll = page.getByTestId('event-table-scroll');
+    this.loadedCount = page.getByTestId('loaded-count');
+    this.runTreeToggle = page.getByTestId('run-tree-toggle');
+    this.runTree = new RunTree(page.getByTestId('run-tree'));
   }
 
   async goto(query = ''): Promise<void> {
@@ -65,8 +100,85 @@ export class EventsPage {
     return row.getByTestId('redriven-mark');
   }
 
+  /** A row's dead-letter count (its last column). */
+  deadLetterCount(row: Locator): Locator {
+    return row.locator('td').last();
+  }
+
+  /** A row's selection checkbox (its accessible name says which event). */
+  rowCheckbox(row: Locator): Locator {
+    return row.getByRole('checkbox');
+  }
+
+  /** Images with this source anywhere on the page (an injected `<img>` would be one). */
+  imagesFrom(src: string): Locator {
+    return this.page.locator(`img[src="${src}"]`);
+  }
+
+  /** The browser's message when there are no events at all. */
+  noEventsYet(): Locator {
+    return this.page.getByText('No events yet');
+  }
+
+  /** The Dead letters list's empty message when its filters match nothing. */
+  noDeadLettersMatch(): Locator {
+    return this.page.getByText('No events with dead letters match these filters');
+  }
+
+  /** A plain scroller the performance test lays over the table to compare against (it adds it itself). */
+  baselineScroll(): Locator {
+    return this.page.getByTestId('baseline-scroll');
+  }
+
+  /** A dead letter's or delivery's redrive history in the detail. */
+  redriveHistory(): Locator {
+    return this.detail.getByTestId('redrive-history');
+  }
+
+  /** A history's link to the operation that redrove it. */
+  operationLink(history: Locator): Locator {
+    return history.getByRole('link', { name: /^op_/ });
+  }
+
+  /** The detail's trace id, with its link to the tracing tool. */
+  traceId(scope: Locator = this.detail): Locator {
+    return scope.getByTestId('trace-id');
+  }
+
+  traceLink(scope: Locator): Locator {
+    return scope.getByTestId('trace-link');
+  }
+
   /** The first value of the detail's summary (the selected event's title). */
   detailTitle(): Locator {
     return this.detail.locator('.kv dd').first();
+  }
+}
+
+/** The run tree: the run's events, deliveries, agent turns and mailbox items as one nested view. */
+export class RunTree {
+  readonly events: Locator;
+  readonly deliveries: Locator;
+  readonly turns: Locator;
+  readonly mailboxItems: Locator;
+
+  constructor(readonly root: Locator) {
+    this.events = root.getByTestId('tree-event');
+    this.deliveries = root.getByTestId('tree-delivery');
+    this.turns = root.getByTestId('tree-turn');
+    this.mailboxItems = root.getByTestId('tree-mailbox');
+  }
+
+  deliveriesWithStatus(status: string): Locator {
+    return this.root.locator(`[data-testid="tree-delivery"][data-status="${status}"]`);
+  }
+
+  /** What a node emitted: the events nested under it. */
+  eventsUnder(node: Locator): Locator {
+    return node.getByTestId('tree-event');
+  }
+
+  link(name: string): Locator {
+    return this.root.getByRole('link', { name });
   }
 }

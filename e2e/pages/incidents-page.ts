@@ -22,6 +22,11 @@ export class IncidentsPage {
   readonly breakdown: Locator;
   readonly samplePayload: Locator;
   readonly toolServerLink: Locator;
+  readonly silenceIncident: Locator;
+  /** The filters people change (look-back window, state, sort) and the summary the window changes. */
+  readonly window: Locator;
+  readonly state: Locator;
+  readonly sort: Locator;
 
   constructor(readonly page: Page) {
     this.component = page.getByLabel('Component');
@@ -43,6 +48,10 @@ export class IncidentsPage {
     this.breakdown = this.detail.getByTestId('incident-breakdown');
     this.samplePayload = this.detail.getByTestId('incident-sample-payload');
     this.toolServerLink = this.detail.getByTestId('incident-tool-server');
+    this.silenceIncident = this.detail.getByTestId('silence-incident');
+    this.window = page.getByLabel('Look-back window');
+    this.state = page.getByLabel('State');
+    this.sort = page.getByLabel('Sort');
   }
 
   async goto(): Promise<void> {
@@ -62,6 +71,26 @@ export class IncidentsPage {
   /** The link that opens an incident (what j/k move between and Enter follows). */
   rowLink(incidentId: string): Locator {
     return this.row(incidentId).getByRole('link').first();
+  }
+
+  /** A keyboard shortcut pressed on the page itself (j/k move between incidents, Enter opens). */
+  async pressShortcut(key: string): Promise<void> {
+    await this.page.locator('body').press(key);
+  }
+
+  /** The sample payload's summary line, which opens it. */
+  samplePayloadToggle(): Locator {
+    return this.samplePayload.locator('summary');
+  }
+
+  /** The state panel's activity entries, newest first. */
+  activityEntries(): Locator {
+    return this.activity.locator('li');
+  }
+
+  /** "n incidents in the last h h": the count line under the filters. */
+  windowSummary(hours: number): Locator {
+    return this.page.getByText(new RegExp(`incidents? in the last ${hours} h`));
   }
 
   stateOf(row: Locator): Locator {

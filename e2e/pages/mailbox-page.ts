@@ -29,6 +29,16 @@ export class MailboxQueue {
     return this.rows.filter({ has: this.page.locator(`a[href^="/mailbox/${mailboxId}"]`) });
   }
 
+  /** What the queue says when there are no items at all. */
+  empty(): Locator {
+    return this.page.getByText('The mailbox is empty');
+  }
+
+  /** What the queue says when the filters match nothing. */
+  noMatch(): Locator {
+    return this.page.getByText('No items match these filters');
+  }
+
   async statuses(): Promise<(string | null)[]> {
     return this.rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status')));
   }
@@ -46,6 +56,12 @@ export class MailboxReview {
   readonly downstreamPreview: Locator;
   readonly outcome: Locator;
   readonly dialog: DecisionDialog;
+  /** A decided item's sheet: what it emitted, the entity at the decision and now. */
+  readonly decidedSheet: DecidedSheet;
+  /** The pending sheet's "If approved" preview (gone once decided). */
+  readonly ifApprovedHeading: Locator;
+  /** The outcome's link to the event the decision emitted. */
+  readonly downstreamEventLink: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('mailbox-review');
@@ -59,6 +75,9 @@ export class MailboxReview {
     this.downstreamPreview = this.root.getByTestId('downstream-preview');
     this.outcome = page.getByTestId('decision-outcome');
     this.dialog = new DecisionDialog(page);
+    this.decidedSheet = new DecidedSheet(page.getByTestId('decided-sheet'));
+    this.ifApprovedHeading = page.getByRole('heading', { name: 'If approved' });
+    this.downstreamEventLink = this.outcome.getByTestId('downstream-event-link');
   }
 
   /** Opens the item's page and waits for its review. */
@@ -67,6 +86,15 @@ export class MailboxReview {
     const review = new MailboxReview(page);
     await expect(review.root).toBeVisible();
     return review;
+  }
+
+  /** "n of m approvals · approved by …" on an item that needs several reviewers, and why Approve is off. */
+  approvalProgress(): Locator {
+    return this.page.getByTestId('approval-progress');
+  }
+
+  approveUnavailable(): Locator {
+    return this.page.getByTestId('approve-unavailable');
   }
 
   historyEntries(action: string): Locator {
@@ -131,5 +159,19 @@ export class DecisionDialog {
   async approveAnywayWith(note: string): Promise<void> {
     await this.overrideNote.fill(note);
     await this.confirm.click();
+  }
+}
+
+export class DecidedSheet {
+  readonly emitted: Locator;
+  readonly revisionAtDecision: Locator;
+  readonly entityChanged: Locator;
+  readonly now: Locator;
+
+  constructor(readonly root: Locator) {
+    this.emitted = root.getByTestId('emitted');
+    this.revisionAtDecision = root.getByTestId('at-decision').getByTestId('entity-revision');
+    this.entityChanged = root.getByTestId('entity-changed');
+    this.now = root.getByTestId('now');
   }
 }

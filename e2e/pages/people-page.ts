@@ -53,6 +53,8 @@ export class AdminPage {
   readonly dialog: Locator;
   readonly secret: Locator;
   readonly stored: Locator;
+  /** What the screen says instead to a person who is not an admin. */
+  readonly needsAdmin: Locator;
 
   constructor(readonly page: Page) {
     this.users = page.getByTestId('user-row');
@@ -61,6 +63,7 @@ export class AdminPage {
     this.dialog = page.getByTestId('create-token-dialog');
     this.secret = page.getByTestId('token-secret');
     this.stored = page.getByTestId('secret-stored');
+    this.needsAdmin = page.getByText('This screen needs admin');
   }
 
   async goto(): Promise<void> {

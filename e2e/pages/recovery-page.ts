@@ -12,6 +12,8 @@ export class RecoveryDialog {
   readonly sent: Locator;
   readonly outcomes: Locator;
   readonly close: Locator;
+  /** A refusal or failure the dialog reports (a role that changed meanwhile, …). */
+  readonly alert: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('recovery-dialog');
@@ -24,6 +26,7 @@ export class RecoveryDialog {
     this.sent = this.root.getByTestId('op-done');
     this.outcomes = this.root.getByTestId('op-outcomes');
     this.close = this.root.getByTestId('close-recovery');
+    this.alert = this.root.getByRole('alert');
     this.sideEffectWarning = this.root.getByTestId('side-effect-warning');
     this.entityMovedOn = this.root.getByTestId('entity-moved-on');
     this.published = this.root.getByTestId('replayed-event-link');
@@ -59,9 +62,11 @@ export class ToolServers {
 export class OperationsSection {
   readonly root: Locator;
   readonly rows: Locator;
+  readonly progress: Locator;
 
   constructor(readonly page: Page) {
     this.root = page.getByTestId('operations');
     this.rows = this.root.getByTestId('operation-row');
+    this.progress = this.root.getByTestId('operation-progress');
   }
 }

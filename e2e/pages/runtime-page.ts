@@ -8,10 +8,15 @@ export class RuntimePage {
   readonly pauseButton: Locator;
   readonly resumeButton: Locator;
   readonly refreshButton: Locator;
+  /** "Reset everything…": opens the reset dialog, or says which role it needs. */
+  readonly openNukeButton: Locator;
   readonly ingressDialog: IngressDialog;
   readonly nukeDialog: NukeDialog;
   /** The rows of the past resets table (the reset audit). */
   readonly pastResets: Locator;
+  /** The publishes a paused ingress holds, one list item each. */
+  readonly queuedPublishes: Locator;
+  readonly queuedPublishItems: Locator;
 
   constructor(readonly page: Page) {
     this.ingressState = page.getByTestId('ingress-state');
@@ -20,9 +25,12 @@ export class RuntimePage {
     this.pauseButton = page.getByRole('button', { name: 'Pause ingress…' });
     this.resumeButton = page.getByRole('button', { name: 'Resume ingress…' });
     this.refreshButton = page.getByRole('button', { name: 'Refresh' });
+    this.openNukeButton = page.getByTestId('open-nuke');
     this.ingressDialog = new IngressDialog(page);
     this.nukeDialog = new NukeDialog(page);
     this.pastResets = page.getByTestId('past-reset');
+    this.queuedPublishes = page.getByTestId('queued-publishes');
+    this.queuedPublishItems = this.queuedPublishes.locator('li');
   }
 
   /** `origin` is the server's URL when the test runs against its own server rather than the shared one. */
@@ -32,7 +40,7 @@ export class RuntimePage {
 
   /** Opens the reset dialog and waits for its dry-run preview. */
   async openNuke(): Promise<NukeDialog> {
-    await this.page.getByTestId('open-nuke').click();
+    await this.openNukeButton.click();
     await expect(this.nukeDialog.root).toBeVisible();
     await expect(this.nukeDialog.preview).toBeVisible();
     return this.nukeDialog;
@@ -89,6 +97,25 @@ export class NukeDialog {
     this.planReplaced = this.root.getByTestId('plan-replaced');
   }
 
+  /** The dialog's Close button (the first, when the outcome adds another). */
+  close(): Locator {
+    return this.root.getByRole('button', { name: 'Close' }).first();
+  }
+
+  /** A stale plan's table of what changed since the preview. */
+  whatChanged(): Locator {
+    return this.stale.getByRole('table', { name: 'What changed' });
+  }
+
+  /** The outcome's alert (a partial failure) and its success callout. */
+  outcomeAlert(): Locator {
+    return this.outcome.getByRole('alert');
+  }
+
+  outcomeSuccess(): Locator {
+    return this.outcome.locator('.callout-ok');
+  }
+
   /** One reset owner's section of the preview: plan, quiescence, cleanup or containers. */
   owner(name: 'plan' | 'quiescence' | 'cleanup' | 'containers'): Locator {
     return this.root.getByTestId(`owner-${name}`);
@@ -110,12 +137,34 @@ export class NodesPanel {
   readonly rows: Locator;
   readonly selfRow: Locator;
   readonly summary: Locator;
+  /** The panel's error (when health.check fails) and its retry. */
+  readonly alert: Locator;
+  readonly tryAgain: Locator;
 
   constructor(page: Page) {
     this.root = page.getByTestId('nodes');
+    this.alert = this.root.getByRole('alert');
+    this.tryAgain = this.root.getByRole('button', { name: 'Try again' });
     this.rows = this.root.getByTestId('node-row');
     this.selfRow = this.root.locator('[data-testid="node-row"][data-self="true"]');
     this.summary = this.root.getByTestId('nodes-summary');
+  }
+
+  /** A row's parts: the "this node" mark, the (truncated) node id, deliveries in flight, last seen. */
+  thisNode(row: Locator): Locator {
+    return row.getByTestId('this-node');
+  }
+
+  nodeId(row: Locator): Locator {
+    return row.getByTestId('node-id');
+  }
+
+  inFlight(row: Locator): Locator {
+    return row.getByTestId('node-in-flight');
+  }
+
+  lastSeen(row: Locator): Locator {
+    return row.getByTestId('node-last-seen');
   }
 
   row(pid: number): Locator {

@@ -8,6 +8,14 @@ export class ConsoleShell {
   readonly signOut: Locator;
   readonly ingressPausedNotice: Locator;
   readonly staleNotices: Locator;
+  /** The heartbeat's details (shown on focus or hover), and their link to the nodes. */
+  readonly heartbeatDetails: Locator;
+  readonly heartbeatNodesLink: Locator;
+  /** Alerts anywhere on the screen (an error card, a refusal). */
+  readonly alerts: Locator;
+  /** The banner every screen shows after a reset, with its link to the past resets. */
+  readonly resetNotice: Locator;
+  readonly pastResetsLink: Locator;
 
   constructor(readonly page: Page) {
     this.heading = page.getByRole('heading', { level: 1 });
@@ -16,6 +24,31 @@ export class ConsoleShell {
     this.signOut = page.getByRole('button', { name: 'Sign out' });
     this.ingressPausedNotice = page.getByTestId('ingress-paused-notice');
     this.staleNotices = page.getByTestId('stale-notice');
+    this.heartbeatDetails = page.getByRole('tooltip');
+    this.heartbeatNodesLink = page.getByTestId('heartbeat-nodes');
+    this.alerts = page.getByRole('alert');
+    this.resetNotice = page.getByTestId('reset-notice');
+    this.pastResetsLink = this.resetNotice.getByRole('link', { name: 'Past resets' });
+  }
+
+  /** The screen's title (the h1), by name. */
+  pageHeading(name: string): Locator {
+    return this.page.getByRole('heading', { level: 1, name });
+  }
+
+  /** Any heading with this name (a record's page titles itself with its id). */
+  anyHeading(name: string): Locator {
+    return this.page.getByRole('heading', { name });
+  }
+
+  /** A status message (a toast or an inline answer) that says this. */
+  status(text: string): Locator {
+    return this.page.getByRole('status').filter({ hasText: text });
+  }
+
+  /** Text anywhere on the screen: for an id a screen shows wherever its layout puts it. */
+  text(text: string): Locator {
+    return this.page.getByText(text);
   }
 
   /** How far the page is wider than the window (0 when nothing scrolls sideways). */
@@ -30,6 +63,15 @@ export class ConsoleShell {
     const width = this.page.viewportSize()!.width;
     expect(box, `${what}: Sign out visible`).not.toBeNull();
     expect(box!.x + box!.width, `${what}: Sign out inside the window`).toBeLessThanOrEqual(width);
+  }
+}
+
+/** What an unknown address shows. */
+export class NotFoundScreen {
+  readonly heading: Locator;
+
+  constructor(readonly page: Page) {
+    this.heading = page.getByRole('heading', { name: 'Page not found' });
   }
 }
 

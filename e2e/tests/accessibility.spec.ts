@@ -1,49 +1,57 @@
 import { seriousViolations } from '../console-checks';
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { AdminPage, signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
 import { removeAlerts, seedAlerts } from '../alerts-seed';
 import { AlertsPage } from '../pages/alerts-page';
+import { EventsPage } from '../pages/events-page';
+import { IncidentsPage } from '../pages/incidents-page';
+import { RuntimePage } from '../pages/runtime-page';
+import { ConsoleShell, NotFoundScreen } from '../pages/shell-page';
+import { SignInScreen } from '../pages/sign-in-page';
 import { startWebhookReceiver } from '../webhook-receiver';
 
 test.describe('accessibility (axe): no serious or critical violations', () => {
   test('sign-in screen', async ({ page }) => {
-    await page.goto('/');
-    await expect(page.getByLabel('Access token')).toBeVisible();
+    const signIn = new SignInScreen(page);
+    await signIn.goto();
+    await expect(signIn.tokenInput).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
-    await page.getByLabel('Access token').fill('sbk_wrong_token_for_axe');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert')).toBeVisible();
+    await signIn.submit('sbk_wrong_token_for_axe');
+    await expect(signIn.error).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 
   test('incidents, with and without the detail panel', async ({ signedIn: page, server }) => {
-    await eventually('an incident', async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents.length > 0, 90_000);
-    await page.goto('/incidents');
-    await expect(page.getByTestId('incident-row').first()).toBeVisible();
-    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    await expect.poll(async () => (await server.rpc('runtime.incidents', { since_hours: 24 })).incidents.length, { message: 'an incident', timeout: 90_000 }).toBeGreaterThan(0);
+    const incidents = new IncidentsPage(page);
+    await incidents.goto();
+    await expect(incidents.rows.first()).toBeVisible();
+    await expect(new ConsoleShell(page).heartbeat).toContainText('Healthy');
     expect(await seriousViolations(page)).toEqual([]);
-    await page.getByTestId('incident-row').first().click();
-    await expect(page.getByTestId('log-record').first()).toBeVisible();
+    await incidents.rows.first().click();
+    await expect(incidents.logRecords.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 
   test('events, with and without the detail panel', async ({ signedIn: page }) => {
-    await page.goto('/events');
-    await expect(page.getByTestId('event-row').first()).toBeVisible();
+    const events = new EventsPage(page);
+    await events.goto();
+    await expect(events.rows.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
-    await page.getByTestId('event-row').first().click();
-    await expect(page.getByTestId('json-tree')).toBeVisible();
+    await events.rows.first().click();
+    await expect(events.jsonTree).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 
   test('dead letters, with the detail panel', async ({ signedIn: page, server }) => {
-    await eventually('a dead letter', async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length > 0, 90_000);
+    await expect.poll(async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length, { message: 'a dead letter', timeout: 90_000 }).toBeGreaterThan(0);
+    const events = new EventsPage(page);
     await page.goto('/dead-letters');
-    await expect(page.getByTestId('event-row').first()).toBeVisible();
+    await expect(events.rows.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
-    await page.getByTestId('event-row').first().click();
-    await expect(page.getByTestId('dead-letter').first()).toBeVisible();
+    await events.rows.first().click();
+    await expect(events.deadLetterCards.first()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -57,9 +65,9 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
     await adminPage.createTokenFor(`${viewer.name} (viewer)`, 'axe-token');
     expect(await seriousViolations(page)).toEqual([]);
     await adminPage.stored.click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await new ConsoleShell(page).signOut.click();
     await signInByPasting(page, viewer.secret, '/runtime');
-    await expect(page.getByTestId('open-nuke')).toContainText('needs admin');
+    await expect(new RuntimePage(page).openNukeButton).toContainText('needs admin');
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -72,11 +80,11 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
       await expect(alerts.ruleRow(seeded.rule.name)).toBeVisible();
       expect(await seriousViolations(page)).toEqual([]);
       await alerts.addRule.click();
-      await expect(alerts.ruleDialog.getByTestId('rule-destinations')).toBeVisible();
-      await alerts.ruleDialog.getByLabel('When').selectOption('incident.occurrences');
+      await expect(alerts.ruleDestinations).toBeVisible();
+      await alerts.ruleTrigger.selectOption('incident.occurrences');
       expect(await seriousViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
-      await alerts.ruleRow(seeded.rule.name).getByTestId('silence-rule').click();
+      await alerts.ruleAction(alerts.ruleRow(seeded.rule.name), 'silence-rule').click();
       await expect(alerts.silenceDialog).toBeVisible();
       expect(await seriousViolations(page)).toEqual([]);
       await page.keyboard.press('Escape');
@@ -87,7 +95,7 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
       await expect(alerts.notices.first()).toBeVisible();
       expect(await seriousViolations(page)).toEqual([]);
       await alerts.tab('silences').click();
-      await expect(page.getByText('Nothing is silenced').or(alerts.silences.first())).toBeVisible();
+      await expect(alerts.nothingSilenced.or(alerts.silences.first())).toBeVisible();
       expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await removeAlerts(server, seeded.ruleNames, seeded.destinationNames);
@@ -96,11 +104,11 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
   });
 
   test('empty and not-found states', async ({ signedIn: page }) => {
-    await page.goto('/events?event_name=no.such.event');
-    await expect(page.getByText('No events match these filters')).toBeVisible();
+    await new EventsPage(page).goto('?event_name=no.such.event');
+    await expect(new EventsPage(page).noMatch).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await page.goto('/no-such-screen');
-    await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+    await expect(new NotFoundScreen(page).heading).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
  * the acting person the same way, their display name, with the user and token ids on hover.
  */
 import type { Locator } from '@playwright/test';
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
+import { pendingItemFor } from '../mailbox-items';
 import { MailboxReview } from '../pages/mailbox-page';
 import { OperationsSection } from '../pages/recovery-page';
 import { actorLabels } from '../pages/shell-page';
@@ -29,10 +30,7 @@ test('the acting person shows by name, with user and token ids on hover, on oper
     entity_id: `ticket-${ticketId}`,
     payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 9.5, currency: 'EUR', reason: 'e2e actor' },
   });
-  const item = await eventually(`the refund approval for ${ticketId}`, async () => {
-    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
-    return items.find((i) => i.payload.ticket_id === ticketId);
-  });
+  const item = await pendingItemFor(server, 'refund_approval', ticketId);
   await server.rpc('mailbox.reject', { mailbox_id: item.mailbox_id, reason_code: 'other', reason: 'e2e: actor label' });
   const review = await MailboxReview.open(page, item.mailbox_id);
   await expect(actorLabels(review.historyEntries('rejected')).first()).toHaveText(label);

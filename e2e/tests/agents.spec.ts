@@ -1,18 +1,23 @@
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
+import type { Result } from '@switchboard/contract';
 import type { RpcClient } from '../rpc-client';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { AgentPage, AgentsPage, ConversationsPage, TranscriptPage } from '../pages/agents-page';
+import { ConsoleShell } from '../pages/shell-page';
 
 /** The demo's triage agent: a global session with tool calls and transcripts that fail to parse. */
 async function triageSession(server: RpcClient) {
-  return eventually('the triage agent to have a session with tool calls and a failed parse', async () => {
+  let found: { sessionId: string; conv: Result<'conversation.get'> } | undefined;
+  await expect(async () => {
     const { agents } = await server.rpc('agent.list', {});
-    const triage = agents.find((a) => a.agent_id === 'triage-agent');
-    if (!triage?.current_session_ref) return undefined;
-    const conv = await server.rpc('conversation.get', { session_id: triage.current_session_ref.session_id });
-    const ok = conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0) && conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable'));
-    return ok ? { sessionId: triage.current_session_ref.session_id, conv } : undefined;
-  }, 90_000);
+    const session = agents.find((a) => a.agent_id === 'triage-agent')?.current_session_ref;
+    expect(session, 'the triage agent to have a session').toBeTruthy();
+    const conv = await server.rpc('conversation.get', { session_id: session!.session_id });
+    expect(conv.turns.some((t) => (t.tool_calls?.length ?? 0) > 0), 'a turn with tool calls').toBe(true);
+    expect(conv.turns.some((t) => !t.parse_ok && t.error?.includes('unparseable')), 'a turn that failed to parse').toBe(true);
+    found = { sessionId: session!.session_id, conv };
+  }).toPass({ timeout: 90_000 });
+  return found!;
 }
 
 test.describe('agents and conversations', () => {
@@ -34,11 +39,11 @@ test.describe('agents and conversations', () => {
     await expect(row).toBeVisible();
     await expect(row).toContainText('classifier');
     await expect(row).toContainText('small');
-    await row.getByRole('link', { name: 'triage-agent' }).click();
+    await agents.agentLink(row, 'triage-agent').click();
 
     await expect(page).toHaveURL(/\/agents\/triage-agent$/);
     await expect(agentPage.heading('triage-agent')).toBeVisible();
-    await expect(page.getByText('Reads new tickets, looks up the order')).toBeVisible();
+    await expect(agentPage.description('Reads new tickets, looks up the order')).toBeVisible();
     const sessionLink = agentPage.currentSessionLink;
     await expect(sessionLink).toHaveText(sessionId);
     await sessionLink.click();
@@ -57,7 +62,7 @@ test.describe('agents and conversations', () => {
     await expect(call).toContainText('order_id');
     await expect(call).toContainText('Result');
     // Trigger events link to the event browser.
-    await expect(turns.first().getByTestId('trigger-event-link')).toHaveAttribute('href', /\/events\?/);
+    await expect(transcript.triggerEventLink(turns.first())).toHaveAttribute('href', /\/events\?/);
     await expect(transcript.latencyStrip).toContainText(`${conv.turns.length} turns`);
 
     // Failed parses: the filter keeps only them, each marked and with its error.
@@ -67,15 +72,15 @@ test.describe('agents and conversations', () => {
     await expect(failed).toBeVisible();
     await expect(failed).toHaveAttribute('data-parse-ok', 'false');
     await expect(failed).toContainText('parse failed');
-    await expect(failed.getByTestId('turn-error')).toContainText('unparseable model output');
+    await expect(transcript.turnError(failed)).toContainText('unparseable model output');
     for (const flag of await turns.evaluateAll((els) => els.map((e) => e.getAttribute('data-parse-ok')))) expect(flag).toBe('false');
 
     // Payloads are collapsed until asked for.
     await transcript.onlyFailedTurns.uncheck();
     const first = turns.first();
-    await expect(first.getByTestId('json-tree')).toHaveCount(0);
+    await expect(transcript.jsonTree(first)).toHaveCount(0);
     await transcript.openRequestPayload(first);
-    await expect(first.getByTestId('json-tree')).toBeVisible();
+    await expect(transcript.jsonTree(first)).toBeVisible();
 
     // Transcripts come from conversation.get; agent.* only gave references.
     expect(agentCalls).toContain('conversation.get');
@@ -94,9 +99,9 @@ test.describe('agents and conversations', () => {
 
   test('an unknown agent and an unknown session say so', async ({ signedIn: page }) => {
     await page.goto('/agents/no-such-agent');
-    await expect(page.getByText('No agent “no-such-agent”')).toBeVisible();
+    await expect(new AgentsPage(page).unknownAgent('no-such-agent')).toBeVisible();
     await page.goto('/conversations/ses_missing');
-    await expect(page.getByText('No conversation with this id')).toBeVisible();
+    await expect(new TranscriptPage(page).unknownSession).toBeVisible();
   });
 
   test('axe: agents, agent page, conversations and a transcript; screenshots', async ({ signedIn: page, server }) => {
@@ -107,7 +112,7 @@ test.describe('agents and conversations', () => {
     const transcript = new TranscriptPage(page);
     await agents.goto();
     await expect(agents.rows.first()).toBeVisible();
-    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    await expect(new ConsoleShell(page).heartbeat).toContainText('Healthy');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '30-agents');
 
@@ -127,7 +132,7 @@ test.describe('agents and conversations', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '33-transcript');
     await transcript.onlyFailedTurns.check();
-    await expect(page.getByTestId('turn-error').first()).toBeVisible();
+    await expect(transcript.turnErrors.first()).toBeVisible();
     await transcript.openRequestPayload(transcript.turns.first());
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '34-transcript-failed-turns');

@@ -5,6 +5,7 @@
  */
 import { expect, test } from '../fixtures';
 import { freshRefundItem } from '../mailbox-items';
+import { AuditPage } from '../pages/audit-page';
 import { MailboxReview } from '../pages/mailbox-page';
 import { signInByPasting } from '../pages/people-page';
 import { personWithToken } from '../people';
@@ -23,22 +24,23 @@ test('the Audit screen shows who rejected and who replayed, filters by actor, an
   await expect(rpcClient(server.url, viewer.secret).rpc('runtime.pause', {})).rejects.toThrow(/FORBIDDEN/);
 
   await signInByPasting(page, viewer.secret, '/audit');
-  const rows = page.getByTestId('audit-row');
-  const rejectRow = rows.filter({ hasText: 'mailbox.reject' }).filter({ hasText: reviewer.name });
-  const replayRow = rows.filter({ hasText: 'event.replay' }).filter({ hasText: operator.name });
+  const audit = new AuditPage(page);
+  const rows = audit.rows;
+  const rejectRow = audit.rowsOf('mailbox.reject', reviewer.name);
+  const replayRow = audit.rowsOf('event.replay', operator.name);
   await expect(rejectRow.first()).toBeVisible();
   await expect(replayRow.first()).toBeVisible();
-  await expect(rows.filter({ hasText: 'runtime.pause' }).filter({ hasText: viewer.name }).first()).toContainText('FORBIDDEN');
+  await expect(audit.rowsOf('runtime.pause', viewer.name).first()).toContainText('FORBIDDEN');
 
   // The actor's other actions: only the operator's rows remain.
-  await replayRow.first().getByTestId('audit-actor-link').click();
+  await audit.actorLink(replayRow.first()).click();
   await expect(page).toHaveURL(new RegExp(`actor=${operator.userId}`));
   await expect(rows.first()).toBeVisible();
   expect(await rows.filter({ hasNotText: operator.name }).count()).toBe(0);
 
   // A target id opens its record, as "go to id" does.
   await page.goto(`/audit?target=${mailboxId}`);
-  await rejectRow.first().getByTestId('id-link').filter({ hasText: mailboxId, visible: true }).click();
+  await audit.targetLink(rejectRow.first(), mailboxId).click();
   await expect(page).toHaveURL(new RegExp(`/mailbox/${mailboxId}`));
   await expect(new MailboxReview(page).root).toBeVisible();
 });

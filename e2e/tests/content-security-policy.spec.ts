@@ -1,4 +1,5 @@
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
+import { pendingItemFor } from '../mailbox-items';
 import { MailboxReview } from '../pages/mailbox-page';
 import { EventsPage } from '../pages/events-page';
 import { RecoveryDialog } from '../pages/recovery-page';
@@ -61,10 +62,7 @@ test('every screen and every dialog renders with no CSP violation or console err
     entity_id: `ticket-${ticketId}`,
     payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 12.5, currency: 'EUR', reason: 'e2e csp' },
   });
-  const item = await eventually(`the refund approval for ${ticketId}`, async () => {
-    const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'refund_approval' }, limit: 500 });
-    return items.find((i) => i.payload.ticket_id === ticketId);
-  });
+  const item = await pendingItemFor(server, 'refund_approval', ticketId);
   const review = await MailboxReview.open(page, item.mailbox_id);
   for (const open of [review.approveButton, review.rejectButton]) {
     await open.click();

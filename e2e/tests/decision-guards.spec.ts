@@ -1,4 +1,4 @@
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { EventsPage } from '../pages/events-page';
 import { MailboxReview } from '../pages/mailbox-page';
@@ -104,7 +104,7 @@ test.describe('reset under steady demo traffic', () => {
     test.setTimeout(120_000);
     // Steady demo traffic, fast: a publish every half second or so.
     own = await ServerProcess.start({ env: { SWITCHBOARD_DEMO: 'steady', SWITCHBOARD_DEMO_RATE_PER_MIN: '120' } });
-    await eventually('demo traffic', async () => (await own.rpc('event.list', { limit: 50 })).events.length >= 10, 90_000);
+    await expect.poll(async () => (await own.rpc('event.list', { limit: 50 })).events.length, { message: 'demo traffic', timeout: 90_000 }).toBeGreaterThanOrEqual(10);
   });
   test.afterAll(async () => {
     await own?.dispose();
@@ -131,7 +131,7 @@ test.describe('reset under steady demo traffic', () => {
 
     // The demo keeps publishing (queued now) while the operator confirms.
     const queued = (await own.rpc('runtime.status')).queue_depth;
-    await eventually('more queued publishes', async () => (await own.rpc('runtime.status')).queue_depth > queued, 30_000);
+    await expect.poll(async () => (await own.rpc('runtime.status')).queue_depth, { message: 'more queued publishes', timeout: 30_000 }).toBeGreaterThan(queued);
     const reason = 'e2e: reset under steady traffic, paused first so the plan holds while the demo keeps publishing';
     await dialog.confirmAndApply(status.name, reason);
     await expect(dialog.outcome).toBeVisible({ timeout: 30_000 });

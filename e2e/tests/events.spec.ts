@@ -1,13 +1,13 @@
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
+import { JsonTree } from '../pages/json-tree';
 
 test.describe('event browser', () => {
   test('filtered by has_dead_letter it shows only events with dead letters, and the detail shows their fields', async ({ signedIn: page, server }) => {
     test.setTimeout(120_000);
-    await eventually('an event with a dead letter', async () => {
-      const { events } = await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 });
-      return events.length > 0;
-    }, 90_000);
+    await expect
+      .poll(async () => (await server.rpc('event.list', { filter: { has_dead_letter: true }, limit: 1 })).events.length, { message: 'an event with a dead letter', timeout: 90_000 })
+      .toBeGreaterThan(0);
 
     const browser = new EventsPage(page);
     await browser.goto();
@@ -17,7 +17,7 @@ test.describe('event browser', () => {
     await expect(rows.first()).toBeVisible();
     const count = await rows.count();
     for (let i = 0; i < count; i++) {
-      const dl = await rows.nth(i).locator('td').last().innerText();
+      const dl = await browser.deadLetterCount(rows.nth(i)).innerText();
       expect(Number(dl), `row ${i} dead-letter count`).toBeGreaterThan(0);
     }
     // Every row on screen is an event the API says has dead letters.
@@ -28,11 +28,10 @@ test.describe('event browser', () => {
     const selected = new URL(page.url()).searchParams.get('selected')!;
     expect(withDeadLetters.has(selected)).toBe(true);
 
-    const detail = browser.detail;
-    const card = detail.getByTestId('dead-letter').first();
+    const card = browser.deadLetterCards.first();
     await expect(card).toBeVisible();
     for (const label of ['Failure type', 'Retries', 'Chain depth', 'Handler node']) await expect(card).toContainText(label);
-    await expect(detail.getByTestId('delivery').first()).toBeVisible();
+    await expect(browser.deliveries.first()).toBeVisible();
     await expect(browser.jsonTree).toBeVisible();
   });
 
@@ -92,12 +91,12 @@ test.describe('event browser', () => {
     const tree = browser.jsonTree;
     await expect(tree).toContainText(xss);
     // Small payloads open two levels deep; open "nested" if it is not.
-    const nested = tree.getByRole('button', { name: /nested/ });
+    const nested = new JsonTree(tree).toggle(/nested/);
     if ((await nested.getAttribute('aria-expanded')) !== 'true') await nested.click();
     await expect(nested).toHaveAttribute('aria-expanded', 'true');
     await expect(tree).toContainText('<script>alert(2)</script>');
-    await expect(tree.locator('img, script')).toHaveCount(0);
-    await expect(page.locator('img[src="x"]')).toHaveCount(0);
+    await expect(new JsonTree(tree).markupElements).toHaveCount(0);
+    await expect(browser.imagesFrom('x')).toHaveCount(0);
     // Injected markup would have run as the tree rendered (awaited above), and no element exists to fire later.
     expect(dialogs).toBe(0);
   });
@@ -120,9 +119,9 @@ test.describe('event browser', () => {
     const openMs = Date.now() - started;
     // Collapsed by default: the 4,000 items are not in the DOM until asked for.
     await expect(tree).toContainText('[4000 items]');
-    await tree.getByRole('button', { name: /items/ }).click();
-    await expect(tree.getByRole('button', { name: /Show 100 more/ })).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Download raw' })).toBeVisible();
+    await new JsonTree(tree).toggle(/items/).click();
+    await expect(new JsonTree(tree).toggle(/Show 100 more/)).toBeVisible();
+    await expect(browser.downloadRaw).toBeVisible();
     // The page stays responsive: a frame comes back promptly.
     const frameMs = await page.evaluate(() => new Promise<number>((r) => { const t = performance.now(); requestAnimationFrame(() => r(performance.now() - t)); }));
     console.log(`1 MB payload (${bytes} bytes): detail open in ${openMs} ms, next frame after ${frameMs.toFixed(0)} ms`);
@@ -132,13 +131,13 @@ test.describe('event browser', () => {
     const { events: catalog } = await server.rpc('runtime.catalog', {});
     const events = new EventsPage(page);
     await page.goto('/events');
-    const suggestions = page.getByTestId('event-name-suggestions').locator('option');
+    const suggestions = events.nameSuggestions;
     await expect(suggestions).toHaveCount(catalog.length);
     expect(await suggestions.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(catalog.map((e) => e.name));
     await events.eventName.fill('refund');
     await expect(page).toHaveURL(/event_name=refund(&|$)/);
     await expect(events.rows.first()).toBeVisible();
-    const names = await events.rows.locator('td.c-name').allInnerTexts();
+    const names = await events.nameCells.allInnerTexts();
     expect(names.length).toBeGreaterThan(0);
     expect(names.every((n) => n.startsWith('refund'))).toBe(true);
     expect(new Set(names).size).toBeGreaterThan(1);

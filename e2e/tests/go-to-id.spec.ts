@@ -3,7 +3,8 @@
  * node and token ids, and event sources as `kind:id`; a delivery lands on its card; a miss is
  * answered in the popover under the field, which closes with it. An event's source is a link.
  */
-import { eventually, expect, test } from '../fixtures';
+import type { Result } from '@switchboard/contract';
+import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
 import { NodesPanel } from '../pages/runtime-page';
@@ -13,10 +14,11 @@ test('"go to id" opens incidents, nodes, sources and deliveries, names a token, 
   const { incidents } = await server.rpc('runtime.incidents', { limit: 1 });
   const incident = incidents[0]!;
   const { nodes } = await server.rpc('health.check');
-  const bySubscriber = await eventually('an event a node subscriber emitted', async () => {
-    const { events } = await server.rpc('event.list', { limit: 200 });
-    return events.find((e) => e.source.startsWith('node:') && e.deliveries.length > 0);
-  });
+  let polled: Result<'event.list'>['events'][number] | undefined;
+  await expect
+    .poll(async () => (polled = (await server.rpc('event.list', { limit: 200 })).events.find((e) => e.source.startsWith('node:') && e.deliveries.length > 0)), { message: 'an event a node subscriber emitted', timeout: 45_000 })
+    .toBeDefined();
+  const bySubscriber = polled!;
   const subscriber = bySubscriber.source.slice('node:'.length);
   const delivered = bySubscriber.deliveries[0]!;
   const session = await (await page.request.get(`${server.url}/v1/auth/session`)).json();

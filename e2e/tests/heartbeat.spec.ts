@@ -22,7 +22,7 @@ test.describe('heartbeat', () => {
 
     // Details on focus: heartbeat age, round trip, ingress and bundle fingerprint.
     await indicator.focus();
-    const details = page.getByRole('tooltip');
+    const details = new ConsoleShell(page).heartbeatDetails;
     await expect(details).toBeVisible();
     await expect(details).toContainText(/Last heartbeat\s*\d+ s ago/);
     await expect(details).toContainText(/Round trip\s*\d+ ms/);
@@ -42,7 +42,7 @@ test.describe('heartbeat', () => {
     await page.waitForTimeout(12_000); // the status poll (5 s) and its retries fail meanwhile
     await expect(shell.staleNotices).toHaveCount(1);
     await expect(runtime.ingressState).toContainText('open');
-    await expect(page.getByRole('alert')).toHaveCount(0);
+    await expect(shell.alerts).toHaveCount(0);
     await shell.expectNoHorizontalScroll('reconnecting');
 
     await own.startProcess();

@@ -53,7 +53,7 @@ test.describe('act from the incident', () => {
     await expect(view.breakdown).toContainText('refund.approved');
     // The sample payload is collapsed until asked for, and rendered as text.
     await expect(view.samplePayload).not.toHaveAttribute('open');
-    await view.samplePayload.locator('summary').click();
+    await view.samplePayloadToggle().click();
     await expect(view.samplePayload).toContainText('ORD-ACT-');
     await expect(view.recovery).toHaveText(`${ids.length} dead letter${ids.length === 1 ? '' : 's'}: 0 redriven, 0 of those delivered.`);
     expect(await seriousViolations(page)).toEqual([]);
@@ -92,7 +92,7 @@ test.describe('act from the incident', () => {
     const open = await own.rpc('runtime.incidents', { states: ['open', 'acknowledged'], sort: 'severity', limit: 50 });
     const first = open.incidents[0]!.incident_id;
     const second = open.incidents[1]!.incident_id;
-    await page.locator('body').press('j');
+    await view.pressShortcut('j');
     await expect(view.rowLink(first)).toBeFocused();
     await page.keyboard.press('j');
     await expect(view.rowLink(second)).toBeFocused();

@@ -7,7 +7,7 @@
 import { IncidentsPage } from '../pages/incidents-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, publishRefunds } from '../runtime-helpers';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 test.describe('incident lifecycle', () => {
@@ -53,17 +53,19 @@ test.describe('incident lifecycle', () => {
     await shotAtBothWidths(page, '81-incident-resolved');
 
     // It occurs again: new refunds fail at the payments tool the same way.
-    await eventually('the incident to regress', async () => {
-      await publishRefunds(own, `RG${Date.now()}`, 10);
-      const { incidents: now } = await own.rpc('runtime.incidents', { component: 'mcp.payments', states: ['regressed'], limit: 50 });
-      return now.some((i) => i.incident_id === target.incident_id);
-    }, 90_000);
+    await expect
+      .poll(async () => {
+        await publishRefunds(own, `RG${Date.now()}`, 10);
+        const { incidents: now } = await own.rpc('runtime.incidents', { component: 'mcp.payments', states: ['regressed'], limit: 50 });
+        return now.some((i) => i.incident_id === target.incident_id);
+      }, { message: 'the incident to regress', timeout: 90_000 })
+      .toBe(true);
     await page.goto(`${own.url}/incidents?component=mcp.payments&selected=${encodeURIComponent(target.incident_id)}`);
     const back = view.rows.filter({ hasText: target.error_code! });
     await expect(view.stateOf(back)).toHaveText('regressed');
     const activity = view.activity;
-    await expect(activity.locator('li')).toHaveCount(3);
-    await expect(activity.locator('li').first()).toContainText('regressed');
+    await expect(view.activityEntries()).toHaveCount(3);
+    await expect(view.activityEntries().first()).toContainText('regressed');
     await expect(activity).toContainText('resolved');
     await expect(activity).toContainText('acknowledged');
     expect(await seriousViolations(page)).toEqual([]);

@@ -1,11 +1,15 @@
-import { eventually, expect, test } from '../fixtures';
+import type { Result } from '@switchboard/contract';
+import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
+import { ConsoleShell } from '../pages/shell-page';
 
 test('an MCP incident is found by filtering on its component, and its detail links to a real dead letter', async ({ signedIn: page, server }) => {
   test.setTimeout(120_000);
   // Demo traffic produces failing MCP tool calls; wait until one has dead-lettered.
-  const { incident, log } = await eventually('an MCP incident whose sample logs name a dead letter', async () => {
+  type Incident = Result<'runtime.incidents'>['incidents'][number];
+  type Log = Result<'runtime.incident_logs'>['logs'][number];
+  const withDeadLetter = async (): Promise<{ incident: Incident; log: Log } | undefined> => {
     const { incidents } = await server.rpc('runtime.incidents', { mcp_only: true, since_hours: 24, limit: 50 });
     for (const incident of incidents) {
       const { logs } = await server.rpc('runtime.incident_logs', { incident_id: incident.incident_id, since_hours: 24 });
@@ -19,7 +23,10 @@ test('an MCP incident is found by filtering on its component, and its detail lin
       }
     }
     return undefined;
-  }, 90_000);
+  };
+  let found: Awaited<ReturnType<typeof withDeadLetter>>;
+  await expect.poll(async () => (found = await withDeadLetter()), { message: 'an MCP incident whose sample logs name a dead letter', timeout: 90_000 }).toBeDefined();
+  const { incident, log } = found!;
 
   const incidents = new IncidentsPage(page);
   await incidents.goto();
@@ -42,7 +49,7 @@ test('an MCP incident is found by filtering on its component, and its detail lin
   await link.click();
 
   await expect(page).toHaveURL(/\/dead-letters\?/);
-  const card = new EventsPage(page).detail.locator('[data-testid="dead-letter"][aria-current="true"]');
+  const card = new EventsPage(page).currentDeadLetter;
   await expect(card).toContainText(log.dead_letter_id!);
   await expect(card).toContainText('Failure type');
   await expect(card).toContainText('Handler node');
@@ -52,17 +59,18 @@ test('an MCP incident is found by filtering on its component, and its detail lin
 });
 
 test('the window, state and sort live in the URL, and choosing a default removes it', async ({ signedIn: page }) => {
-  await page.goto('/incidents');
-  await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
-  await page.getByLabel('Look-back window').selectOption({ label: 'Last 7 days' });
-  await page.getByLabel('State').selectOption('all');
-  await page.getByLabel('Sort').selectOption('count');
+  const incidents = new IncidentsPage(page);
+  await incidents.goto();
+  await expect(new ConsoleShell(page).pageHeading('Incidents')).toBeVisible();
+  await incidents.window.selectOption({ label: 'Last 7 days' });
+  await incidents.state.selectOption('all');
+  await incidents.sort.selectOption('count');
   await expect(page).toHaveURL(/window=168/);
   await expect(page).toHaveURL(/state=all/);
   await expect(page).toHaveURL(/sort=count/);
-  await expect(page.getByText(/incidents? in the last 168 h/)).toBeVisible();
-  await page.getByLabel('Look-back window').selectOption({ label: 'Last 24 hours' });
-  await page.getByLabel('State').selectOption('active');
-  await page.getByLabel('Sort').selectOption('severity');
+  await expect(incidents.windowSummary(168)).toBeVisible();
+  await incidents.window.selectOption({ label: 'Last 24 hours' });
+  await incidents.state.selectOption('active');
+  await incidents.sort.selectOption('severity');
   await expect(page).toHaveURL(/\/incidents$/);
 });

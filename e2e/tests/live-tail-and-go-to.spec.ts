@@ -1,4 +1,9 @@
 import { expect, test } from '../fixtures';
+import { TranscriptPage } from '../pages/agents-page';
+import { EventsPage } from '../pages/events-page';
+import { IncidentsPage } from '../pages/incidents-page';
+import { OperationsSection } from '../pages/recovery-page';
+import { ConsoleShell, GoToIdBox } from '../pages/shell-page';
 
 test('with live tail on, new events show as a "N new events" bar and the rows stay put until asked', async ({ signedIn: page, server }) => {
   const entity = `tail-test-${Date.now().toString(36)}`;
@@ -6,20 +11,21 @@ test('with live tail on, new events show as a "N new events" bar and the rows st
   for (let i = 0; i < 3; i++) await publish(i);
 
   await page.goto(`/events?entity_id=${entity}&live=1`);
-  const rows = page.getByTestId('event-row');
+  const events = new EventsPage(page);
+  const rows = events.rows;
   await expect(rows).toHaveCount(3);
-  const before = await rows.locator('td:nth-child(3)').allInnerTexts();
+  const before = await events.rowNames();
 
   await publish(3);
   await publish(4);
-  const bar = page.getByTestId('new-events');
+  const bar = events.newEventsBar;
   await expect(bar).toHaveText(/2 new events/, { timeout: 15_000 });
   // Nothing moved under the cursor.
-  expect(await rows.locator('td:nth-child(3)').allInnerTexts()).toEqual(before);
+  expect(await events.rowNames()).toEqual(before);
 
   await bar.click();
   await expect(rows).toHaveCount(5);
-  expect((await rows.locator('td:nth-child(3)').allInnerTexts()).slice(2)).toEqual(before);
+  expect((await events.rowNames()).slice(2)).toEqual(before);
   await expect(bar).toHaveCount(0);
 });
 
@@ -34,29 +40,31 @@ test('"go to id" opens an event, a run and an entity by id, and says when nothin
   const eventId = published.event_id!;
   expect(eventId).toMatch(/^evt_/);
   await page.goto('/incidents');
-  await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
-  const box = page.getByRole('searchbox', { name: 'Go to id' });
+  const shell = new ConsoleShell(page);
+  const events = new EventsPage(page);
+  await expect(shell.pageHeading('Incidents')).toBeVisible();
+  const box = new GoToIdBox(page).box;
 
   await page.keyboard.press('/');
   await expect(box).toBeFocused();
   await box.fill(eventId);
   await box.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/events\\?.*selected=${eventId}`));
-  await expect(page.getByRole('complementary', { name: 'Event details' })).toContainText(eventId);
+  await expect(events.detail).toContainText(eventId);
 
   await box.fill(published.run_id);
   await box.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/events\\?run_id=${published.run_id}$`));
-  await expect(page.getByRole('group', { name: 'Run summary' })).toContainText(published.run_id);
+  await expect(events.runSummary).toContainText(published.run_id);
 
   await box.fill(entity);
   await box.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/events\\?entity_id=${entity}$`));
-  await expect(page.getByTestId('event-row')).toHaveCount(1);
+  await expect(events.rows).toHaveCount(1);
 
   await box.fill('no_such_id_anywhere');
   await box.press('Enter');
-  await expect(page.getByRole('status').filter({ hasText: 'No record has the id “no_such_id_anywhere”' })).toBeVisible();
+  await expect(shell.status('No record has the id “no_such_id_anywhere”')).toBeVisible();
 });
 
 test('"go to id" opens every kind of id the console shows: mailbox item, agent, session, turn, dead letter, delivery, log record, operation', async ({ signedIn: page, server }) => {
@@ -71,34 +79,36 @@ test('"go to id" opens every kind of id the console shows: mailbox item, agent, 
   const estimate = await server.rpc('event.replay', { dry_run: true, event_ids: [published.event_id!] });
   const replay = await server.rpc('event.replay', { dry_run: false, event_ids: [published.event_id!], expected_plan_hash: estimate.plan.plan_hash });
 
+  const shell = new ConsoleShell(page);
+  const browser = new EventsPage(page);
   const cases: { id: string; url: RegExp; shows: () => Promise<void> }[] = [
-    { id: items[0]!.mailbox_id, url: new RegExp(`/mailbox/${items[0]!.mailbox_id}`), shows: () => expect(page.getByText(items[0]!.mailbox_id).first()).toBeVisible() },
-    { id: agents[0]!.agent_id, url: new RegExp(`/agents/${agents[0]!.agent_id}`), shows: () => expect(page.getByRole('heading', { name: agents[0]!.agent_id }).first()).toBeVisible() },
-    { id: conversations[0]!.session_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}`), shows: () => expect(page.getByTestId('turn').first()).toBeVisible() },
-    { id: turns[0]!.turn_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}[?]turn=${turns[0]!.turn_id}`), shows: () => expect(page.getByText(turns[0]!.turn_id).first()).toBeVisible() },
+    { id: items[0]!.mailbox_id, url: new RegExp(`/mailbox/${items[0]!.mailbox_id}`), shows: () => expect(shell.text(items[0]!.mailbox_id).first()).toBeVisible() },
+    { id: agents[0]!.agent_id, url: new RegExp(`/agents/${agents[0]!.agent_id}`), shows: () => expect(shell.anyHeading(agents[0]!.agent_id).first()).toBeVisible() },
+    { id: conversations[0]!.session_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}`), shows: () => expect(new TranscriptPage(page).turns.first()).toBeVisible() },
+    { id: turns[0]!.turn_id, url: new RegExp(`/conversations/${conversations[0]!.session_id}[?]turn=${turns[0]!.turn_id}`), shows: () => expect(shell.text(turns[0]!.turn_id).first()).toBeVisible() },
     {
       id: dead.dead_letters[0]!.dead_letter_id,
       url: new RegExp(`/dead-letters[?].*dead_letter=${dead.dead_letters[0]!.dead_letter_id}`),
-      shows: () => expect(page.locator('[data-testid="dead-letter"][aria-current="true"]')).toContainText(dead.dead_letters[0]!.dead_letter_id),
+      shows: () => expect(browser.currentDeadLetter).toContainText(dead.dead_letters[0]!.dead_letter_id),
     },
     {
       id: dead.deliveries[0]!.delivery_id,
       url: new RegExp(`/events[?].*selected=${dead.event_id}`),
-      shows: () => expect(page.getByRole('complementary', { name: 'Event details' })).toContainText(dead.deliveries[0]!.delivery_id),
+      shows: () => expect(browser.detail).toContainText(dead.deliveries[0]!.delivery_id),
     },
     {
       id: incidents[0]!.sample_log_ids[0]!,
       url: /\/incidents\?.*selected=inc_/,
-      shows: () => expect(page.getByRole('complementary', { name: 'Incident details' })).toContainText(incidents[0]!.sample_log_ids[0]!),
+      shows: () => expect(new IncidentsPage(page).detail).toContainText(incidents[0]!.sample_log_ids[0]!),
     },
     {
       id: replay.operation!.operation_id,
       url: new RegExp(`/runtime[?]operation=${replay.operation!.operation_id}`),
-      shows: () => expect(page.getByTestId('operations').getByTestId('operation-progress')).toContainText(replay.operation!.operation_id),
+      shows: () => expect(new OperationsSection(page).progress).toContainText(replay.operation!.operation_id),
     },
   ];
   await page.goto('/incidents');
-  const box = page.getByRole('searchbox', { name: 'Go to id' });
+  const box = new GoToIdBox(page).box;
   for (const c of cases) {
     await box.fill(c.id);
     await box.press('Enter');

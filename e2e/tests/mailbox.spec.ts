@@ -1,9 +1,10 @@
 import type { Request } from '@playwright/test';
-import { eventually, expect, test } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 import { MailboxQueue, MailboxReview } from '../pages/mailbox-page';
 import { freshRefundItem } from '../mailbox-items';
-import { actorLabels } from '../pages/shell-page';
+import { EventsPage } from '../pages/events-page';
+import { actorLabels, ConsoleShell } from '../pages/shell-page';
 
 test.describe('mailbox', () => {
   test.describe.configure({ timeout: 90_000 });
@@ -107,29 +108,32 @@ test.describe('mailbox', () => {
     await expect(review.outcome).toContainText('Approved. Emitted refund.approved');
     await review.expectStatus('approved');
     // Decided: no "If approved"; what it emitted; the entity as the approver saw it, and now.
-    const decided = page.getByTestId('decided-sheet');
-    await expect(page.getByRole('heading', { name: 'If approved' })).toHaveCount(0);
-    await expect(decided.getByTestId('emitted')).toContainText('refund.approved');
-    await expect(decided.getByTestId('at-decision').getByTestId('entity-revision')).toHaveText(String(revision));
-    await review.outcome.getByTestId('downstream-event-link').click();
+    const decided = review.decidedSheet;
+    await expect(review.ifApprovedHeading).toHaveCount(0);
+    await expect(decided.emitted).toContainText('refund.approved');
+    await expect(decided.revisionAtDecision).toHaveText(String(revision));
+    await review.downstreamEventLink.click();
 
     await expect(page).toHaveURL(/\/events\?/);
     const eventId = new URL(page.url()).searchParams.get('event_id')!;
-    const row = page.getByTestId('event-row').first();
+    const browser = new EventsPage(page);
+    const row = browser.rows.first();
     await expect(row).toContainText('refund.approved');
-    await expect(page.getByRole('complementary', { name: 'Event details' })).toContainText(eventId);
+    await expect(browser.detail).toContainText(eventId);
     const { events } = await server.rpc('event.list', { filter: { event_id: eventId } });
     expect(events[0]).toMatchObject({ event_name: 'refund.approved', entity_id: entityId });
 
     // The emitted event moves the entity on; a reader who opens the item later sees what the
     // approver saw ("at decision") and what changed since ("now").
-    await eventually('the entity to move on', async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision > revision);
+    await expect
+      .poll(async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision, { message: 'the entity to move on', timeout: 45_000 })
+      .toBeGreaterThan(revision);
     await page.goto(`/mailbox/${mailboxId}`);
-    const later = page.getByTestId('decided-sheet');
-    await expect(later.getByTestId('entity-changed')).toContainText('changed since');
-    await expect(later.getByTestId('at-decision').getByTestId('entity-revision')).toHaveText(String(revision));
-    await expect(later.getByTestId('now')).toContainText(`revision ${revision} →`);
-    await expect(later.getByTestId('emitted')).toContainText(eventId);
+    const later = review.decidedSheet;
+    await expect(later.entityChanged).toContainText('changed since');
+    await expect(later.revisionAtDecision).toHaveText(String(revision));
+    await expect(later.now).toContainText(`revision ${revision} →`);
+    await expect(later.emitted).toContainText(eventId);
     await shotAtBothWidths(page, '23-mailbox-decided-at-decision');
   });
 
@@ -184,10 +188,9 @@ test.describe('mailbox', () => {
       entity_id: entityId,
       payload: { ticket_id: ticketId, order_id: 'ORD-E2E', amount: 43, currency: 'EUR', reason: 'amended' },
     });
-    await eventually('the entity revision to move', async () => {
-      const r = await server.rpc('mailbox.get', { mailbox_id: mailboxId });
-      return r.decision_sheet.entity_context.entity!.entity.revision > before;
-    });
+    await expect
+      .poll(async () => (await server.rpc('mailbox.get', { mailbox_id: mailboxId })).decision_sheet.entity_context.entity!.entity.revision, { message: 'the entity revision to move', timeout: 45_000 })
+      .toBeGreaterThan(before);
     await dialog.confirm.click();
     await expect(dialog.staleSheet).toContainText('The entity changed since you opened this; review again');
     await dialog.button('Reload and review again').click();
@@ -225,7 +228,7 @@ test.describe('mailbox', () => {
     const queue = new MailboxQueue(page);
     await queue.goto();
     await expect(queue.rows.first()).toBeVisible();
-    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    await expect(new ConsoleShell(page).heartbeat).toContainText('Healthy');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '20-mailbox-queue');
 
@@ -253,7 +256,7 @@ test.describe('mailbox', () => {
     await shotAtBothWidths(page, '24-mailbox-decided');
 
     await queue.goto('?type=no_such_type');
-    await expect(page.getByText('No items match these filters')).toBeVisible();
+    await expect(queue.noMatch()).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
  * two-node view (skipped without PostgreSQL, except on CI where that is a failure).
  */
 import { NodesPanel } from '../pages/runtime-page';
+import { ConsoleShell } from '../pages/shell-page';
 import { createSpecDatabase, testPostgres } from '../postgres-database';
 import { ServerProcess } from '../server-process';
 import { expect, signInContext, test } from '../fixtures';
@@ -36,16 +37,16 @@ test.describe('nodes on one server', () => {
     // The pid is the server process's own, not just what the API said.
     const row = nodes.row(own.pid!);
     await expect(row).toHaveAttribute('data-self', 'true');
-    await expect(row.getByTestId('this-node')).toHaveText('this node');
-    const nodeId = row.getByTestId('node-id');
+    await expect(nodes.thisNode(row)).toHaveText('this node');
+    const nodeId = nodes.nodeId(row);
     await expect(nodeId).toHaveText(self!.node_id);
     await expect(nodeId).toHaveAttribute('title', self!.node_id);
     await expect(row).toContainText(self!.host);
     await expect(row).toContainText(self!.version);
-    await expect(row.getByTestId('node-in-flight')).toHaveText(/^\d+$/);
+    await expect(nodes.inFlight(row)).toHaveText(/^\d+$/);
 
     // Live: the age moves between heartbeats without a reload.
-    const lastSeen = row.getByTestId('node-last-seen');
+    const lastSeen = nodes.lastSeen(row);
     await expect(lastSeen).toHaveText(AGE);
     const before = await lastSeen.innerText();
     await expect(lastSeen).not.toHaveText(before);
@@ -70,11 +71,12 @@ test.describe('nodes on one server', () => {
   test('the heartbeat details link to the nodes, by keyboard', async ({ page }) => {
     await signInContext(page, own);
     await page.goto(`${own.url}/incidents`);
-    const indicator = page.getByTestId('heartbeat');
+    const shell = new ConsoleShell(page);
+    const indicator = shell.heartbeat;
     await expect(indicator).toContainText('Healthy');
     await indicator.focus();
-    const link = page.getByTestId('heartbeat-nodes');
-    await expect(page.getByRole('tooltip')).toContainText(/Nodes\s*1 live/);
+    const link = shell.heartbeatNodesLink;
+    await expect(shell.heartbeatDetails).toContainText(/Nodes\s*1 live/);
     await shotAtBothWidths(page, 'nodes-heartbeat-details');
     await page.keyboard.press('Tab');
     await expect(link).toBeFocused();
@@ -83,7 +85,7 @@ test.describe('nodes on one server', () => {
     const nodes = new NodesPanel(page);
     await expect(nodes.rows).toHaveCount(1);
     await expect(nodes.root).toBeInViewport();
-    await expect(page.getByRole('tooltip')).toBeHidden();
+    await expect(shell.heartbeatDetails).toBeHidden();
   });
 
   test('without heartbeats the panel reads health.check, and says when that fails', async ({ page }) => {
@@ -95,16 +97,16 @@ test.describe('nodes on one server', () => {
     await signInContext(page, own);
     await page.goto(`${own.url}/runtime`);
     const nodes = new NodesPanel(page);
-    await expect(nodes.root.getByRole('alert')).toContainText('The server cannot be reached');
-    await expect(nodes.root.getByRole('button', { name: 'Try again' })).toBeVisible();
+    await expect(nodes.alert).toContainText('The server cannot be reached');
+    await expect(nodes.tryAgain).toBeVisible();
     await expect(nodes.rows).toHaveCount(0);
 
     // The fallback keeps polling: once health.check answers, the nodes show by themselves.
     failHealthCheck = false;
     await expect(nodes.rows).toHaveCount(1);
     await expect(nodes.summary).toContainText('by health.check');
-    await expect(nodes.row(own.pid!).getByTestId('this-node')).toBeVisible();
-    await expect(nodes.root.getByRole('alert')).toHaveCount(0);
+    await expect(nodes.thisNode(nodes.row(own.pid!))).toBeVisible();
+    await expect(nodes.alert).toHaveCount(0);
   });
 });
 
@@ -134,24 +136,24 @@ test('two servers on one PostgreSQL database: each console lists both nodes and 
       await page.goto(`${own.url}/runtime`);
       await expect(nodes.rows).toHaveCount(2);
       await expect(nodes.summary).toContainText('2 live nodes');
-      await expect(nodes.row(own.pid!).getByTestId('this-node')).toBeVisible();
+      await expect(nodes.thisNode(nodes.row(own.pid!))).toBeVisible();
       await expect(nodes.row(other.pid!)).toHaveAttribute('data-self', 'false');
-      await expect(nodes.row(other.pid!).getByTestId('this-node')).toHaveCount(0);
-      await expect(nodes.row(other.pid!).getByTestId('node-last-seen')).toHaveText(AGE);
+      await expect(nodes.thisNode(nodes.row(other.pid!))).toHaveCount(0);
+      await expect(nodes.lastSeen(nodes.row(other.pid!))).toHaveText(AGE);
     }
     await expect(nodes.selfRow).toHaveCount(1);
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await shotAtBothWidths(page, `nodes-two-${scheme}`, { scrollTo: nodes.root });
     }
-    await nodes.selfRow.getByTestId('node-id').focus();
+    await nodes.nodeId(nodes.selfRow).focus();
     await shotAtBothWidths(page, 'nodes-two-id-focused', { scrollTo: nodes.root });
     await page.emulateMedia({ colorScheme: null });
 
     // A node that stops leaves the list (the second's console is open: the first goes).
     await first.stop();
     await expect(nodes.rows).toHaveCount(1);
-    await expect(nodes.row(second.pid!).getByTestId('this-node')).toBeVisible();
+    await expect(nodes.thisNode(nodes.row(second.pid!))).toBeVisible();
   } finally {
     for (const s of servers) await s.dispose();
     await db.drop();

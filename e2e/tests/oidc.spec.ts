@@ -8,6 +8,9 @@ import type { Page } from '@playwright/test';
 import { seriousViolations } from '../console-checks';
 import { startOidcProvider, type TestOidcProvider } from '../oidc-provider';
 import { expect, test } from '../fixtures';
+import { SessionHeader } from '../pages/people-page';
+import { ConsoleShell } from '../pages/shell-page';
+import { IdentityProvider, SignInScreen } from '../pages/sign-in-page';
 import { ServerProcess, freePort } from '../server-process';
 
 let provider: TestOidcProvider;
@@ -33,9 +36,7 @@ test.beforeEach(async ({ context }) => {
 /** On the provider's own login page: any password is accepted, the login names the account. */
 async function loginAtProvider(page: Page, login: string): Promise<void> {
   await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
+  await new IdentityProvider(page).signInAs(login);
 }
 
 async function sessionIn(page: Page): Promise<{ status: number; body: { user?: { display_name: string; role: string }; token?: { name: string } } }> {
@@ -51,44 +52,48 @@ for (const person of [
 ]) {
   test(`the ${person.role} signs in through the provider's login form, then out of both`, async ({ page }) => {
     await page.goto(`${server.url}${person.path}`);
-    const sso = page.getByRole('link', { name: 'Sign in with single sign-on' });
+    const signIn = new SignInScreen(page);
+    const sso = signIn.singleSignOn;
     await expect(sso).toBeVisible();
     // The token paste stays beside it.
-    await expect(page.getByLabel('Access token')).toBeVisible();
+    await expect(signIn.tokenInput).toBeVisible();
     await sso.click();
 
     await loginAtProvider(page, person.login);
 
     // Back where the visitor was going, signed in as the person with the role their group maps to.
     await expect(page).toHaveURL(`${server.url}${person.path}`);
-    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    const shell = new ConsoleShell(page);
+    await expect(shell.signOut).toBeVisible();
     const session = await sessionIn(page);
     expect(session.status).toBe(200);
     expect(session.body.user).toMatchObject({ display_name: person.name, role: person.role });
-    await expect(page.getByTestId('session-user')).toContainText(person.name);
-    await expect(page.getByTestId('session-role')).toHaveText(person.role);
+    const header = new SessionHeader(page);
+    await expect(header.who).toContainText(person.name);
+    await expect(header.role).toHaveText(person.role);
 
     // Sign-out ends the Switchboard session, then the provider's (its confirmation page), and comes back.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await shell.signOut.click();
     await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/session/end`));
-    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await new IdentityProvider(page).confirmSignOut.click();
     await expect(page).toHaveURL(`${server.url}/`);
-    await expect(page.getByRole('link', { name: 'Sign in with single sign-on' })).toBeVisible();
+    await expect(sso).toBeVisible();
     expect((await sessionIn(page)).status).toBe(401);
 
     // The provider's session ended too: signing in again asks for the login once more.
-    await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+    await sso.click();
     await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-    await expect(page.locator('input[name="login"]')).toBeVisible();
+    await expect(new IdentityProvider(page).login).toBeVisible();
   });
 }
 
 test('a person outside the required group is sent back to the sign-in with the reason', async ({ page }) => {
   await page.goto(`${server.url}/incidents`);
-  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+  const signIn = new SignInScreen(page);
+  await signIn.singleSignOn.click();
   await loginAtProvider(page, 'mallory');
 
-  await expect(page.getByRole('alert')).toHaveText(/not allowed to use Switchboard/);
+  await expect(signIn.error).toHaveText(/not allowed to use Switchboard/);
   // Still at the page she came for, without the reason in the address (a reload does not repeat it).
   await expect(page).toHaveURL(`${server.url}/incidents`);
   expect((await sessionIn(page)).status).toBe(401);

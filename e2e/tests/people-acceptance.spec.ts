@@ -8,10 +8,12 @@ import type { Page } from '@playwright/test';
 import { freshRefundItem } from '../mailbox-items';
 import { startOidcProvider, type TestOidcProvider } from '../oidc-provider';
 import { expect, test } from '../fixtures';
+import { AuditPage } from '../pages/audit-page';
 import { MailboxReview } from '../pages/mailbox-page';
 import { AdminPage, SessionHeader, expectOffered, expectRefused, signInByPasting } from '../pages/people-page';
 import { RecoveryDialog } from '../pages/recovery-page';
 import { RuntimePage } from '../pages/runtime-page';
+import { IdentityProvider, SignInScreen } from '../pages/sign-in-page';
 import { EventsPage } from '../pages/events-page';
 import { ServerProcess, freePort } from '../server-process';
 
@@ -37,12 +39,10 @@ test.beforeEach(async ({ context }) => {
 
 async function signInWithProvider(page: Page, login: string, path: string): Promise<void> {
   await page.goto(`${server.url}${path}`);
-  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
+  await new SignInScreen(page).singleSignOn.click();
   await expect(page).toHaveURL(new RegExp(`^${provider.issuer}/interaction/`));
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await expect(page.getByTestId('session-user')).toBeVisible();
+  await new IdentityProvider(page).signInAs(login);
+  await expect(new SessionHeader(page).who).toBeVisible();
 }
 
 test('reviewer and operator sign in through the provider, act, and the audit names them', async ({ browser }) => {
@@ -61,7 +61,7 @@ test('reviewer and operator sign in through the provider, act, and the audit nam
   await expect(asReviewer).toHaveURL(/\/mailbox$/);
   const runtime = new RuntimePage(asReviewer);
   await runtime.goto();
-  await expectRefused(asReviewer.getByTestId('open-nuke'), 'needs admin');
+  await expectRefused(runtime.openNukeButton, 'needs admin');
   await expectRefused(runtime.pauseButton.or(runtime.resumeButton), 'needs operator');
   await asReviewer.goto('/dead-letters?subscriber_id=pay-refund');
   await expectRefused(new EventsPage(asReviewer).openRecovery, 'needs operator');
@@ -90,10 +90,10 @@ test('reviewer and operator sign in through the provider, act, and the audit nam
   // The admin (the server's own token): the Audit screen names both people beside their actions.
   const asAdmin = await browser.newPage({ baseURL: server.url });
   await signInByPasting(asAdmin, server.token, '/audit');
-  const rows = asAdmin.getByTestId('audit-row');
-  await expect(rows.filter({ hasText: 'mailbox.reject' }).filter({ hasText: 'Rita Reviewer' }).first()).toBeVisible();
-  await expect(rows.filter({ hasText: 'event.redrive' }).filter({ hasText: 'Oscar Operator' }).first()).toBeVisible();
-  await expect(rows.filter({ hasText: 'auth.sign_in' }).filter({ hasText: 'Rita Reviewer' }).first()).toBeVisible();
+  const audit = new AuditPage(asAdmin);
+  await expect(audit.rowsOf('mailbox.reject', 'Rita Reviewer').first()).toBeVisible();
+  await expect(audit.rowsOf('event.redrive', 'Oscar Operator').first()).toBeVisible();
+  await expect(audit.rowsOf('auth.sign_in', 'Rita Reviewer').first()).toBeVisible();
 
   // And creates a token for Rita: the secret shows once, then never again.
   const adminPage = new AdminPage(asAdmin);

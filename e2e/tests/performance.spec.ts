@@ -1,4 +1,5 @@
 import { expect, sharedServer, test } from '../fixtures';
+import { EventsPage } from '../pages/events-page';
 
 const ROWS = 5000;
 /**
@@ -31,9 +32,10 @@ test.beforeAll(async () => {
 
 test('the events table with 5,000 loaded rows scrolls at a bounded multiple of a plain scroller\'s main-thread CPU', async ({ signedIn: page }) => {
   await page.goto('/events?event_name=survey.requested');
-  const scroller = page.getByTestId('event-table-scroll');
-  await expect(page.getByTestId('event-row').first()).toBeVisible();
-  const loaded = async () => Number((await page.getByTestId('loaded-count').innerText()).match(/^[\d,.\s\u202f]+/)![0].replace(/\D/g, ''));
+  const events = new EventsPage(page);
+  const scroller = events.tableScroll;
+  await expect(events.rows.first()).toBeVisible();
+  const loaded = async () => Number((await events.loadedCount.innerText()).match(/^[\d,.\s\u202f]+/)![0].replace(/\D/g, ''));
   // Scrolling near the end loads the next page, until every row is loaded.
   for (let i = 0; i < 60 && (await loaded()) < ROWS; i++) {
     const before = await loaded();
@@ -43,7 +45,7 @@ test('the events table with 5,000 loaded rows scrolls at a bounded multiple of a
   const total = await loaded();
   expect(total).toBeGreaterThanOrEqual(ROWS);
   // Virtualised: the DOM holds a window of rows, not all of them.
-  expect(await page.getByTestId('event-row').count()).toBeLessThan(100);
+  expect(await events.rows.count()).toBeLessThan(100);
 
   // One round: a fast, steady scroll from top to bottom and back (600 px per frame, about 36,000 px/s at 60 Hz).
   const measure = (target: typeof scroller) =>
@@ -95,7 +97,7 @@ test('the events table with 5,000 loaded rows scrolls at a bounded multiple of a
     plain.append(tall);
     document.body.append(plain);
   });
-  const baseline = page.getByTestId('baseline-scroll');
+  const baseline = events.baselineScroll();
   const rounds = [];
   for (let round = 1; round <= 3; round++) {
     const cost = async (target: typeof scroller) => {

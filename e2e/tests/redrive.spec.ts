@@ -6,6 +6,7 @@
  * payments incident stops growing.
  */
 import { EventsPage } from '../pages/events-page';
+import { IncidentsPage } from '../pages/incidents-page';
 import { OperationsSection, RecoveryDialog, ToolServers } from '../pages/recovery-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, publishRefunds } from '../runtime-helpers';
@@ -43,8 +44,8 @@ test.describe('redrive after fixing the failing tool', () => {
     await shotAtBothWidths(page, '70-tool-servers-fixed');
 
     await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=0`);
-    await expect(page.getByTestId('event-row').first()).toBeVisible();
-    await page.getByTestId('open-recovery').click();
+    await expect(new EventsPage(page).rows.first()).toBeVisible();
+    await new EventsPage(page).openRecovery.click();
     const dialog = new RecoveryDialog(page);
     await expect(dialog.toSend).toHaveText(String(toSend));
     await expect(dialog.plan).toContainText('pay-refund');
@@ -67,21 +68,21 @@ test.describe('redrive after fixing the failing tool', () => {
 
     // The dead letters say they were redriven, and link to the new attempt's operation.
     await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=0`);
-    await expect(page.getByText('No events with dead letters match these filters')).toBeVisible();
+    await expect(new EventsPage(page).noDeadLettersMatch()).toBeVisible();
     await page.goto(`${own.url}/dead-letters?subscriber_id=pay-refund&redriven=1`);
     // The list marks them too, not only the card.
     const deadLetters = new EventsPage(page);
     await expect(deadLetters.redrivenMark(deadLetters.rows.first())).toHaveText('redriven');
     for (const row of await deadLetters.rows.all()) await expect(deadLetters.redrivenMark(row)).toBeVisible();
-    await page.getByTestId('event-row').first().click();
-    const history = page.getByTestId('redrive-history').first();
+    await deadLetters.rows.first().click();
+    const history = deadLetters.redriveHistory().first();
     await expect(history).toContainText('Redriven');
     await expect(history).toContainText('delivered');
     await shotAtBothWidths(page, '74-redrive-history');
-    await history.getByRole('link', { name: /^op_/ }).click();
+    await deadLetters.operationLink(history).click();
     const operations = new OperationsSection(page);
     await expect(operations.rows.first()).toContainText('completed');
-    await expect(operations.root.getByTestId('operation-progress')).toBeVisible();
+    await expect(operations.progress).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '75-operations');
 
@@ -94,7 +95,7 @@ test.describe('redrive after fixing the failing tool', () => {
     }
     expect(withDeadLetters.length).toBeGreaterThan(0);
     await page.goto(`${own.url}/incidents?component=mcp.payments&selected=${encodeURIComponent(withDeadLetters[0]!.id)}`);
-    await expect(page.getByTestId('incident-recovery')).toHaveText(`All ${withDeadLetters[0]!.total} dead letter${withDeadLetters[0]!.total === 1 ? '' : 's'} of this incident were redriven and delivered.`);
+    await expect(new IncidentsPage(page).recovery).toHaveText(`All ${withDeadLetters[0]!.total} dead letter${withDeadLetters[0]!.total === 1 ? '' : 's'} of this incident were redriven and delivered.`);
     await shotAtBothWidths(page, '76-incident-recovered');
 
     // The incident stops growing: the same kind of traffic no longer fails at the payments tool.

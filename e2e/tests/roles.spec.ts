@@ -24,7 +24,7 @@ test('a viewer sees their name and role, and no reset, redrive, pause or approve
 
   const runtime = new RuntimePage(page);
   await expect(runtime.ingressState).toBeVisible();
-  await expectRefused(page.getByTestId('open-nuke'), 'needs admin');
+  await expectRefused(runtime.openNukeButton, 'needs admin');
   await expectRefused(runtime.pauseButton.or(runtime.resumeButton), 'needs operator');
 
   const events = new EventsPage(page);
@@ -39,7 +39,7 @@ test('a viewer sees their name and role, and no reset, redrive, pause or approve
   await expect(review.dialog.root).toHaveCount(0);
 
   await page.goto('/admin');
-  await expect(page.getByText('This screen needs admin')).toBeVisible();
+  await expect(new AdminPage(page).needsAdmin).toBeVisible();
 });
 
 test('a reviewer lands on the mailbox and can reject, but not redrive', async ({ page, server }) => {
@@ -71,7 +71,7 @@ test('an operator is offered redrive and pause but not reset', async ({ page, se
   const runtime = new RuntimePage(page);
   await runtime.goto();
   await expectOffered(runtime.pauseButton.or(runtime.resumeButton));
-  await expectRefused(page.getByTestId('open-nuke'), 'needs admin');
+  await expectRefused(runtime.openNukeButton, 'needs admin');
 });
 
 test('a call refused because the role changed meanwhile says what it needed, and the page follows the new role', async ({ page, server }) => {
@@ -84,8 +84,8 @@ test('a call refused because the role changed meanwhile says what it needed, and
   await setRole(server, person, 'viewer');
   await events.openRecovery.click();
   const dialog = new RecoveryDialog(page);
-  await expect(dialog.root.getByRole('alert')).toContainText('This needs the operator role (scope events:redrive)');
-  await expect(dialog.root.getByRole('alert')).toContainText('You are signed in as viewer');
+  await expect(dialog.alert).toContainText('This needs the operator role (scope events:redrive)');
+  await expect(dialog.alert).toContainText('You are signed in as viewer');
   await page.keyboard.press('Escape');
   await expect(new SessionHeader(page).role).toHaveText('viewer');
   await expectRefused(events.openRecovery, 'needs operator');

@@ -25,18 +25,18 @@ test.describe('runtime notices', () => {
     for (let n = 0; n < 3; n++) await own.rpc('event.publish', { event_name: 'ticket.created', payload: { ticket_id: `Q-${n}`, order_id: `ORD-Q-${n}`, subject: 'queued', customer: 'c', channel: 'email', body: 'b' } });
     for (const path of SCREENS) {
       await page.goto(`${own.url}${path}`);
-      const notice = page.getByTestId('ingress-paused-notice');
+      const notice = new ConsoleShell(page).ingressPausedNotice;
       await expect(notice, path).toContainText('Ingress is paused');
       await expect(notice, path).toContainText('3 publishes queued');
     }
     await page.goto(`${own.url}/runtime#ingress`);
-    const queued = page.getByTestId('queued-publishes');
-    await expect(queued.locator('li')).toHaveCount(3);
+    const queued = new RuntimePage(page).queuedPublishes;
+    await expect(new RuntimePage(page).queuedPublishItems).toHaveCount(3);
     await expect(queued).toContainText('ticket.created');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '85-ingress-paused');
     await own.rpc('runtime.resume');
-    await expect(page.getByTestId('ingress-paused-notice')).toHaveCount(0, { timeout: 10_000 });
+    await expect(new ConsoleShell(page).ingressPausedNotice).toHaveCount(0, { timeout: 10_000 });
   });
 
   test('a reset made through the API while a tab shows the mailbox: the tab says so and its lists empty within 2 s', async ({ page }) => {
@@ -46,12 +46,12 @@ test.describe('runtime notices', () => {
     await page.goto(`${own.url}/mailbox`);
     await expect(mailbox.rows.first()).toBeVisible();
     // The console's heartbeat socket is subscribed before the reset is made.
-    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    await expect(new ConsoleShell(page).heartbeat).toContainText('Healthy');
 
     const preview = await own.rpc('runtime.nuke', { dry_run: true });
     await own.rpc('runtime.nuke', { dry_run: false, expected_plan_hash: preview.plan.plan_hash as string, reason: 'fresh demo for the workshop' });
     const resetAt = Date.now();
-    const notice = page.getByTestId('reset-notice');
+    const notice = new ConsoleShell(page).resetNotice;
     await expect(notice).toContainText('The runtime was reset', { timeout: 2000 });
     await expect(notice).toContainText('fresh demo for the workshop');
     await expect(mailbox.rows).toHaveCount(0, { timeout: Math.max(100, 2000 - (Date.now() - resetAt)) });
@@ -59,8 +59,8 @@ test.describe('runtime notices', () => {
     await shotAtBothWidths(page, '86-reset-notice');
 
     // The Runtime page lists it among past resets.
-    await notice.getByRole('link', { name: 'Past resets' }).click();
-    const past = page.getByTestId('past-reset');
+    await new ConsoleShell(page).pastResetsLink.click();
+    const past = new RuntimePage(page).pastResets;
     await expect(past).toHaveCount(1);
     await expect(past.first()).toContainText('fresh demo for the workshop');
     await expect(past.first()).toContainText('completed');

@@ -1,7 +1,11 @@
+import { EventsPage } from '../pages/events-page';
+import { MailboxQueue } from '../pages/mailbox-page';
 import { RuntimePage } from '../pages/runtime-page';
+import { ConsoleShell } from '../pages/shell-page';
+import { SignInScreen } from '../pages/sign-in-page';
 import { ServerProcess } from '../server-process';
 import { ownDemoServer, settled } from '../runtime-helpers';
-import { eventually, expect, signInContext, test } from '../fixtures';
+import { expect, signInContext, test } from '../fixtures';
 import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 /** Record counts in the stores a reset empties, read through the API. */
@@ -51,7 +55,7 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     await runtime.resumeButton.click();
     await expect(dialog.root).toContainText('1 queued publish becomes eligible for dispatch, each exactly once');
     await dialog.confirm.click();
-    await expect(page.getByRole('status').filter({ hasText: 'Ingress resumed' })).toContainText('1 queued publish released');
+    await expect(new ConsoleShell(page).status('Ingress resumed')).toContainText('1 queued publish released');
     await expect(runtime.ingressState).toHaveText('open');
     expect(keys).toHaveLength(2);
     expect(keys[0]).not.toBe(keys[1]);
@@ -122,12 +126,12 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     // Stores emptied; the same token (bearer and browser session) still works.
     expect(await storeCounts(own)).toEqual({ events: 0, mailbox: 0, conversations: 0 });
     expect((await own.rpc('health.ping')).ok).toBe(true);
-    await dialog.root.getByRole('button', { name: 'Close' }).first().click();
+    await dialog.close().click();
     await page.goto(`${own.url}/events`);
-    await expect(page.getByText('No events yet')).toBeVisible();
+    await expect(new EventsPage(page).noEventsYet()).toBeVisible();
     await page.goto(`${own.url}/mailbox`);
-    await expect(page.getByText('The mailbox is empty')).toBeVisible();
-    await expect(page.getByLabel('Access token')).toHaveCount(0);
+    await expect(new MailboxQueue(page).empty()).toBeVisible();
+    await expect(new SignInScreen(page).tokenInput).toHaveCount(0);
   });
 
   test('a plan that went stale is refused with what changed, and the fresh plan is offered in place', async ({ page }) => {
@@ -144,7 +148,7 @@ test.describe('runtime page on its own server (the reset empties it)', () => {
     await dialog.confirmAndApply(status.bundle.fingerprint.slice(0, 'sha256:'.length + 10), 'e2e: stale plan');
     const stale = dialog.stale;
     await expect(stale).toContainText('Nothing was reset');
-    await expect(stale.getByRole('table', { name: 'What changed' })).toContainText('remove events');
+    await expect(dialog.whatChanged()).toContainText('remove events');
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '46-nuke-plan-stale');
     expect((await storeCounts(own)).events).toBeGreaterThan(0);
@@ -187,10 +191,9 @@ test.describe('nuke with a container that will not stop', () => {
       entity_id: 'ticket-T-stuck',
       payload: { ticket_id: 'T-stuck', order_id: 'ORD-1', customer: 'Stuck Container', subject: 'Container ignores SIGTERM', channel: 'email' },
     });
-    await eventually('a managed container', async () => {
-      const r = await own.rpc('runtime.nuke', { dry_run: true });
-      return Number(r.containers.count ?? 0) > 0;
-    });
+    await expect
+      .poll(async () => Number((await own.rpc('runtime.nuke', { dry_run: true })).containers.count ?? 0), { message: 'a managed container', timeout: 45_000 })
+      .toBeGreaterThan(0);
     await settled(own);
     const status = await own.rpc('runtime.status');
 
@@ -203,12 +206,12 @@ test.describe('nuke with a container that will not stop', () => {
 
     const outcome = dialog.outcome;
     await expect(outcome).toHaveAttribute('data-status', 'partial_failure', { timeout: 30_000 });
-    await expect(outcome.getByRole('alert')).toContainText('Reset ended in partial failure');
+    await expect(dialog.outcomeAlert()).toContainText('Reset ended in partial failure');
     const errors = dialog.errors;
     await expect(errors).toContainText('containers');
     await expect(errors).toContainText(/did not exit within 300 ms of SIGTERM/);
     await expect(outcome).not.toContainText('Reset complete');
-    await expect(outcome.locator('.callout-ok')).toHaveCount(0);
+    await expect(dialog.outcomeSuccess()).toHaveCount(0);
     expect(await seriousViolations(page)).toEqual([]);
     await shotAtBothWidths(page, '45-nuke-partial-failure');
   });

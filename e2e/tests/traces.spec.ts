@@ -5,6 +5,7 @@
  */
 import { OtlpReceiver } from '../../apps/server/test/otlp-receiver';
 import { expect, signInContext, test } from '../fixtures';
+import { EventsPage } from '../pages/events-page';
 import { ServerProcess } from '../server-process';
 
 test.describe('trace ids in the console', () => {
@@ -40,14 +41,14 @@ test.describe('trace ids in the console', () => {
 
     await signInContext(page, s);
     await page.goto(`${s.url}/events?event_id=${published.event_id}&selected=${published.event_id}`);
-    const detail = page.getByRole('complementary', { name: 'Event details' });
-    const trace = detail.getByTestId('trace-id');
+    const browser = new EventsPage(page);
+    const trace = browser.traceId();
     await expect(trace).toContainText(traceId);
-    await expect(trace.getByTestId('trace-link')).toHaveAttribute('href', `https://traces.example/trace/${traceId}?from=switchboard`);
+    await expect(browser.traceLink(trace)).toHaveAttribute('href', `https://traces.example/trace/${traceId}?from=switchboard`);
 
     await page.goto(`${s.url}/events?run_id=${published.run_id}`);
-    const summary = page.getByRole('group', { name: 'Run summary' });
-    await expect(summary.getByTestId('trace-id')).toContainText(traceId);
-    await expect(summary.getByTestId('trace-link')).toHaveAttribute('href', `https://traces.example/trace/${traceId}?from=switchboard`);
+    const summary = browser.runSummary;
+    await expect(browser.traceId(summary)).toContainText(traceId);
+    await expect(browser.traceLink(summary)).toHaveAttribute('href', `https://traces.example/trace/${traceId}?from=switchboard`);
   });
 });

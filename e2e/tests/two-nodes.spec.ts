@@ -6,6 +6,8 @@
  */
 import type { Page } from '@playwright/test';
 import { expect, signInContext, test } from '../fixtures';
+import { EventsPage } from '../pages/events-page';
+import { ConsoleShell } from '../pages/shell-page';
 import { createSpecDatabase, testPostgres, type SpecDatabase } from '../postgres-database';
 import { ServerProcess } from '../server-process';
 
@@ -61,24 +63,24 @@ test.describe('two nodes on one PostgreSQL database', () => {
     expect((await a.rpc('health.check')).nodes).toHaveLength(2);
     await signInContext(page, b);
     await page.goto(`${b.url}/events?event_name=survey.requested&live=1`);
-    await expect(page.getByText('No events match these filters')).toBeVisible();
+    await expect(new EventsPage(page).noMatch).toBeVisible();
     // A heartbeat arrived: the console's socket is subscribed, so it hears of changes.
-    await expect(page.getByTestId('heartbeat')).toContainText('Healthy');
+    await expect(new ConsoleShell(page).heartbeat).toContainText('Healthy');
     await watchFor(page, { row: '[data-testid="event-row"]', bar: '[data-testid="new-events"]' });
 
     // An empty list has nothing to move: the event appears as a row.
     const firstSentAt = Date.now();
     const first = await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-nodes-1' } });
     const rowAfterMs = (await appearedAt(page, 'row')) - firstSentAt;
-    await expect(page.getByTestId('event-row')).toHaveCount(1);
-    await expect(page.getByTestId('event-row').getByRole('checkbox')).toHaveAccessibleName(`Select survey.requested ${first.event_id}`);
+    await expect(new EventsPage(page).rows).toHaveCount(1);
+    await expect(new EventsPage(page).rowCheckbox(new EventsPage(page).rows)).toHaveAccessibleName(`Select survey.requested ${first.event_id}`);
 
     // With rows loaded, live tail counts the next one in its bar; the rows stay put.
     const secondSentAt = Date.now();
     await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-nodes-2' } });
     const barAfterMs = (await appearedAt(page, 'bar')) - secondSentAt;
-    await expect(page.getByTestId('new-events')).toHaveText(/1 new event\b/);
-    await expect(page.getByTestId('event-row')).toHaveCount(1);
+    await expect(new EventsPage(page).newEventsBar).toHaveText(/1 new event\b/);
+    await expect(new EventsPage(page).rows).toHaveCount(1);
 
     test.info().annotations.push({ type: 'latency', description: `row ${rowAfterMs} ms, live-tail bar ${barAfterMs} ms after the publish on node A` });
     expect(rowAfterMs).toBeLessThan(1000);

@@ -1,6 +1,7 @@
 import type { Browser, Page } from '@playwright/test';
 import { seriousViolations } from '../console-checks';
-import { eventually, expect, signInContext, test, type SharedServer } from '../fixtures';
+import { expect, signInContext, test, type SharedServer } from '../fixtures';
+import { pendingItemFor } from '../mailbox-items';
 import { MailboxReview } from '../pages/mailbox-page';
 
 /**
@@ -33,16 +34,13 @@ test.describe('two-person approval', () => {
     const ticketId = `E2E-2P-${tag}`;
     // Published with the server's admin token: the admin started this run.
     await server.rpc('event.publish', { event_name: 'account.flagged', payload: { ticket_id: ticketId, risk_score: 0.97, reason: 'e2e two-person' } });
-    const item = await eventually('the fraud review', async () => {
-      const { items } = await server.rpc('mailbox.list', { filter: { status: 'pending', type: 'fraud_review' }, limit: 500 });
-      return items.find((i) => i.payload.ticket_id === ticketId);
-    });
+    const item = await pendingItemFor(server, 'fraud_review', ticketId);
 
     const adminPage = await pageAs(browser, server, server.token);
     const adminView = await MailboxReview.open(adminPage, item.mailbox_id);
-    await expect(adminPage.getByTestId('approval-progress')).toHaveText('0 of 2 approvals');
+    await expect(new MailboxReview(adminPage).approvalProgress()).toHaveText('0 of 2 approvals');
     await expect(adminView.approveButton).toBeDisabled();
-    await expect(adminPage.getByTestId('approve-unavailable')).toHaveText('You started this run, so someone else has to approve its item.');
+    await expect(new MailboxReview(adminPage).approveUnavailable()).toHaveText('You started this run, so someone else has to approve its item.');
     await expect(adminView.rejectButton).toBeEnabled();
 
     const ritaPage = await pageAs(browser, server, ritaToken);
@@ -52,20 +50,20 @@ test.describe('two-person approval', () => {
     await ritaView.dialog.confirm.click();
     await expect(ritaView.outcome).toContainText('Approval recorded. 1 of 2 approvals: the item stays pending until someone else approves it');
     await ritaView.expectStatus('pending');
-    await expect(ritaPage.getByTestId('approval-progress')).toHaveText(`1 of 2 approvals · approved by ${rita}`);
+    await expect(new MailboxReview(ritaPage).approvalProgress()).toHaveText(`1 of 2 approvals · approved by ${rita}`);
     await expect(ritaView.approveButton).toBeDisabled();
-    await expect(ritaPage.getByTestId('approve-unavailable')).toHaveText('You already approved this item; it needs an approval from someone else.');
+    await expect(new MailboxReview(ritaPage).approveUnavailable()).toHaveText('You already approved this item; it needs an approval from someone else.');
     await expect(ritaView.approveButton).toHaveAttribute('aria-describedby', 'approve-unavailable');
     expect(await seriousViolations(ritaPage)).toEqual([]);
 
     const raviPage = await pageAs(browser, server, raviToken);
     const raviView = await MailboxReview.open(raviPage, item.mailbox_id);
-    await expect(raviPage.getByTestId('approval-progress')).toHaveText(`1 of 2 approvals · approved by ${rita}`);
+    await expect(new MailboxReview(raviPage).approvalProgress()).toHaveText(`1 of 2 approvals · approved by ${rita}`);
     await raviView.approveButton.click();
     await raviView.dialog.confirm.click();
     await raviView.expectStatus('approved');
     await expect(raviView.outcome).toContainText('Approved.');
-    await expect(raviPage.getByTestId('approval-progress')).toHaveText(`2 of 2 approvals · approved by ${rita}, ${ravi}`);
+    await expect(new MailboxReview(raviPage).approvalProgress()).toHaveText(`2 of 2 approvals · approved by ${rita}, ${ravi}`);
 
     const got = await server.rpc('mailbox.get', { mailbox_id: item.mailbox_id });
     expect(got.item.status).toBe('approved');
