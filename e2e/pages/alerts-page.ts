@@ -89,7 +89,7 @@ export class AlertsPage {
     return row.getByTestId(action);
   }
 
-  /** A rule's trigger in words ("A node is declared dead"), and its "silenced, ends …" mark. */
+  /** A rule's trigger in words ("A server is declared dead"), and its "silenced, ends …" mark. */
   ruleTriggerWords(row: Locator): Locator {
     return row.getByTestId('rule-trigger-words');
   }

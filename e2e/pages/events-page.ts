@@ -173,7 +173,7 @@ export class RunTree {
     return this.root.locator(`[data-testid="tree-delivery"][data-status="${status}"]`);
   }
 
-  /** What a node emitted: the events nested under it. */
+  /** What a server emitted: the events nested under it. */
   eventsUnder(node: Locator): Locator {
     return node.getByTestId('tree-event');
   }

@@ -131,8 +131,8 @@ export class NukeDialog {
   }
 }
 
-/** The live server nodes on the Runtime page: one row per node, the console's own marked. */
-export class NodesPanel {
+/** The live servers on the Runtime page: one row per server, the console's own marked. */
+export class ServersPanel {
   readonly root: Locator;
   readonly rows: Locator;
   readonly selfRow: Locator;
@@ -142,32 +142,32 @@ export class NodesPanel {
   readonly tryAgain: Locator;
 
   constructor(page: Page) {
-    this.root = page.getByTestId('nodes');
+    this.root = page.getByTestId('servers');
     this.alert = this.root.getByRole('alert');
     this.tryAgain = this.root.getByRole('button', { name: 'Try again' });
-    this.rows = this.root.getByTestId('node-row');
-    this.selfRow = this.root.locator('[data-testid="node-row"][data-self="true"]');
-    this.summary = this.root.getByTestId('nodes-summary');
+    this.rows = this.root.getByTestId('server-row');
+    this.selfRow = this.root.locator('[data-testid="server-row"][data-self="true"]');
+    this.summary = this.root.getByTestId('servers-summary');
   }
 
-  /** A row's parts: the "this node" mark, the (truncated) node id, deliveries in flight, last seen. */
+  /** A row's parts: the "this server" mark, the (truncated) server id, deliveries in flight, last seen. */
   thisNode(row: Locator): Locator {
-    return row.getByTestId('this-node');
+    return row.getByTestId('this-server');
   }
 
-  nodeId(row: Locator): Locator {
-    return row.getByTestId('node-id');
+  serverId(row: Locator): Locator {
+    return row.getByTestId('server-id');
   }
 
   inFlight(row: Locator): Locator {
-    return row.getByTestId('node-in-flight');
+    return row.getByTestId('server-in-flight');
   }
 
   lastSeen(row: Locator): Locator {
-    return row.getByTestId('node-last-seen');
+    return row.getByTestId('server-last-seen');
   }
 
   row(pid: number): Locator {
-    return this.rows.filter({ has: this.root.page().getByTestId('node-pid').getByText(String(pid), { exact: true }) });
+    return this.rows.filter({ has: this.root.page().getByTestId('server-pid').getByText(String(pid), { exact: true }) });
   }
 }

@@ -8,7 +8,7 @@ export class ConsoleShell {
   readonly signOut: Locator;
   readonly ingressPausedNotice: Locator;
   readonly staleNotices: Locator;
-  /** The heartbeat's details (shown on focus or hover), and their link to the nodes. */
+  /** The heartbeat's details (shown on focus or hover), and their link to the servers. */
   readonly heartbeatDetails: Locator;
   readonly heartbeatNodesLink: Locator;
   /** Alerts anywhere on the screen (an error card, a refusal). */
@@ -25,7 +25,7 @@ export class ConsoleShell {
     this.ingressPausedNotice = page.getByTestId('ingress-paused-notice');
     this.staleNotices = page.getByTestId('stale-notice');
     this.heartbeatDetails = page.getByRole('tooltip');
-    this.heartbeatNodesLink = page.getByTestId('heartbeat-nodes');
+    this.heartbeatNodesLink = page.getByTestId('heartbeat-servers');
     this.alerts = page.getByRole('alert');
     this.resetNotice = page.getByTestId('reset-notice');
     this.pastResetsLink = this.resetNotice.getByRole('link', { name: 'Past resets' });

@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  for (const { old, current } of config.renamedVariables) logger.warn(`${old} is deprecated: set ${current} instead (read as ${current} this time)`);
   let tracing: Tracing | undefined;
   try {
     tracing = await startTracing(process.env, SERVER_VERSION);

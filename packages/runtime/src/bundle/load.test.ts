@@ -103,6 +103,15 @@ describe('bundle loader', () => {
     expect(loaded.mailbox_types.order_review?.sla).toEqual({ pending_s: 60, escalate_after_s: 300 });
   });
 
+  it('maps an alert trigger renamed since (ADR 0017) to its new name, with a warning', () => {
+    const renamed = ['node', 'dead'].join('.'); // spelled apart so the rename's codemod leaves it
+    const file = writeBundle(tempDir(), minimalBundle({ alerts: { rules: [{ name: 'dead', when: { trigger: renamed }, destinations: ['on-call'] }] } }));
+    const loaded = loadBundle(file);
+    expect(loaded.definition.alerts.rules[0]?.when).toEqual({ trigger: 'server.dead' });
+    expect(loaded.warnings).toEqual([`alerts.rules[0].when.trigger: "${renamed}" is now "server.dead"; accepted as "server.dead"`]);
+    expect(loadBundle(writeBundle(tempDir(), minimalBundle())).warnings).toEqual([]);
+  });
+
   it('gives the same fingerprint for the same content regardless of key order and format', () => {
     const a = minimalBundle();
     const reversed = Object.fromEntries(Object.entries(a).reverse());

@@ -23,6 +23,8 @@ export interface LoadedBundle {
   definition: BundleDefinition;
   fingerprint: string;
   loadedAt: string;
+  /** What the bundle still says in an older way that was accepted and mapped (logged at boot). */
+  warnings: string[];
 }
 
 export function fingerprintOf(content: unknown): string {
@@ -49,6 +51,7 @@ export function loadBundle(file: string, now: Date = new Date()): LoadedBundle {
   } catch (err) {
     throw new BundleError(abs, '(syntax)', (err as Error).message.split('\n')[0] ?? 'not parseable');
   }
+  const warnings = mapRenamedTriggers(raw);
   const parsed = bundleSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -56,7 +59,29 @@ export function loadBundle(file: string, now: Date = new Date()): LoadedBundle {
   }
   const definition = withLookupTables(parsed.data);
   checkReferences(abs, definition);
-  return { file: abs, definition, fingerprint: fingerprintOf(raw), loadedAt: now.toISOString() };
+  return { file: abs, definition, fingerprint: fingerprintOf(raw), loadedAt: now.toISOString(), warnings };
+}
+
+/** Alert triggers renamed since bundles were written with them (ADR 0017): old name → new name. */
+const RENAMED_TRIGGERS: Record<string, string> = { 'node.dead': 'server.dead' };
+
+/**
+ * Maps the renamed alert triggers of `alerts.rules[].when` in place, before validation, so a bundle
+ * written before a rename still loads; one warning per rule mapped. The fingerprint stays that of
+ * the file as written.
+ */
+function mapRenamedTriggers(raw: unknown): string[] {
+  const rules = (raw as { alerts?: { rules?: unknown } } | null)?.alerts?.rules;
+  if (!Array.isArray(rules)) return [];
+  const warnings: string[] = [];
+  rules.forEach((rule: { when?: { trigger?: unknown } } | null, i) => {
+    const trigger = rule?.when?.trigger;
+    if (typeof trigger !== 'string' || !Object.hasOwn(RENAMED_TRIGGERS, trigger)) return;
+    const renamed = RENAMED_TRIGGERS[trigger]!;
+    warnings.push(`alerts.rules[${i}].when.trigger: "${trigger}" is now "${renamed}"; accepted as "${renamed}"`);
+    rule!.when!.trigger = renamed;
+  });
+  return warnings;
 }
 
 /**

@@ -5,10 +5,10 @@
  * A start that fails is recorded as a `failed` container with the reason (and logged), so it is
  * visible and not retried in a loop. While a reset runs, starts wait: the reset owns containers.
  *
- * With several nodes on one store, one of them supervises containers (the oldest live node, see
- * NodeRegistry.supervisor): only it starts them, and when it dies the next oldest takes over by
+ * With several servers on one store, one of them supervises containers (the oldest live server, see
+ * ServerRegistry.supervisor): only it starts them, and when it dies the next oldest takes over by
  * running the boot pass (`recover`) and then sweeps for entities that have none, since entities
- * created on other nodes only reach it through the store.
+ * created on other servers only reach it through the store.
  */
 import type { Store } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
@@ -35,7 +35,7 @@ export class EntityContainers {
     bundle: LoadedBundle,
     private readonly manager: ContainerManager,
     private readonly log: RuntimeLog,
-    /** Whether this node supervises containers now (always, with one process). */
+    /** Whether this server supervises containers now (always, with one process). */
     private readonly supervises: () => Promise<boolean> = async () => true,
   ) {
     this.managedTypes = new Set(Object.entries(bundle.definition.entity_types).filter(([, t]) => t.managed_container).map(([name]) => name));
@@ -68,7 +68,7 @@ export class EntityContainers {
     await this.startMissing(entities);
   }
 
-  /** Entities of managed types with no container record yet (created on another node) get one. */
+  /** Entities of managed types with no container record yet (created on another server) get one. */
   async startMissing(entities?: { entity_id: string }[]): Promise<void> {
     if (!this.enabled || this.paused || this.stopped) return;
     const all = entities ?? (await this.store.entities.ofTypes([...this.managedTypes]));
@@ -121,7 +121,7 @@ export class EntityContainers {
   }
 
   private async flush(): Promise<void> {
-    // Another node supervises: it finds these entities through the store.
+    // Another server supervises: it finds these entities through the store.
     if (!(await this.supervises())) {
       this.pending.clear();
       return;

@@ -17,6 +17,7 @@ import * as audit from './018_audit';
 import * as mailboxApprovals from './019_mailbox_approvals';
 import * as alerts from './020_alerts';
 import * as traceContext from './021_trace_context';
+import * as serverNames from './022_server_names';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
 const engineStepsOnly: Migration = { async up() {}, async down() {} };
@@ -69,6 +70,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '019_mailbox_approvals': mailboxApprovals,
         '020_alerts': alerts,
         '021_trace_context': traceContext,
+        '022_server_names': serverNames,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

@@ -1,9 +1,9 @@
 /**
  * The runtime: ingress state with pause and resume, the loaded bundle, queue depth and activity,
- * the live server nodes, and the reset (runtime.nuke) behind a three-step dialog.
+ * the live servers, and the reset (runtime.nuke) behind a three-step dialog.
  */
 import { useEffect, useState } from 'react';
-import { useLocation } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { useRuntimeStatus } from '../../api/runtime';
 import { CopyButton } from '../../ui/CopyButton';
 import { ErrorState } from '../../ui/ErrorState';
@@ -11,7 +11,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
-import { NodesSection } from './NodesSection';
+import { ServersSection } from './ServersSection';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
@@ -28,10 +28,13 @@ export default function RuntimeScreen() {
   const s = status.data;
   const location = useLocation();
   const loaded = status.isSuccess;
+  const navigate = useNavigate();
   // Links from the notices land on a section; the router does not scroll to a hash by itself.
   useEffect(() => {
-    if (loaded && ['#ingress', '#nodes', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
-  }, [loaded, location.hash]);
+    // Links made before the rename of ADR 0017 still land on their section.
+    if (location.hash === '#nodes') return void navigate({ hash: '#servers' }, { replace: true });
+    if (loaded && ['#ingress', '#servers', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+  }, [loaded, location.hash, navigate]);
 
   return (
     <section className="screen screen-page" aria-labelledby="runtime-title">
@@ -108,7 +111,7 @@ export default function RuntimeScreen() {
                 </dd>
               </dl>
             </section>
-            <NodesSection />
+            <ServersSection />
             <OperationsSection />
             <ToolServersSection />
             <PastResets />
