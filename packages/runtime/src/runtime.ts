@@ -112,7 +112,7 @@ export class Runtime {
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), parts.dispatcher);
     const wake = () => this.dispatcher.wake();
     this.resetLock = new ResetLock(store, clock);
-    const guardWrites = () => this.resetLock.guardWrites();
+    const guardWrites = (asReset?: string) => this.resetLock.guardWrites(asReset);
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
     this.ingress = new Ingress({
       store,
@@ -281,13 +281,13 @@ export class Runtime {
 
   async pause(reason?: string, actor?: string, onCommit?: OnEffectCommit<{ ok: true; ingress: IngressState }>): Promise<{ ok: true; ingress: IngressState }> {
     this.refuseDuringReset();
-    const ingress = await this.ingress.pause(reason, actor, onCommit && ((trx, state) => onCommit(trx, { ok: true, ingress: state })));
+    const ingress = await this.ingress.pause(reason, { actor, onCommit: onCommit && ((trx, state) => onCommit(trx, { ok: true, ingress: state })) });
     return { ok: true, ingress };
   }
 
   async resume(actor?: string, onCommit?: OnEffectCommit<{ ok: true; released: number }>): Promise<{ ok: true; released: number }> {
     this.refuseDuringReset();
-    const released = await this.ingress.resume(actor, onCommit && ((trx, count) => onCommit(trx, { ok: true, released: count })));
+    const released = await this.ingress.resume({ actor, onCommit: onCommit && ((trx, count) => onCommit(trx, { ok: true, released: count })) });
     return { ok: true, released };
   }
 
