@@ -133,7 +133,7 @@ export class Runtime {
     this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.node);
     this.nodes.declaredDead = (tx, takeover) => this.alerts.nodeDead(tx, takeover, this.dispatcher.owner);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.nodes.supervises());
-    this.nodes.onBeat(() => this.superviseContainers());
+    this.nodes.onBeat(() => this.entityContainers.heartbeat());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
     this.operationRunner = new OperationRunner({
       store,
@@ -191,7 +191,7 @@ export class Runtime {
     });
     if ((await runtime.ingress.state()) === 'open') await runtime.ingress.releaseQueued();
     await runtime.dispatcher.settleQuietRuns();
-    runtime.supervising = await runtime.nodes.supervises();
+    await runtime.entityContainers.noteSupervisor();
     await runtime.entityContainers.recover().catch((err: Error) =>
       runtime.log.write({ level: 'error', component: 'containers', error_code: 'CONTAINER_RECOVERY_FAILED', message: `recovering managed containers failed: ${err.message}` }),
     );
@@ -201,25 +201,6 @@ export class Runtime {
 
   get name(): string {
     return this.bundle.definition.name;
-  }
-
-  private supervising = false;
-  private beatsSinceSweep = 0;
-
-  /**
-   * On each heartbeat: the node that became the containers' supervisor (its predecessor died)
-   * runs the boot pass; the supervisor sweeps every few beats for entities created elsewhere.
-   */
-  private async superviseContainers(): Promise<void> {
-    if (!this.entityContainers.enabled) return;
-    const supervises = await this.nodes.supervises();
-    const became = supervises && !this.supervising;
-    this.supervising = supervises;
-    if (became) await this.entityContainers.recover().catch(() => undefined);
-    else if (supervises && ++this.beatsSinceSweep >= 5) {
-      this.beatsSinceSweep = 0;
-      await this.entityContainers.startMissing().catch(() => undefined);
-    }
   }
 
   /** This process's node id (also its delivery lease owner). */
