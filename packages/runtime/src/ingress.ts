@@ -36,9 +36,10 @@ export type WriteGuard = (asReset?: string) => (tx: StoreTx) => Promise<void>;
 const unguarded: WriteGuard = () => async () => undefined;
 
 /**
- * For publishes, which are never a reset's own step; where it gives a function (PostgreSQL), that function sends the guard with the transaction's next statement and fails it
- * (refusedByGuard) while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that
- * can run again needs no round trip for the guard (see ResetLock.guardWritesWithNext).
+ * For publishes, which are never a reset's own step; where it gives a function (PostgreSQL), that
+ * function sends the guard with the transaction's next statement and fails it (refusedByGuard)
+ * while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that can run again
+ * needs no round trip for the guard (see ResetLock.guardWritesWithNext).
  */
 export type WriteGuardWithNext = () => GuardWithNext | undefined;
 

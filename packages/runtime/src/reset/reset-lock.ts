@@ -7,9 +7,9 @@
  * Every mutation's transaction reads the row through `guardWrites` holding a share lock on it
  * (PostgreSQL): taking the lock waits for the mutations already running on any node to commit,
  * and every mutation after it sees the lock and is refused with RESET_IN_PROGRESS. The reset's own
- * writes (pausing and reopening ingress) name that reset (`guardWrites(resetId)`) and pass. Each process also
- * keeps a view of the row, refreshed every `watchMs`, for the questions asked synchronously
- * (readiness, runtime.status, the dispatcher's and operation runner's loops).
+ * writes (pausing and reopening ingress) name that reset (`guardWrites(resetId)`) and pass. Each
+ * process also keeps a view of the row, refreshed every `watchMs`, for the questions asked
+ * synchronously (readiness, runtime.status, the dispatcher's and operation runner's loops).
  */
 import { RpcError } from '@switchboard/contract';
 import type { Clock, Store, StoreTx } from '@switchboard/store';
