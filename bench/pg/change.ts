@@ -1,4 +1,4 @@
-/** The change scenario: a publish on node A, timed until node B notifies it and lists it. */
+/** The change scenario: a publish on server A, timed until server B notifies it and lists it. */
 import WebSocket from 'ws';
 import { RpcClient } from '../rpc-client';
 import type { Cluster } from './cluster';
@@ -117,7 +117,7 @@ export async function changeVisibility(c: Cluster, round: number): Promise<Chang
   };
 }
 
-/** Reads event.list on one node every LIST_POLL_MS until it shows the entity's event; when it did (undefined after `timeoutMs`). */
+/** Reads event.list on one server every LIST_POLL_MS until it shows the entity's event; when it did (undefined after `timeoutMs`). */
 export async function pollUntilListed(node: RpcClient, entityId: string, timeoutMs: number): Promise<number | undefined> {
   const deadline = nowMs() + timeoutMs;
   while (nowMs() < deadline) {

@@ -1,4 +1,4 @@
-/** The nodes of one round: a fresh database, its backlog queued, N server processes on it. */
+/** The servers of one round: a fresh database, its backlog queued, N server processes on it. */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,7 +46,7 @@ export function serverEnv(engine: Engine, target: { databaseUrl?: string; dataDi
 }
 
 // ---------------------------------------------------------------------------------------------
-// Nodes on a fresh database: drain, latency, change visibility, HTTP publishes.
+// Servers on a fresh database: drain, latency, change visibility, HTTP publishes.
 
 /**
  * The store and runtime packages a cluster's own reads and writes go through: this checkout's, or
@@ -94,19 +94,19 @@ export async function freshCluster(engine: Engine, tree = root): Promise<Cluster
     removeDatabase = async () => removeDir(dir);
   }
   const store = await packages.Store.open(target);
-  // What each server would do at boot; done once here so that nodes starting together do not race to create it.
+  // What each server would do at boot; done once here so that servers starting together do not race to create it.
   await store.tokens.create('env:SWITCHBOARD_TOKEN', { secret: TOKEN });
   await queueBacklog(store, packages);
   const started = await Promise.all(Array.from({ length: NODES[engine] }, () => startProcess('apps/server/src/main.ts', serverEnv(engine, target, BUNDLE_PATH), tree)));
   const nodes = started.map((s) => new RpcClient(s.port, TOKEN));
   const deadline = Date.now() + 30_000;
-  // A tree from before the server-process rename lists `nodes`; this one lists `servers`.
+  // A tree from before the server-process rename lists `servers`; this one lists `servers`.
   const liveServers = async () => {
     const check = (await nodes[0]!.call('health.check')) as { servers?: unknown[]; nodes?: unknown[] };
-    return (check.servers ?? check.nodes ?? []).length;
+    return (check.servers ?? check.servers ?? []).length;
   };
   while ((await liveServers()) < nodes.length) {
-    if (Date.now() > deadline) throw new Error(`health.check did not list ${nodes.length} live nodes within 30 s`);
+    if (Date.now() > deadline) throw new Error(`health.check did not list ${nodes.length} live servers within 30 s`);
     await sleep(100);
   }
   return {
@@ -130,7 +130,7 @@ export const BACKLOG_AHEAD_MS = 24 * 3600_000;
 /**
  * The drain's backlog (its untimed part too), published through the runtime (dispatcher not
  * started) with a clock a day ahead: every delivery exists, committed, but none is due until
- * drainBacklog makes them due, once all nodes are up.
+ * drainBacklog makes them due, once all servers are up.
  */
 export async function queueBacklog(store: Store, packages: StorePackages): Promise<void> {
   const dayAhead: Clock = { now: () => new Date(Date.now() + BACKLOG_AHEAD_MS) };

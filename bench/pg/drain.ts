@@ -1,4 +1,4 @@
-/** The drain scenario: a queued backlog made due at once, claimed and completed by the nodes. */
+/** The drain scenario: a queued backlog made due at once, claimed and completed by the servers. */
 import { BACKLOG_AHEAD_MS, type Cluster } from './cluster';
 import { WARMUP_DELIVERIES, sleep } from './settings';
 
@@ -6,7 +6,7 @@ import { WARMUP_DELIVERIES, sleep } from './settings';
  * Whether any delivery is open, each status read through its own index (PostgreSQL's partial claim
  * indexes): one row at most. Counting them instead (openCount) read every open row on each 50 ms
  * poll, 3.5 ms of PostgreSQL's CPU a call with 5,000 open and 18 ms with 20,000, taken from the
- * nodes being measured. The backlog not yet made due (BACKLOG_AHEAD_MS) does not count; a retry
+ * servers being measured. The backlog not yet made due (BACKLOG_AHEAD_MS) does not count; a retry
  * waiting for its backoff (milliseconds to seconds) does.
  */
 export async function anyOpenDelivery(c: Cluster): Promise<boolean> {
@@ -17,7 +17,7 @@ export async function anyOpenDelivery(c: Cluster): Promise<boolean> {
   return (await db.selectFrom('deliveries').select('delivery_id').where('status', '=', 'in_progress').limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** Waits for the nodes to finish every open delivery; the figures come from the rows' timestamps, not from when this noticed. */
+/** Waits for the servers to finish every open delivery; the figures come from the rows' timestamps, not from when this noticed. */
 export async function untilNoOpenDelivery(c: Cluster, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (await anyOpenDelivery(c)) {
@@ -39,14 +39,14 @@ export async function drainBacklog(c: Cluster): Promise<{ warmup?: Drain; timed:
 }
 
 /**
- * Makes `limit` (all when undefined) of the backlog due at once and waits until the nodes finished
+ * Makes `limit` (all when undefined) of the backlog due at once and waits until the servers finished
  * them; the figure counts completions stamped from then on, so an earlier drain is not in it.
  */
 export async function drainDue(c: Cluster, limit?: number): Promise<Drain> {
   const db = c.packages.databaseOf(c.store);
   const since = new Date().toISOString();
-  // Recorded as a change of deliveries, as another process's write of deliveries is: the nodes
-  // hear of it and claim now. Unrecorded, each node found the backlog at its next idle poll (up to
+  // Recorded as a change of deliveries, as another process's write of deliveries is: the servers
+  // hear of it and claim now. Unrecorded, each server found the backlog at its next idle poll (up to
   // 250 ms apart), and the figure counted the later one's wait from the first completion on.
   await c.store.transaction(async (tx) => {
     c.store.changes.mark(tx, 'deliveries');

@@ -10,8 +10,8 @@ export interface Latency {
   published: number;
 }
 
-/** A latency publish through node A's HTTP API. */
-export const viaNodeA = (c: Cluster) => () => c.nodes[0]!.call('event.publish', { event_name: 'work', payload: { latency: true } }) as Promise<{ event_id: string }>;
+/** A latency publish through server A's HTTP API. */
+export const viaServerA = (c: Cluster) => () => c.nodes[0]!.call('event.publish', { event_name: 'work', payload: { latency: true } }) as Promise<{ event_id: string }>;
 
 /**
  * LATENCY_RATE publishes/s through `publish` for WARMUP_SECONDS, then for BENCH_SECONDS: for each
@@ -50,9 +50,9 @@ export async function publishAtRate(c: Cluster, publish: () => Promise<{ event_i
 }
 
 /**
- * The same latency when no node can take the delivery as it is written: the publishes are written
- * by a runtime in this process that runs no dispatcher, so every delivery is claimed by a node
- * that learns of it from the change feed. (Through node A, A runs what it has room for itself.)
+ * The same latency when no server can take the delivery as it is written: the publishes are written
+ * by a runtime in this process that runs no dispatcher, so every delivery is claimed by a server
+ * that learns of it from the change feed. (Through server A, A runs what it has room for itself.)
  */
 export async function claimedLatency(c: Cluster): Promise<{ warmup?: Latency; timed: Latency }> {
   const publisher = await c.packages.Runtime.boot({ store: c.store, bundlePath: BUNDLE_PATH, autoStart: false });

@@ -1,4 +1,4 @@
-/** One round of the node scenarios on one engine, and the data-path baseline's round. */
+/** One round of the server scenarios on one engine, and the data-path baseline's round. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Store } from '@switchboard/store';
@@ -7,12 +7,12 @@ import { loadAverage, startProcess, stop } from '../rounds';
 import { changeVisibility, type ChangeFigures } from './change';
 import { BUNDLE_PATH, freshCluster, serverEnv } from './cluster';
 import { drainBacklog, type Drain } from './drain';
-import { claimedLatency, publishToHandler, viaNodeA, type Latency } from './latency';
+import { claimedLatency, publishToHandler, viaServerA, type Latency } from './latency';
 import { makeDir, madeWorktrees, removeDir } from './resources';
 import { warmHttpPublishes, type Publishes } from './publishes';
 import { DATAPATH_REF, HTTP_CONNECTIONS, LATENCY_RATE, count, label, ms, root, type Engine } from './settings';
 
-export interface NodesRound {
+export interface ServersRound {
   drain: Drain;
   latency: Latency;
   /** The untimed parts before them, for the per-round lines. */
@@ -24,7 +24,7 @@ export interface NodesRound {
 
 
 /** One round on `engine`, its servers (and the reads and writes around them) from `tree`. */
-export async function nodesRound(engine: Engine, round: number, tree = root): Promise<NodesRound> {
+export async function serversRound(engine: Engine, round: number, tree = root): Promise<ServersRound> {
   const c = await freshCluster(engine, tree);
   try {
     const tag = `  round ${round} ${label(engine)}${tree === root ? '' : ', before'}`;
@@ -33,21 +33,21 @@ export async function nodesRound(engine: Engine, round: number, tree = root): Pr
     const firstDrain = drains.warmup ? `; the ${count(drains.warmup.delivered)} untimed before them ${count(drains.warmup.perSecond)}/s` : '';
     console.log(`${tag}: drain ${count(drain.delivered)} deliveries ${count(drain.perSecond)}/s${drain.failed ? `, ${drain.failed} NOT DELIVERED` : ''}${firstDrain} (load ${loadAverage()})`);
     const untimed = (l: Latency | undefined) => (l ? `; the ${l.published} untimed before them p50 ${ms(l.p50)} p99 ${ms(l.p99)}` : '');
-    const latencies = await publishToHandler(c, viaNodeA(c));
+    const latencies = await publishToHandler(c, viaServerA(c));
     const latency = latencies.timed;
-    console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via node A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)})${untimed(latencies.warmup)} (load ${loadAverage()})`);
+    console.log(`${tag}: ${latency.published} publishes at ${LATENCY_RATE}/s via server A, publish call -> handler p50 ${ms(latency.p50)} p99 ${ms(latency.p99)} (ack p50 ${ms(latency.ackP50)})${untimed(latencies.warmup)} (load ${loadAverage()})`);
     if (engine === 'postgres') {
       const claimed = await claimedLatency(c);
-      console.log(`${tag}: ${claimed.timed.published} publishes at ${LATENCY_RATE}/s written by this process (no dispatcher), each claimed by a node: publish call -> handler p50 ${ms(claimed.timed.p50)} p99 ${ms(claimed.timed.p99)}${untimed(claimed.warmup)} (load ${loadAverage()})`);
+      console.log(`${tag}: ${claimed.timed.published} publishes at ${LATENCY_RATE}/s written by this process (no dispatcher), each claimed by a server: publish call -> handler p50 ${ms(claimed.timed.p50)} p99 ${ms(claimed.timed.p99)}${untimed(claimed.warmup)} (load ${loadAverage()})`);
     }
     const change = await changeVisibility(c, round);
-    const where = engine === 'postgres' ? 'published via A, seen on B' : 'published and seen on the one node';
+    const where = engine === 'postgres' ? 'published via A, seen on B' : 'published and seen on the one server';
     console.log(
       `${tag}: change ${where}: runtime.changed ${change.changed ? `p50 ${ms(change.changed.p50)} p99 ${ms(change.changed.p99)}${change.changed.missed ? `, ${change.changed.missed} missed` : ''}` : `unavailable: ${change.changedUnavailable}`}; event.list poll p50 ${ms(change.listed.p50)} p99 ${ms(change.listed.p99)}${change.listed.missed ? `, ${change.listed.missed} NOT SEEN` : ''} (${change.samples} samples, load ${loadAverage()})`,
     );
     const { publishes, tail } = await warmHttpPublishes(c.nodes.map((n) => n.port));
     console.log(
-      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perNode.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${tail} (load ${loadAverage()})`,
+      `${tag}: http event.publish ${HTTP_CONNECTIONS}c (${publishes.perServer.map(count).join(' + ')}) ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms${tail} (load ${loadAverage()})`,
     );
     return { drain, latency, change, publishes, coldDrain: drains.warmup, coldLatency: latencies.warmup };
   } finally {
@@ -91,7 +91,7 @@ export async function datapathRound(tree: string, round: number): Promise<Publis
   await store.close();
   removeDir(dataDir);
   console.log(
-    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 node: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored of ${count(publishes.answered)} answered (untimed part too)${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${tail} (load ${loadAverage()})`,
+    `  round ${round} sqlite at ${DATAPATH_REF} (data-path end), 1 server: http event.publish ${HTTP_CONNECTIONS}c ${count(publishes.rps)} events/s, p99 ${publishes.p99} ms, ${count(stored)} events stored of ${count(publishes.answered)} answered (untimed part too)${stored < publishes.answered ? `, ${count(publishes.answered - stored)} ANSWERED BUT NOT STORED` : ''}${tail} (load ${loadAverage()})`,
   );
   return publishes;
 }

@@ -1,4 +1,4 @@
-/** The publish scenario: durable event.publish over HTTP under autocannon, split across the nodes. */
+/** The publish scenario: durable event.publish over HTTP under autocannon, split across the servers. */
 import http from 'node:http';
 import autocannon from 'autocannon';
 import { HTTP_CONNECTIONS, HTTP_WARMUP_SECONDS, SECONDS, TOKEN, count } from './settings';
@@ -9,7 +9,7 @@ export interface Publishes {
   /** Publishes answered with success (2xx). */
   answered: number;
   errors: number;
-  perNode: number[];
+  perServer: number[];
 }
 
 export let publishCounter = 0;
@@ -47,7 +47,7 @@ export async function httpPublishes(ports: readonly number[], seconds = SECONDS)
     p99: Math.max(...results.map((r) => r.latency.p99)),
     answered: results.reduce((sum, r) => sum + r['2xx'], 0),
     errors: results.reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0),
-    perNode: results.map((r) => r.requests.average),
+    perServer: results.map((r) => r.requests.average),
   };
 }
 

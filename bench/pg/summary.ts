@@ -1,6 +1,6 @@
 /** The summary table: per target, the medians of the rounds on each engine, their ratio and a verdict. */
 import { median } from '../rounds';
-import type { NodesRound } from './nodes';
+import type { ServersRound } from './servers';
 import { HTTP_CONNECTIONS, count } from './settings';
 
 export interface Row {
@@ -31,15 +31,15 @@ export function printSummary(rows: Row[]): void {
  * This checkout's PostgreSQL servers against BENCH_BEFORE_ROOT's, run in the same rounds: the
  * medians and after/before. Per-round figures are the lines printed as each round ran.
  */
-export function printBeforeAfter(after: NodesRound[], before: NodesRound[]): void {
-  const measures: { name: string; unit: '/s' | 'ms'; pick: (r: NodesRound) => number | undefined }[] = [
-    { name: 'deliveries drained, 2 nodes', unit: '/s', pick: (r) => r.drain.perSecond },
-    { name: `http event.publish ${HTTP_CONNECTIONS}c over 2 nodes`, unit: '/s', pick: (r) => r.publishes.rps },
+export function printBeforeAfter(after: ServersRound[], before: ServersRound[]): void {
+  const measures: { name: string; unit: '/s' | 'ms'; pick: (r: ServersRound) => number | undefined }[] = [
+    { name: 'deliveries drained, 2 servers', unit: '/s', pick: (r) => r.drain.perSecond },
+    { name: `http event.publish ${HTTP_CONNECTIONS}c over 2 servers`, unit: '/s', pick: (r) => r.publishes.rps },
     { name: 'publish call -> handler p50', unit: 'ms', pick: (r) => r.latency.p50 },
     { name: 'publish call -> handler p99', unit: 'ms', pick: (r) => r.latency.p99 },
     { name: 'change on B: runtime.changed p99', unit: 'ms', pick: (r) => r.change.changed?.p99 },
   ];
-  const medianOf = (rounds: NodesRound[], pick: (r: NodesRound) => number | undefined) => {
+  const medianOf = (rounds: ServersRound[], pick: (r: ServersRound) => number | undefined) => {
     const xs = rounds.map(pick).filter((x): x is number => x !== undefined && Number.isFinite(x));
     return xs.length ? median(xs) : undefined;
   };

@@ -104,21 +104,21 @@ export class NukeDialog {
   }
 }
 
-/** The live server nodes on the Runtime page: one row per node, the console's own marked. */
-export class NodesPanel {
+/** The live servers on the Runtime page: one row per server, the console's own marked. */
+export class ServersPanel {
   readonly root: Locator;
   readonly rows: Locator;
   readonly selfRow: Locator;
   readonly summary: Locator;
 
   constructor(page: Page) {
-    this.root = page.getByTestId('nodes');
-    this.rows = this.root.getByTestId('node-row');
-    this.selfRow = this.root.locator('[data-testid="node-row"][data-self="true"]');
-    this.summary = this.root.getByTestId('nodes-summary');
+    this.root = page.getByTestId('servers');
+    this.rows = this.root.getByTestId('server-row');
+    this.selfRow = this.root.locator('[data-testid="server-row"][data-self="true"]');
+    this.summary = this.root.getByTestId('servers-summary');
   }
 
   row(pid: number): Locator {
-    return this.rows.filter({ has: this.root.page().getByTestId('node-pid').getByText(String(pid), { exact: true }) });
+    return this.rows.filter({ has: this.root.page().getByTestId('server-pid').getByText(String(pid), { exact: true }) });
   }
 }

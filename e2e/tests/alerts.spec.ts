@@ -34,10 +34,10 @@ test('an operator adds a webhook and a rule, sends a test notice, and sees it de
     // The list never shows the secret again.
     await expect(page.getByText(secret)).toHaveCount(0);
 
-    // A node dies only with several nodes: this rule sends nothing to the receiver but the test notice.
-    await alerts.addRuleFor(ruleName, 'Node declared dead', [destinationName]);
+    // A server dies only with several servers: this rule sends nothing to the receiver but the test notice.
+    await alerts.addRuleFor(ruleName, 'Server declared dead', [destinationName]);
     const rule = alerts.ruleRow(ruleName);
-    await expect(rule.getByTestId('rule-trigger-words')).toHaveText('A node is declared dead');
+    await expect(rule.getByTestId('rule-trigger-words')).toHaveText('A server is declared dead');
     await expect(rule).toContainText(`Notifies ${destinationName}`);
     await expect(rule).toContainText('enabled');
 
@@ -117,12 +117,12 @@ test('a viewer sees the alerts but every action disabled, needing an operator', 
   const destinationName = `e2e viewer hook ${shortTag()}`;
   const ruleName = `e2e viewer rule ${shortTag()}`;
   const { destination } = await server.rpc('alert.destination_create', { name: destinationName, kind: 'webhook', url: 'https://example.invalid/hook', idempotency_key: key() });
-  await server.rpc('alert.rule_create', { name: ruleName, when: { trigger: 'node.dead' }, destination_ids: [destination.id], enabled: false, idempotency_key: key() });
+  await server.rpc('alert.rule_create', { name: ruleName, when: { trigger: 'server.dead' }, destination_ids: [destination.id], enabled: false, idempotency_key: key() });
   try {
     await signInByPasting(page, viewer.secret, '/alerts');
     const alerts = new AlertsPage(page);
     const rule = alerts.ruleRow(ruleName);
-    await expect(rule).toContainText('A node is declared dead');
+    await expect(rule).toContainText('A server is declared dead');
     await expectRefused(alerts.addRule, 'needs operator');
     for (const action of ['edit-rule', 'toggle-rule', 'silence-rule', 'delete-rule']) await expectRefused(rule.getByTestId(action), 'needs operator');
 

@@ -1,18 +1,18 @@
 /**
  * "Go to id" takes every id the console shows beyond records with pages of their own: incident,
- * node and token ids, and event sources as `kind:id`; a delivery lands on its card; a miss is
+ * server and token ids, and event sources as `kind:id`; a delivery lands on its card; a miss is
  * answered in the popover under the field, which closes with it. An event's source is a link.
  */
 import { eventually, expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
-import { NodesPanel } from '../pages/runtime-page';
+import { ServersPanel } from '../pages/runtime-page';
 import { ConsoleShell, GoToIdBox } from '../pages/shell-page';
 
-test('"go to id" opens incidents, nodes, sources and deliveries, names a token, and closes its answer with it', async ({ signedIn: page, server }) => {
+test('"go to id" opens incidents, servers, sources and deliveries, names a token, and closes its answer with it', async ({ signedIn: page, server }) => {
   const { incidents } = await server.rpc('runtime.incidents', { limit: 1 });
   const incident = incidents[0]!;
-  const { nodes } = await server.rpc('health.check');
+  const { servers } = await server.rpc('health.check');
   const bySubscriber = await eventually('an event a node subscriber emitted', async () => {
     const { events } = await server.rpc('event.list', { limit: 200 });
     return events.find((e) => e.source.startsWith('node:') && e.deliveries.length > 0);
@@ -30,9 +30,9 @@ test('"go to id" opens incidents, nodes, sources and deliveries, names a token, 
   await expect(page).toHaveURL(new RegExp(`/incidents[?].*selected=${incident.incident_id}`));
   await expect(new IncidentsPage(page).detail).toBeVisible();
 
-  await goTo.go(nodes[0]!.node_id);
-  await expect(page).toHaveURL(/\/runtime#nodes$/);
-  await expect(new NodesPanel(page).rows.first()).toBeVisible();
+  await goTo.go(servers[0]!.server_id);
+  await expect(page).toHaveURL(/\/runtime#servers$/);
+  await expect(new ServersPanel(page).rows.first()).toBeVisible();
 
   await goTo.go(bySubscriber.source);
   await expect(page).toHaveURL(new RegExp(`/events[?]subscriber_id=${subscriber}$`));

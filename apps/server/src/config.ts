@@ -42,8 +42,8 @@ const schema = z.object({
   SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS: positiveInt.min(100).default(5000),
   SWITCHBOARD_CONTAINERS_MAX: positiveInt.default(128),
   SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS: positiveInt.min(10).default(10000),
-  SWITCHBOARD_NODE_BEAT_MS: positiveInt.min(50).default(1000),
-  SWITCHBOARD_NODE_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
+  SWITCHBOARD_SERVER_BEAT_MS: positiveInt.min(50).default(1000),
+  SWITCHBOARD_SERVER_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
   SWITCHBOARD_DISPATCH_CONCURRENCY: positiveInt.max(1024).default(64),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_METRICS: z.enum(['on', 'off']).default('on'),
@@ -108,8 +108,8 @@ export interface Config {
   maxContainers: number;
   /** How long a reset waits for running handlers before it reports quiescence as failed. */
   resetDrainTimeoutMs: number;
-  /** This process as a node of a shared database: heartbeat interval, and the silence after which a node is dead and taken over. */
-  node: { beatMs: number; deadAfterMs: number };
+  /** This process as a server of a shared database: heartbeat interval, and the silence after which a server is dead and taken over. */
+  server: { beatMs: number; deadAfterMs: number };
   /** Handlers this process runs at once (the dispatcher's concurrency). */
   dispatchConcurrency: number;
   webDist: string;
@@ -183,10 +183,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  // A live node must get several beats in before it could be judged dead, or it would be taken over while running.
-  if (e.SWITCHBOARD_NODE_DEAD_AFTER_MS < 2 * e.SWITCHBOARD_NODE_BEAT_MS) {
+  // A live server must get several beats in before it could be judged dead, or it would be taken over while running.
+  if (e.SWITCHBOARD_SERVER_DEAD_AFTER_MS < 2 * e.SWITCHBOARD_SERVER_BEAT_MS) {
     throw new ConfigError(
-      `invalid configuration:\n  SWITCHBOARD_NODE_DEAD_AFTER_MS: must be at least twice SWITCHBOARD_NODE_BEAT_MS (got ${e.SWITCHBOARD_NODE_DEAD_AFTER_MS} with a beat of ${e.SWITCHBOARD_NODE_BEAT_MS})`,
+      `invalid configuration:\n  SWITCHBOARD_SERVER_DEAD_AFTER_MS: must be at least twice SWITCHBOARD_SERVER_BEAT_MS (got ${e.SWITCHBOARD_SERVER_DEAD_AFTER_MS} with a beat of ${e.SWITCHBOARD_SERVER_BEAT_MS})`,
     );
   }
   if (e.SWITCHBOARD_METRICS_PORT !== undefined && e.SWITCHBOARD_METRICS === 'off') {
@@ -220,7 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     containerStopTimeoutMs: e.SWITCHBOARD_CONTAINER_STOP_TIMEOUT_MS,
     maxContainers: e.SWITCHBOARD_CONTAINERS_MAX,
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
-    node: { beatMs: e.SWITCHBOARD_NODE_BEAT_MS, deadAfterMs: e.SWITCHBOARD_NODE_DEAD_AFTER_MS },
+    server: { beatMs: e.SWITCHBOARD_SERVER_BEAT_MS, deadAfterMs: e.SWITCHBOARD_SERVER_DEAD_AFTER_MS },
     dispatchConcurrency: e.SWITCHBOARD_DISPATCH_CONCURRENCY,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     metrics: { enabled: e.SWITCHBOARD_METRICS === 'on', port: e.SWITCHBOARD_METRICS_PORT },

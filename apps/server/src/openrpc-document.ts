@@ -10,7 +10,7 @@ export function openRpcDocument(): Record<string, unknown> {
   document ??= buildOpenRpcDocument(methods, {
     title: 'Switchboard Runtime Control API',
     version: '1.0.0',
-    description: `JSON-RPC 2.0 control and inspection API of an event-driven agent runtime. Params (payloads included) may nest at most ${MAX_PARAMS_DEPTH} levels of objects and arrays; deeper params are INVALID_PARAMS. Timestamps may carry any UTC offset and are compared as instants. Rate limits (RATE_LIMITED) are counted per token by each server process: with several server nodes on one PostgreSQL database, a token's budget applies at each node it reaches (N nodes admit up to N times the per-node rate). health.check lists the live nodes.`,
+    description: `JSON-RPC 2.0 control and inspection API of an event-driven agent runtime. Params (payloads included) may nest at most ${MAX_PARAMS_DEPTH} levels of objects and arrays; deeper params are INVALID_PARAMS. Timestamps may carry any UTC offset and are compared as instants. Rate limits (RATE_LIMITED) are counted per token by each server process: with several servers on one PostgreSQL database, a token's budget applies at each server it reaches (N servers admit up to N times the per-server rate). health.check lists the live servers.`,
   });
   return document;
 }

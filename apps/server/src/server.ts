@@ -38,7 +38,7 @@ export interface RunningServer {
   port: number;
   store: Store;
   runtime: Runtime;
-  /** The change feed as this node follows it. */
+  /** The change feed as this server follows it. */
   changes: ChangeListener;
   /** Open WebSocket connections and heartbeat subscriptions. */
   sockets: Pick<SocketServer, 'connectionCount' | 'subscriptionCount' | 'bufferedBytes'>;
@@ -50,15 +50,15 @@ export interface RunningServer {
 }
 
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
-/** This server's package version, reported with its node in health.check. */
+/** This server's package version, reported with its row in health.check. */
 const SERVER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
-/** runtime_state key naming the node that created the bootstrap token. */
+/** runtime_state key naming the server that created the bootstrap token. */
 const BOOTSTRAP_CLAIM_KEY = 'bootstrap_token_by';
-/** runtime_state key naming the node that runs the first-start demo. */
+/** runtime_state key naming the server that runs the first-start demo. */
 const DEMO_CLAIM_KEY = 'demo_claimed_by';
 
 /** SWITCHBOARD_TOKEN names a known token; otherwise an empty store gets one bootstrap token. */
-async function ensureToken(store: Store, envToken: string | undefined, logger: Logger, nodeId: string): Promise<string | undefined> {
+async function ensureToken(store: Store, envToken: string | undefined, logger: Logger, serverId: string): Promise<string | undefined> {
   if (envToken) {
     const known = await store.tokens.findByHash(hashSecret(envToken));
     if (!known) await store.tokens.create('env:SWITCHBOARD_TOKEN', { secret: envToken });
@@ -67,8 +67,8 @@ async function ensureToken(store: Store, envToken: string | undefined, logger: L
     return undefined;
   }
   if ((await store.tokens.count()) > 0) return undefined;
-  // Nodes starting together on an empty database: one of them creates (and prints) the token.
-  if ((await store.runtimeState.setIfAbsent(BOOTSTRAP_CLAIM_KEY, nodeId)) !== nodeId) return undefined;
+  // Servers starting together on an empty database: one of them creates (and prints) the token.
+  if ((await store.runtimeState.setIfAbsent(BOOTSTRAP_CLAIM_KEY, serverId)) !== serverId) return undefined;
   const { secret } = await store.tokens.create('bootstrap');
   return secret;
 }
@@ -79,7 +79,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // First, before anything holds a folder or a connection: a wrong issuer stops the start in one line.
   const oidcClient = config.oidc ? await discoverIssuer(config.oidc) : undefined;
   // Before anything touches the SQLite folder: a second server on it is refused, naming the holder.
-  // Several servers may share one PostgreSQL database: each registers as a node (see NodeRegistry).
+  // Several servers may share one PostgreSQL database: each registers as a server (see ServerRegistry).
   const folderLock = config.databaseUrl ? { release: () => undefined } : lockDataDir(config.dataDir);
   let store: Store;
   try {
@@ -111,7 +111,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         { store, clock },
       ),
       resetDrainTimeoutMs: config.resetDrainTimeoutMs,
-      node: { ...config.node, version: SERVER_VERSION },
+      server: { ...config.server, version: SERVER_VERSION },
       dispatcher: { concurrency: config.dispatchConcurrency },
       alerts: { ...config.alerts, publicUrl: config.publicUrl },
       modelProvider:
@@ -127,17 +127,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   let changes: ChangeListener;
   try {
-    // This node's commits are recorded as its own; the listener follows everyone's.
-    store.changes.identify(runtime.nodeId);
+    // This server's commits are recorded as its own; the listener follows everyone's.
+    store.changes.identify(runtime.serverId);
     changes = await store.followChanges({ log: (level, message, fields) => logger[level](message, fields) });
-    // Deliveries another node wrote for any node to claim (a publish beyond its own free handlers,
+    // Deliveries another server wrote for any server to claim (a publish beyond its own free handlers,
     // a chain's next step, a redrive) are claimed here as soon as its change is heard. Its other
-    // writes of events and deliveries (a node of an older version marks nothing claimable) wake
+    // writes of events and deliveries (a server of an older version marks nothing claimable) wake
     // the claim loop at most every 100 ms, sooner than its idle poll (up to 250 ms).
     changes.subscribe((batch) => {
-      const others = batch.filter((c) => c.node_id !== runtime.nodeId);
+      const others = batch.filter((c) => c.server_id !== runtime.serverId);
       if (others.some((c) => c.claimable)) runtime.dispatcher.wakeToClaim();
-      else if (others.some((c) => c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherNode();
+      else if (others.some((c) => c.kinds.some((k) => k === 'events' || k === 'deliveries'))) runtime.dispatcher.wakeForOtherServer();
       if (others.some((c) => c.kinds.includes('alerts'))) void runtime.alerts.rulesChanged();
     });
   } catch (err) {
@@ -154,10 +154,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let scrapes: Awaited<ReturnType<typeof listenForScrapes>>;
   let app: ReturnType<typeof createApp>;
   try {
-    bootstrapToken = await ensureToken(store, config.token, logger, runtime.nodeId);
+    bootstrapToken = await ensureToken(store, config.token, logger, runtime.serverId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics);
-    const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.nodeId) }) : undefined;
+    const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.serverId) }) : undefined;
     app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
@@ -172,7 +172,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       (s as Server).maxConnections = config.http.maxConnections;
       (s as Server).once('error', reject);
     });
-    scrapes = await listenForScrapes(config, { store, logger, metrics, nodeId: () => runtime.nodeId }).catch(async (err: unknown) => {
+    scrapes = await listenForScrapes(config, { store, logger, metrics, serverId: () => runtime.serverId }).catch(async (err: unknown) => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       throw err;
     });
@@ -224,14 +224,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 }
 
 /**
- * Several nodes may start together on an empty database: the first to write the claim runs the
- * demo. A claim whose node is no longer alive (it died before publishing) is taken over.
+ * Several servers may start together on an empty database: the first to write the claim runs the
+ * demo. A claim whose server is no longer alive (it died before publishing) is taken over.
  */
 async function claimDemo(store: Store, runtime: Runtime): Promise<boolean> {
-  const holder = await store.runtimeState.setIfAbsent(DEMO_CLAIM_KEY, runtime.nodeId);
-  if (holder === runtime.nodeId) return true;
-  const alive = (await runtime.nodes.liveNodes()).some((n) => n.node_id === holder);
-  return !alive && (await store.runtimeState.replaceIf(DEMO_CLAIM_KEY, holder, runtime.nodeId));
+  const holder = await store.runtimeState.setIfAbsent(DEMO_CLAIM_KEY, runtime.serverId);
+  if (holder === runtime.serverId) return true;
+  const alive = (await runtime.servers.liveServers()).some((n) => n.server_id === holder);
+  return !alive && (await store.runtimeState.replaceIf(DEMO_CLAIM_KEY, holder, runtime.serverId));
 }
 
 /**

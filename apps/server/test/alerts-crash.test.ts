@@ -2,7 +2,7 @@
  * Crash test: an incident opens, its notice commits with the record, and the server process is
  * SIGKILLed while the webhook receiver is still holding the notice's request. Started again on the
  * same data folder, the server sends the notice again, with the same webhook-id, and it verifies.
- * (SQLite: a restarted process drops the killed one's notice leases at boot; PostgreSQL nodes wait
+ * (SQLite: a restarted process drops the killed one's notice leases at boot; PostgreSQL servers wait
  * for the lease to lapse, which the multi-node test covers.)
  */
 import { expect, it } from 'vitest';

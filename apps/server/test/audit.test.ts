@@ -48,7 +48,7 @@ it('a publish is recorded with its actor, channel, targets and a hash of its pay
       user_name: 'env:SWITCHBOARD_TOKEN',
       token_id: expect.stringMatching(/^tok_/),
       user_id: expect.stringMatching(/^usr_/),
-      node_id: server.runtime.nodeId,
+      server_id: server.runtime.serverId,
       correlation_id: expect.any(String),
     });
     expect(record!.target_ids).toEqual(expect.arrayContaining([published.event_id, published.run_id, 'counter-1']));

@@ -58,8 +58,8 @@ describe('loadConfig', () => {
     ['SWITCHBOARD_LOG_LEVEL', 'loud'],
     ['SWITCHBOARD_DEMO', 'sometimes'],
     ['SWITCHBOARD_OPENAI_BASE_URL', 'not a url'],
-    ['SWITCHBOARD_NODE_BEAT_MS', '10'],
-    ['SWITCHBOARD_NODE_DEAD_AFTER_MS', 'soon'],
+    ['SWITCHBOARD_SERVER_BEAT_MS', '10'],
+    ['SWITCHBOARD_SERVER_DEAD_AFTER_MS', 'soon'],
     ['SWITCHBOARD_DISPATCH_CONCURRENCY', '0'],
     ['SWITCHBOARD_DISPATCH_CONCURRENCY', '2000'],
   ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
@@ -107,11 +107,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ SWITCHBOARD_DISPATCH_CONCURRENCY: '8' }).dispatchConcurrency).toBe(8);
   });
 
-  test('node heartbeat and death: 1 s and 5 s by default; a death shorter than two beats is refused, naming both', () => {
-    expect(loadConfig({}).node).toEqual({ beatMs: 1000, deadAfterMs: 5000 });
-    expect(loadConfig({ SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '2000' }).node).toEqual({ beatMs: 250, deadAfterMs: 2000 });
-    const message = errorOf({ SWITCHBOARD_NODE_BEAT_MS: '1000', SWITCHBOARD_NODE_DEAD_AFTER_MS: '1500' });
-    expect(message).toContain('SWITCHBOARD_NODE_DEAD_AFTER_MS:');
-    expect(message).toContain('SWITCHBOARD_NODE_BEAT_MS');
+  test('server heartbeat and death: 1 s and 5 s by default; a death shorter than two beats is refused, naming both', () => {
+    expect(loadConfig({}).server).toEqual({ beatMs: 1000, deadAfterMs: 5000 });
+    expect(loadConfig({ SWITCHBOARD_SERVER_BEAT_MS: '250', SWITCHBOARD_SERVER_DEAD_AFTER_MS: '2000' }).server).toEqual({ beatMs: 250, deadAfterMs: 2000 });
+    const message = errorOf({ SWITCHBOARD_SERVER_BEAT_MS: '1000', SWITCHBOARD_SERVER_DEAD_AFTER_MS: '1500' });
+    expect(message).toContain('SWITCHBOARD_SERVER_DEAD_AFTER_MS:');
+    expect(message).toContain('SWITCHBOARD_SERVER_BEAT_MS');
   });
 });

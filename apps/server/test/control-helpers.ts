@@ -57,7 +57,7 @@ export async function count(server: TestServer, table: string, where?: [string, 
 
 /**
  * Every row of every table, for "changed nothing" checks (see snapshotTables: touch columns such as
- * tokens.last_used_at, node heartbeats and the audit trail's tables are left out).
+ * tokens.last_used_at, server heartbeats and the audit trail's tables are left out).
  */
 /** The audit trail's tables, which every audited call writes (audit tests read them through audit.list). */
 export const AUDIT_TABLES = ['audit', 'audit_targets', 'audit_head'];

@@ -1,8 +1,8 @@
 /**
- * On PostgreSQL several hosts write the timestamps that order pages and cursors, so a node takes
+ * On PostgreSQL several hosts write the timestamps that order pages and cursors, so a server takes
  * them from the database's clock, not from its host's. The test moves the database's clock an hour
  * ahead of this host's (a `clock_timestamp()` earlier on the database's search path) and reads what
- * a node wrote. PostgreSQL only: on SQLite there is one host.
+ * a server wrote. PostgreSQL only: on SQLite there is one host.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,7 @@ import { startTestServer } from './harness';
 
 const HOUR_MS = 3_600_000;
 
-describe.runIf(testEngine() === 'postgres')("a node's timestamps on PostgreSQL", () => {
+describe.runIf(testEngine() === 'postgres')("a server's timestamps on PostgreSQL", () => {
   it("come from the database's clock, not the host's", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-database-clock-'));
     // Migrated with an injected clock (so this store reads no time), then the clock moved.

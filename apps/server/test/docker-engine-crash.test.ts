@@ -36,7 +36,7 @@ it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next ser
   const second = await servers.start(env);
   const preview = await servers.rpc(second.url, 'runtime.nuke', { dry_run: true });
   expect((preview.containers.would_stop as { container_id: string }[]).map((c) => c.container_id).sort()).toEqual(ids);
-  // Its boot pass (and, on PostgreSQL, its taking over from the dead node once that is declared
+  // Its boot pass (and, on PostgreSQL, its taking over from the dead server once that is declared
   // dead, 5 s on) inspects the recorded containers and starts none for their entities.
   await new Promise((r) => setTimeout(r, 6_000));
   expect((await engine.containers()).map((c) => c.Id).sort()).toEqual(ids);

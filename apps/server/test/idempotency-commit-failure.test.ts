@@ -22,7 +22,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const ref = { method: 'test.effect', tokenId: 'tok_1', key: 'key-commit-fails', nodeId: 'node-test' };
+const ref = { method: 'test.effect', tokenId: 'tok_1', key: 'key-commit-fails', serverId: 'server-test' };
 const result = z.object({ ok: z.boolean() });
 const noOtherEffect = async () => undefined;
 

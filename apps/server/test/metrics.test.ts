@@ -103,7 +103,7 @@ describe('GET /metrics after a known workload', () => {
     expect(valueOf(after, 'switchboard_rpc_request_duration_seconds_bucket', { method: 'event.publish', le: '+Inf' })).toBe(publishCalls);
   });
 
-  it('shows this node’s WebSocket connections and heartbeat subscribers', () => {
+  it('shows this server’s WebSocket connections and heartbeat subscribers', () => {
     expect(valueOf(after, 'switchboard_websocket_connections')).toBe(1);
     expect(valueOf(after, 'switchboard_heartbeat_subscribers')).toBe(1);
     expect(valueOf(before, 'switchboard_websocket_connections')).toBe(0);
@@ -118,9 +118,9 @@ describe('GET /metrics after a known workload', () => {
     expect(countOf(after, 'switchboard_store_transaction_duration_seconds', { kind: 'group' })).toBe(groups + valueOf(after, 'switchboard_store_transactions_total', { kind: 'group', outcome: 'rollback' }));
   });
 
-  it('exports the cluster gauges from the only node, with the store’s counts', async () => {
-    expect(valueOf(after, 'switchboard_node_reports_cluster')).toBe(1);
-    expect(valueOf(after, 'switchboard_nodes_live')).toBe(1);
+  it('exports the cluster gauges from the only server, with the store’s counts', async () => {
+    expect(valueOf(after, 'switchboard_server_reports_cluster')).toBe(1);
+    expect(valueOf(after, 'switchboard_servers_live')).toBe(1);
     expect(valueOf(after, 'switchboard_deliveries_open', { status: 'pending' })).toBe(0);
     expect(valueOf(after, 'switchboard_deliveries_open', { status: 'in_progress' })).toBe(0);
     expect(valueOf(after, 'switchboard_delivery_oldest_pending_age_seconds')).toBe(0);
@@ -132,11 +132,11 @@ describe('GET /metrics after a known workload', () => {
     for (const level of ['warn', 'error', 'fatal']) expect(valueOf(after, 'switchboard_incidents_open', { level })).toBe(byLevel(level));
   });
 
-  it('labels every series with the node id, process metrics included', () => {
-    const node = server.runtime.nodeId;
-    for (const family of after.families.values()) for (const m of family.metrics) expect(m.labels?.node, family.name).toBe(node);
+  it('labels every series with the server id, process metrics included', () => {
+    const node = server.runtime.serverId;
+    for (const family of after.families.values()) for (const m of family.metrics) expect(m.labels?.server, family.name).toBe(node);
     expect(valueOf(after, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
-    expect(valueOf(after, 'switchboard_node_up', { version: '0.1.0' })).toBe(1);
+    expect(valueOf(after, 'switchboard_server_up', { version: '0.1.0' })).toBe(1);
   });
 
   it('shows publishes queued while ingress is paused, and their queue', async () => {

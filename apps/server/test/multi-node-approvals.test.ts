@@ -1,10 +1,10 @@
 /**
- * The two-person rule across nodes: two servers on one PostgreSQL database, two reviewers
- * approving the same two-approval item at the same moment, one through each node, many times.
+ * The two-person rule across servers: two servers on one PostgreSQL database, two reviewers
+ * approving the same two-approval item at the same moment, one through each server, many times.
  * Each item must end approved with exactly one downstream event, one answer "approved" and the
  * other "pending" (whichever came second saw the first's approval). Without the item-row
  * serialisation both approvals count one of two and the item stays pending with no event. One
- * person approving through both nodes at once gets one approval and one ALREADY_APPROVED.
+ * person approving through both servers at once gets one approval and one ALREADY_APPROVED.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import { addPerson, openItemOf, TWO_PERSON_BUNDLE, type TestPerson } from './two
 
 const ROUNDS = 60;
 
-describe.runIf(testEngine() === 'postgres')('two people approving one item at once on two PostgreSQL nodes', () => {
+describe.runIf(testEngine() === 'postgres')('two people approving one item at once on two PostgreSQL servers', () => {
   let dataDir: string;
   let a: TestServer;
   let b: TestServer;
@@ -36,13 +36,13 @@ describe.runIf(testEngine() === 'postgres')('two people approving one item at on
   });
 
   it(`${ROUNDS} rounds: exactly one downstream event per item, one "approved" and one "pending" answer`, async () => {
-    expect(a.runtime.nodeId).not.toBe(b.runtime.nodeId);
+    expect(a.runtime.serverId).not.toBe(b.runtime.serverId);
     const items: string[] = [];
     const answers: string[][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const item = await openItemOf(a, 'order.placed', { order_id: `mn-${round}`, amount: round });
       items.push(item.mailbox_id);
-      // Alternate who goes through which node, so neither node is always the first to arrive.
+      // Alternate who goes through which server, so neither server is always the first to arrive.
       const [first, second] = round % 2 ? [a, b] : [b, a];
       const both = await Promise.all([
         first.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }, { token: rita.secret }),
@@ -68,13 +68,13 @@ describe.runIf(testEngine() === 'postgres')('two people approving one item at on
     expect(rows.every((r) => r.approvals === 2 && r.approvals_count === 2)).toBe(true);
   }, 180_000);
 
-  it('one person approving the same item through both nodes at once: one approval counts, the other is ALREADY_APPROVED', async () => {
+  it('one person approving the same item through both servers at once: one approval counts, the other is ALREADY_APPROVED', async () => {
     const rounds = 20;
     const answers: string[] = [];
     const pendingWithOne: boolean[] = [];
     for (let round = 0; round < rounds; round++) {
       const item = await openItemOf(a, 'order.placed', { order_id: `same-${round}`, amount: round });
-      const both = await Promise.all([a, b].map((node) => node.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }, { token: rita.secret })));
+      const both = await Promise.all([a, b].map((server) => server.rpc('mailbox.approve', { mailbox_id: item.mailbox_id }, { token: rita.secret })));
       answers.push(both.map((r) => r.result?.status ?? r.error!.data.code).sort().join('+'));
       const got = (await b.rpc('mailbox.get', { mailbox_id: item.mailbox_id })).result!;
       pendingWithOne.push(got.item.status === 'pending' && got.approvals!.length === 1);

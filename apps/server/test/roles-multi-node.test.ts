@@ -1,7 +1,7 @@
 /**
- * Two nodes on one PostgreSQL database: a role change, a disable and a revoke made through node A
- * apply to the next request node B serves once B read the change, although B remembered the
- * token as verified. First with both nodes in this process (so the test knows when B read the
+ * Two servers on one PostgreSQL database: a role change, a disable and a revoke made through server A
+ * apply to the next request server B serves once B read the change, although B remembered the
+ * token as verified. First with both servers in this process (so the test knows when B read the
  * change), then with node B a server process of its own. PostgreSQL only: SQLite has one server
  * per data folder.
  */
@@ -15,12 +15,12 @@ import { TEST_TOKEN, startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
 import { startServerProcess, type ServerProcess } from './server-process';
 
-describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
+describe.runIf(testEngine() === 'postgres')('roles across two servers', () => {
   let dataDir: string;
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-roles-two-nodes-'));
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-roles-two-servers-'));
     a = await startTestServer({ dataDir, env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
     b = await startTestServer({ dataDir, env: { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE } });
   }, 60_000);
@@ -30,14 +30,14 @@ describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Resolves once node B's listener has read every change committed so far. */
+  /** Resolves once server B's listener has read every change committed so far. */
   const caughtUp = async () => {
     const latest = await b.store.changes.latestSeq();
-    await expect.poll(() => b.changes.position >= latest, { timeout: 10_000, message: 'node B to read the change feed' }).toBe(true);
+    await expect.poll(() => b.changes.position >= latest, { timeout: 10_000, message: 'server B to read the change feed' }).toBe(true);
   };
   const publishOnB = (secret: string) => b.rpc('event.publish', { event_name: 'tick', payload: { n: 1 } }, { token: secret });
 
-  it('a role change through node A applies to the next request on node B', async () => {
+  it('a role change through server A applies to the next request on server B', async () => {
     const { user } = await ok(a, 'user.create', { display_name: 'Noor (operator)', role: 'operator' });
     const { secret } = await ok(a, 'token.create', { user_id: user.id, name: 'noor laptop' });
     await caughtUp();
@@ -61,7 +61,7 @@ describe.runIf(testEngine() === 'postgres')('roles across two nodes', () => {
     expect((await b.rpc('health.ping', {}, { token: secret! })).error?.data.code).toBe('UNAUTHENTICATED');
   });
 
-  it('a token revoked through node A is refused by node B on its next request', async () => {
+  it('a token revoked through server A is refused by server B on its next request', async () => {
     const { user } = await ok(a, 'user.create', { display_name: 'Ravi (reviewer)', role: 'reviewer' });
     const { token, secret } = await ok(a, 'token.create', { user_id: user.id, name: 'ravi phone' });
     await caughtUp();
@@ -93,7 +93,7 @@ describe.runIf(testEngine() === 'postgres')('roles across two server processes',
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** One call to node B's API with `secret`: the error code, or 'ok'. */
+  /** One call to server B's API with `secret`: the error code, or 'ok'. */
   async function onB(secret: string, method: string, params: unknown): Promise<string> {
     const res = await fetch(b.url + '/v1/rpc', {
       method: 'POST',
@@ -105,9 +105,9 @@ describe.runIf(testEngine() === 'postgres')('roles across two server processes',
   }
   const publish = (secret: string) => onB(secret, 'event.publish', { event_name: 'tick', payload: { n: 1 } });
   /** B learns of A's change from the feed, without a restart; this waits for its answer to turn. */
-  const becomes = (what: () => Promise<string>, code: string) => expect.poll(async () => (await what()) === code, { timeout: 10_000, message: `node B to answer ${code}` }).toBe(true);
+  const becomes = (what: () => Promise<string>, code: string) => expect.poll(async () => (await what()) === code, { timeout: 10_000, message: `server B to answer ${code}` }).toBe(true);
 
-  it('a role change and a revoke through node A reach node B, which had the token verified', async () => {
+  it('a role change and a revoke through server A reach server B, which had the token verified', async () => {
     const { user } = await ok(a, 'user.create', { display_name: 'Oskar (operator)', role: 'operator' });
     const { token, secret } = await ok(a, 'token.create', { user_id: user.id, name: 'oskar laptop' });
     await becomes(() => publish(secret!), 'ok');

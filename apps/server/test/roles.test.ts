@@ -210,7 +210,7 @@ const cases: Cases = {
   'alert.rule_update': { params: (c) => ({ rule_id: seen.ruleId, name: unique(`renamed by ${c.name}`) }) },
   'alert.rule_delete': {
     params: async () => {
-      const { rule } = await ok(admin(), 'alert.rule_create', { name: unique('rule to delete'), when: { trigger: 'node.dead' }, destination_ids: [seen.destinationId] });
+      const { rule } = await ok(admin(), 'alert.rule_create', { name: unique('rule to delete'), when: { trigger: 'server.dead' }, destination_ids: [seen.destinationId] });
       return { rule_id: rule.id };
     },
   },

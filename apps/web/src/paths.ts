@@ -18,8 +18,8 @@ export const paths = {
   incident: (incidentId: string) => `/incidents?${q({ state: 'all', selected: incidentId })}`,
   /** A tool server's row, with its fault switch, on the Runtime page. */
   toolServer: (name: string) => `/runtime?${q({ tool_server: name })}#tool-servers`,
-  /** The live server nodes, on the Runtime page. */
-  nodes: () => '/runtime#nodes',
+  /** The live servers, on the Runtime page. */
+  servers: () => '/runtime#servers',
   operation: (operationId: string) => `/runtime?${q({ operation: operationId })}#operations`,
   /** A person, or a token: what they did, in the audit trail. */
   actor: (actorId: string) => `/audit?${q({ actor: actorId })}`,

@@ -293,8 +293,8 @@ export const run = z.object({
 });
 
 /** A server process sharing the store: its heartbeat row, read with the database's clock. */
-export const serverNode = z.object({
-  node_id: z.string(),
+export const serverProcess = z.object({
+  server_id: z.string(),
   host: z.string(),
   pid: z.number().int(),
   version: z.string(),
@@ -313,8 +313,8 @@ export const healthCheckResult = z.object({
   bundle: z.object({ fingerprint: z.string(), name: z.string() }),
   checks: z.record(z.string(), z.object({ ok: z.boolean(), latency_ms: z.number(), detail: z.string().optional() })),
   /** Every live server process on this store (one on SQLite), the answering one marked `self`. */
-  nodes: z.array(serverNode),
-  tracing: z.object({ enabled: z.boolean().describe('whether this node started the OpenTelemetry SDK (OTEL_* variables)') }).optional().describe('additive'),
+  servers: z.array(serverProcess),
+  tracing: z.object({ enabled: z.boolean().describe('whether this server started the OpenTelemetry SDK (OTEL_* variables)') }).optional().describe('additive'),
 });
 
 export type Incident = z.infer<typeof incident>;
@@ -390,7 +390,7 @@ export const operationItem = z.object({
 });
 
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;
-export type ServerNode = z.infer<typeof serverNode>;
+export type ServerProcess = z.infer<typeof serverProcess>;
 export type Operation = z.infer<typeof operation>;
 export type OperationItem = z.infer<typeof operationItem>;
 export type IncidentActivity = z.infer<typeof incidentActivity>;

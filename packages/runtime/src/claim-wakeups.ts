@@ -1,15 +1,15 @@
 /**
  * When the dispatcher's claim loop wakes: at the end of its sleep, or earlier when something wrote
- * deliveries it may claim (here, or on another node as the change feed reports).
+ * deliveries it may claim (here, or on another server as the change feed reports).
  */
 
-/** Least time between two claims woken by other nodes' writes. */
-const OTHER_NODE_WAKE_MS = 100;
+/** Least time between two claims woken by other servers' writes. */
+const OTHER_SERVER_WAKE_MS = 100;
 
 export class ClaimWakeups {
   private wakeUp: (() => void) | undefined;
-  private otherNodeWake: NodeJS.Timeout | undefined;
-  private lastOtherNodeWake = 0;
+  private otherServerWake: NodeJS.Timeout | undefined;
+  private lastOtherServerWake = 0;
   /** wakeToClaim() was called while no sleep was there to end. */
   private claimAgain = false;
 
@@ -35,24 +35,24 @@ export class ClaimWakeups {
   }
 
   /**
-   * Another node wrote events or deliveries: claim soon, but at most every OTHER_NODE_WAKE_MS. The
-   * node that publishes runs what it has room for itself (Dispatcher.reserve), so most of these
+   * Another server wrote events or deliveries: claim soon, but at most every OTHER_SERVER_WAKE_MS. The
+   * server that publishes runs what it has room for itself (Dispatcher.reserve), so most of these
    * claims find nothing, and each costs a statement; a delivery that waits for this spacing waits
    * no longer than for the idle poll it shortens.
    */
-  wakeForOtherNode(): void {
-    if (this.otherNodeWake) return;
-    const wait = Math.max(0, this.lastOtherNodeWake + OTHER_NODE_WAKE_MS - performance.now());
-    this.otherNodeWake = setTimeout(() => {
-      this.otherNodeWake = undefined;
-      this.lastOtherNodeWake = performance.now();
+  wakeForOtherServer(): void {
+    if (this.otherServerWake) return;
+    const wait = Math.max(0, this.lastOtherServerWake + OTHER_SERVER_WAKE_MS - performance.now());
+    this.otherServerWake = setTimeout(() => {
+      this.otherServerWake = undefined;
+      this.lastOtherServerWake = performance.now();
       this.wake();
     }, wait);
-    this.otherNodeWake.unref();
+    this.otherServerWake.unref();
   }
 
   /**
-   * Another node wrote deliveries that wait for a claim: claim now, or, when a claim is in flight
+   * Another server wrote deliveries that wait for a claim: claim now, or, when a claim is in flight
    * (it may have read the rows before that write committed), once more right after it.
    */
   wakeToClaim(): void {

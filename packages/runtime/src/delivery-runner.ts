@@ -56,7 +56,7 @@ export class DeliveryRunner {
     } else {
       const timeoutMs = bundle.definition.runtime.handler_timeout_ms;
       // Made when the handler first reads its signal: most never do, and an AbortController per
-      // delivery is a measurable share of a node's CPU while draining no-op deliveries.
+      // delivery is a measurable share of a server's CPU while draining no-op deliveries.
       let controller: AbortController | undefined;
       let timeout: HandlerFailure | undefined;
       let timer: NodeJS.Timeout | undefined;

@@ -145,7 +145,7 @@ describe('the claim loop', () => {
     // Polls far apart: only the wake can make these claims happen within the test's time.
     fx = await bootFixture(minimalBundle(), { dispatcher: { pollMs: 60_000, idlePollMaxMs: 60_000 } });
     const { runtime, store } = fx;
-    // Another node's publishes: a runtime on the same store with no dispatcher running writes them
+    // Another server's publishes: a runtime on the same store with no dispatcher running writes them
     // pending, and does not wake this one.
     const other = await Runtime.boot({ autoStart: false, store, bundlePath: writeBundle(fx.dir, minimalBundle(), 'other.json') });
     const claim = store.deliveries.claimDueUnlessLocked.bind(store.deliveries);

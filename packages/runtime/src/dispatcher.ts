@@ -90,7 +90,7 @@ export class Dispatcher {
 
   /**
    * Claims nothing while the `runtime_state` row `key` holds a lock (the reset lock, taken on any
-   * node): each claim reads it in the claim's own statement or transaction.
+   * server): each claim reads it in the claim's own statement or transaction.
    */
   stopClaimsWhileLocked(key: string): void {
     this.claimLockKey = key;
@@ -109,7 +109,7 @@ export class Dispatcher {
   /**
    * Takes up to `wanted` free handler slots for deliveries this process is about to write (a
    * publish's), so that they are written already leased to it (leaseAtWrite) and run as soon as
-   * they commit (runReserved): no claim statement, no wait for a wake-up. Other nodes claim what
+   * they commit (runReserved): no claim statement, no wait for a wake-up. Other servers claim what
    * this one has no room for, as before. None while stopped or while claims are paused (reset
    * quiescence). Every reservation ends with runReserved, with what was written or nothing.
    */
@@ -134,12 +134,12 @@ export class Dispatcher {
     if (this.reserved === 0) for (const resolve of this.reservationWaiters.splice(0)) resolve();
   }
 
-  /** Another node wrote events or deliveries: claim soon (see ClaimWakeups.wakeForOtherNode). */
-  wakeForOtherNode(): void {
-    this.wakeups.wakeForOtherNode();
+  /** Another server wrote events or deliveries: claim soon (see ClaimWakeups.wakeForOtherServer). */
+  wakeForOtherServer(): void {
+    this.wakeups.wakeForOtherServer();
   }
 
-  /** Another node wrote deliveries that wait for a claim (see ClaimWakeups.wakeToClaim). */
+  /** Another server wrote deliveries that wait for a claim (see ClaimWakeups.wakeToClaim). */
   wakeToClaim(): void {
     this.wakeups.wakeToClaim();
   }
@@ -237,7 +237,7 @@ export class Dispatcher {
   }
 
   /**
-   * Claims up to `limit` due deliveries (each row goes to one claimer, on any node; see
+   * Claims up to `limit` due deliveries (each row goes to one claimer, on any server; see
    * DeliveryRepository.claimDueUnlessLocked) with their events. Claims nothing while a reset holds
    * the store.
    */

@@ -162,7 +162,7 @@ export class Ingress {
   /**
    * `readGuardFirst`: read the reset lock and the ingress state before writing. Otherwise, where
    * every publish of the batch has a guardWithNext, the guard goes with the inserts; a batch it
-   * refuses (a reset, or ingress paused, on any node) runs again reading them, and is refused or
+   * refuses (a reset, or ingress paused, on any server) runs again reading them, and is refused or
    * queued then.
    */
   private async publishBatch(batch: QueuedPublishCall[], readGuardFirst = false): Promise<void> {
@@ -183,7 +183,7 @@ export class Ingress {
       throw error;
     }
     this.localDispatch?.runReserved(reserved, done.leased);
-    // Deliveries this process had no room for wait for a claim (here or on another node).
+    // Deliveries this process had no room for wait for a claim (here or on another server).
     if (done.results.some((r) => r.status === 'running') && done.leased.length < opened) this.onEventWritten();
     batch.forEach((p, i) => {
       this.observer.onPublish(p.input.event_name, done.results[i]!.status);
@@ -242,7 +242,7 @@ export class Ingress {
       if (batch.length === 0) return released;
       released += await this.store.transaction(async (trx) => {
         await guard(trx);
-        // Paused since the read above (a reset on another node): release nothing more.
+        // Paused since the read above (a reset on another server): release nothing more.
         if ((await this.state(trx)) === 'paused') return 0;
         let n = 0;
         for (const item of batch) if (await this.releaseOne(trx, item)) n++;

@@ -5,7 +5,7 @@
  *
  * The bundle may restrict who decides a type and require several approvals from different people
  * (the two-person rule). Each approval first counts itself on the item's row under its lock
- * (countApproval), so approvals of one item on any number of nodes go one at a time: exactly one
+ * (countApproval), so approvals of one item on any number of servers go one at a time: exactly one
  * of them reaches the required count, and only that one decides the item and emits its event.
  */
 import { RpcError, type DecisionSheet, type MailboxApproval, type MailboxDeciders } from '@switchboard/contract';

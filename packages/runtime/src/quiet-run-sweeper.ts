@@ -7,7 +7,7 @@ import type { RuntimeServices } from './handler';
 
 /**
  * Running runs one quiet-run sweep looks at (each probes the run's open deliveries). Sweeps run
- * every 2 s on an idle node, so a run left unsettled waits (running runs / this) × 2 s at most.
+ * every 2 s on an idle server, so a run left unsettled waits (running runs / this) × 2 s at most.
  */
 export const QUIET_SWEEP_WINDOW = 1_000;
 

@@ -30,7 +30,7 @@ import { RuntimeResets, type AppliedReset } from './reset/runtime-resets';
 import { RESET_LOCK_KEY, ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
-import { NodeRegistry, type NodeRegistryOptions } from './membership/node-registry';
+import { ServerRegistry, type ServerRegistryOptions } from './membership/server-registry';
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
 import { Incidents } from './incidents/incidents';
@@ -52,8 +52,8 @@ export interface RuntimeOptions {
   containers?: ContainerManager;
   /** Bound on reset quiescence waiting for running handlers (default 10 s). */
   resetDrainTimeoutMs?: number;
-  /** This process as a node of the store: heartbeat, when a silent node counts as dead, version. */
-  node?: NodeRegistryOptions;
+  /** This process as a server of the store: heartbeat, when a silent server counts as dead, version. */
+  server?: ServerRegistryOptions;
   /** Told of publishes, delivery outcomes and decisions (the server's metrics); nothing by default. */
   observer?: RuntimeObserver;
   /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
@@ -81,8 +81,8 @@ export class Runtime {
   readonly containers: ContainerManager;
   /** Held by a runtime reset (runtime.nuke) from its plan until its last step. */
   readonly resetLock: ResetLock;
-  /** This process's row among the store's nodes, and the takeover of dead ones. */
-  readonly nodes: NodeRegistry;
+  /** This process's row among the store's servers, and the takeover of dead ones. */
+  readonly servers: ServerRegistry;
   private readonly resets: RuntimeResets;
   /** Redrive and replay: estimates, operations and their runner. */
   readonly recovery: Recovery;
@@ -130,18 +130,18 @@ export class Runtime {
     this.containers.setEventListener?.(
       (e) => void this.log.write({ level: e.level, component: 'containers', error_code: e.errorCode, message: e.message, entity_id: e.entityId }).catch(() => undefined),
     );
-    this.nodes = new NodeRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.node);
-    this.nodes.declaredDead = (tx, takeover) => this.alerts.nodeDead(tx, takeover, this.dispatcher.owner);
-    this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.nodes.supervises());
-    this.nodes.onBeat(() => this.entityContainers.heartbeat());
+    this.servers = new ServerRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.node);
+    this.servers.declaredDead = (tx, takeover) => this.alerts.serverDead(tx, takeover, this.dispatcher.owner);
+    this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.servers.supervises());
+    this.servers.onBeat(() => this.entityContainers.heartbeat());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
     this.operationRunner = new OperationRunner({
       store,
       clock,
       bundle,
       log: this.log,
-      nodeId: this.dispatcher.owner,
-      deadAfterMs: this.nodes.deadAfterMs,
+      serverId: this.dispatcher.owner,
+      deadAfterMs: this.servers.deadAfterMs,
       isResetting: () => this.isResetting(),
       ingressPaused: async () => (await this.ingress.state()) === 'paused',
       wakeDispatcher: wake,
@@ -179,10 +179,10 @@ export class Runtime {
     const bundle = loadBundle(options.bundlePath ?? DEFAULT_BUNDLE_PATH, clock.now());
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
     const runtime = new Runtime({ ...options, bundle, clock, provider });
-    await runtime.nodes.join();
+    await runtime.servers.join();
     await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
-    await registerAgents(runtime.store, bundle, clock, runtime.nodes);
+    await registerAgents(runtime.store, bundle, clock, runtime.servers);
     await loadToolServerFaults(runtime.store, runtime.services.tools);
     await runtime.log.write({
       level: 'info',
@@ -203,16 +203,16 @@ export class Runtime {
     return this.bundle.definition.name;
   }
 
-  /** This process's node id (also its delivery lease owner). */
-  get nodeId(): string {
+  /** This process's server id (also its delivery lease owner). */
+  get serverId(): string {
     return this.dispatcher.owner;
   }
 
   start(): void {
-    this.nodes.start();
+    this.servers.start();
     this.resetLock.watch();
     this.dispatcher.start();
-    this.alerts.start(this.nodeId);
+    this.alerts.start(this.serverId);
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
     );
@@ -226,7 +226,7 @@ export class Runtime {
     await this.entityContainers.stop();
     await this.containers.close();
     this.resetLock.unwatch();
-    await this.nodes.leave();
+    await this.servers.leave();
   }
 
   /** Waits until no delivery is open (tests, the demo). */
@@ -240,7 +240,7 @@ export class Runtime {
 
   /**
    * The commit hook of a mutation, checked against the reset lock inside its transaction (see
-   * ResetLock.guardWrites): a reset on another node refuses it even when this node has not seen
+   * ResetLock.guardWrites): a reset on another server refuses it even when this server has not seen
    * that reset yet.
    */
   private guarded<O>(onCommit: OnEffectCommit<O> | undefined): OnEffectCommit<O> {
@@ -319,7 +319,7 @@ export class Runtime {
     return setToolServerFaults({ store: this.store, tools: this.services.tools, log: this.log, bundleName: this.bundle.definition.name }, name, faults, actorTokenId, onCommit);
   }
 
-  /** True while a reset on this node or (as last seen, within ~250 ms) another one holds the runtime. */
+  /** True while a reset on this server or (as last seen, within ~250 ms) another one holds the runtime. */
   /** No managed container is waiting to be started for a new entity (starts run after the entity commits). */
   get containerStartsIdle(): boolean {
     return this.entityContainers.idle;

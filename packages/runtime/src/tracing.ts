@@ -4,7 +4,7 @@
  * attributes are built (each caller checks `isRecording()` first) and no context is entered.
  *
  * A publish's context travels with its event as a W3C `traceparent` (the `events.traceparent`
- * column): a delivery, on whichever node claims it and however late, starts its span as a child of
+ * column): a delivery, on whichever server claims it and however late, starts its span as a child of
  * that context, and the events its handler emits store the delivery span's context in turn.
  */
 import { INVALID_TRACEID, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Context, type Span } from '@opentelemetry/api';
@@ -103,7 +103,7 @@ export interface DeliveryToTrace {
 }
 
 /** One attempt of a delivery, continuing the trace stored with its event (a root span without one). */
-export function startDeliverySpan(d: DeliveryToTrace, nodeId: string): Span {
+export function startDeliverySpan(d: DeliveryToTrace, serverId: string): Span {
   const tp = d.event.traceparent;
   const parent: Context = tp ? propagation.extract(ROOT_CONTEXT, { traceparent: tp }) : ROOT_CONTEXT;
   const span = tracer.startSpan('deliver', CONSUMER, parent);
@@ -118,7 +118,7 @@ export function startDeliverySpan(d: DeliveryToTrace, nodeId: string): Span {
       'switchboard.subscriber.id': d.subscriber_id,
       'switchboard.subscriber.type': d.subscriber_type,
       'switchboard.delivery.attempt': d.attempts,
-      'switchboard.node.id': nodeId,
+      'switchboard.server.id': serverId,
     });
   }
   return span;

@@ -1,5 +1,5 @@
 /**
- * The change feed: what other nodes (and this process's WebSocket clients) should hear of, one
+ * The change feed: what other servers (and this process's WebSocket clients) should hear of, one
  * `changes` row per committed transaction that changed something they show.
  *
  * A repository marks the kind of change its write makes on the caller's transaction
@@ -20,29 +20,29 @@ import { compiledOnce } from './compiled-once';
 
 export { CHANGE_KINDS, type ChangeKind };
 
-/** The channel every node LISTENs on; notifications on it carry no data. */
+/** The channel every server LISTENs on; notifications on it carry no data. */
 export const CHANGE_CHANNEL = 'switchboard_changes';
 
 const changesAfter = compiledOnce((db, seq: number, limit: number) =>
-  db.selectFrom('changes').select(['seq', 'kinds', 'node_id']).where('seq', '>', seq).orderBy('seq').limit(limit),
+  db.selectFrom('changes').select(['seq', 'kinds', 'server_id']).where('seq', '>', seq).orderBy('seq').limit(limit),
 );
 
 /**
- * A kind of change for nodes only (never in `runtime.changed`): the transaction wrote deliveries
- * that wait for a claim (pending), so other nodes' dispatchers claim at once instead of at their
- * next poll. A publish whose deliveries were written leased to its own node does not carry it.
+ * A kind of change for servers only (never in `runtime.changed`): the transaction wrote deliveries
+ * that wait for a claim (pending), so other servers' dispatchers claim at once instead of at their
+ * next poll. A publish whose deliveries were written leased to its own server does not carry it.
  */
 export const CLAIMABLE = 'claimable';
 type FeedKind = ChangeKind | typeof CLAIMABLE;
 
-/** One committed transaction's change: its position, what it touched, and the node that made it. */
+/** One committed transaction's change: its position, what it touched, and the server that made it. */
 export interface ChangeRecord {
   seq: number;
   kinds: ChangeKind[];
   /** It wrote deliveries waiting for a claim (CLAIMABLE). */
   claimable: boolean;
-  /** The node that committed it; null for a process that is no node (the token CLI, a migration). */
-  node_id: string | null;
+  /** The server that committed it; null for a process that is no server (the token CLI, a migration). */
+  server_id: string | null;
 }
 
 const KNOWN_KINDS = new Set<string>(CHANGE_KINDS);
@@ -71,14 +71,14 @@ export function restoreMarkedKinds(trx: Kysely<Database>, kinds: readonly FeedKi
   else marked.set(trx, new Set(kinds));
 }
 
-/** A change row's kinds; unknown ones (written by a newer node) are left out. */
+/** A change row's kinds; unknown ones (written by a newer server) are left out. */
 function parseKinds(text: string): Pick<ChangeRecord, 'kinds' | 'claimable'> {
   const all = text.split(',');
   return { kinds: all.filter((k): k is ChangeKind => KNOWN_KINDS.has(k)), claimable: all.includes(CLAIMABLE) };
 }
 
 export class ChangeFeedRepository {
-  private nodeId: string | null = null;
+  private serverId: string | null = null;
   private readonly committedListeners = new Set<() => void>();
 
   constructor(
@@ -90,9 +90,9 @@ export class ChangeFeedRepository {
     private readonly audit: { flushIn(trx: Kysely<Database>): Promise<number> },
   ) {}
 
-  /** The node this process's changes are recorded as made by (set once the runtime has its id). */
-  identify(nodeId: string): void {
-    this.nodeId = nodeId;
+  /** The server this process's changes are recorded as made by (set once the runtime has its id). */
+  identify(serverId: string): void {
+    this.serverId = serverId;
   }
 
   /** Marks a change of `kind` on the caller's transaction (for a write whose repository cannot tell its kind). */
@@ -100,8 +100,8 @@ export class ChangeFeedRepository {
     markChange(tx, kind);
   }
 
-  get writerNodeId(): string | null {
-    return this.nodeId;
+  get writerServerId(): string | null {
+    return this.serverId;
   }
 
   /**
@@ -151,7 +151,7 @@ export class ChangeFeedRepository {
     const kinds = marked.get(trx);
     if (!kinds || kinds.size === 0) return false;
     marked.delete(trx);
-    await this.engine.insertChange(trx, [...kinds].sort().join(','), this.nodeId);
+    await this.engine.insertChange(trx, [...kinds].sort().join(','), this.serverId);
     return true;
   }
 
@@ -175,7 +175,7 @@ export class ChangeFeedRepository {
   /** Changes after `seq`, oldest first, at most `limit`. */
   async after(seq: number, limit: number): Promise<ChangeRecord[]> {
     const { rows } = await changesAfter(this.db, seq, limit);
-    return rows.map((r) => ({ seq: Number(r.seq), ...parseKinds(r.kinds), node_id: r.node_id }));
+    return rows.map((r) => ({ seq: Number(r.seq), ...parseKinds(r.kinds), server_id: r.server_id }));
   }
 
   /** The newest change's seq; 0 when there is none. */
@@ -186,7 +186,7 @@ export class ChangeFeedRepository {
 
   /**
    * Deletes changes older than `keepMs` (database clock), always keeping the newest row so that a
-   * node starting later reads its position from the table. Walks the old rows by seq only: no
+   * server starting later reads its position from the table. Walks the old rows by seq only: no
    * index on created_at is needed.
    */
   async prune(keepMs: number): Promise<number> {

@@ -1,6 +1,6 @@
 /**
  * Follows the change feed for one process and hands its subscribers each committed change once,
- * in seq order, whichever node committed it.
+ * in seq order, whichever server committed it.
  *
  * What wakes it: on PostgreSQL a connection of its own (not one of the pool's) LISTENing on the
  * feed's channel; in this process, every commit that recorded a change; and a poll of about a
@@ -141,7 +141,7 @@ export class ChangeListener {
 
   /**
    * Reads the feed soon: now, or once the read in progress is done, and never sooner than
-   * `minReadSpacingMs` after the last read (every commit of every node wakes every listener).
+   * `minReadSpacingMs` after the last read (every commit of every server wakes every listener).
    */
   wake(): void {
     if (!this.running) return;

@@ -1,10 +1,10 @@
 /**
- * Kysely builds and compiles a query on every call: immutable operation nodes, then a visitor pass
+ * Kysely builds and compiles a query on every call: immutable operation servers, then a visitor pass
  * over them. The data path's statements have one text per call site whatever their values (their
  * rows and ids travel as single JSON or array parameters), so that work can be done once: the
  * builder runs a single time with placeholders for the call's arguments, and every call sends the
  * compiled text with its own arguments in the placeholders' places. Building and compiling was a
- * visible share of a PostgreSQL node's CPU under publish load (docs/performance-notes.md: recording the change row, the
+ * visible share of a PostgreSQL server's CPU under publish load (docs/performance-notes.md: recording the change row, the
  * reset-lock and ingress reads, marking delivered, settling, the JSON inserts, the feed's reads).
  *
  * Only for builders whose text does not depend on the values: each argument must travel as one

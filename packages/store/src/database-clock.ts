@@ -3,7 +3,7 @@
  * they must come from one clock: this one reads the database server's clock, measures this host's
  * offset from it (at the midpoint of the round trip) and answers `now()` as host time plus that
  * offset, without a query per call. It is measured again every minute, and never goes backwards
- * within the process, so a correction does not reorder what this node writes.
+ * within the process, so a correction does not reorder what this server writes.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from './clock';
@@ -35,8 +35,8 @@ export class DatabaseClock implements Clock {
       const offset = Number(rows[0]!.ms) - (sent + rtt / 2);
       if (!best || rtt < best.rtt) best = { rtt, offset };
     }
-    // Not rounded: half a millisecond of rounding would let two nodes' clocks differ by a whole one
-    // (a delivery one node stamps due now is not yet due to the other's claim until then).
+    // Not rounded: half a millisecond of rounding would let two servers' clocks differ by a whole one
+    // (a delivery one server stamps due now is not yet due to the other's claim until then).
     this.offsetMs = best!.offset;
   }
 

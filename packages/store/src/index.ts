@@ -23,7 +23,7 @@ export * from './repositories/entities';
 export * from './repositories/resets';
 export * from './repositories/mailbox-decisions';
 export * from './repositories/agent-writes';
-export * from './repositories/nodes';
+export * from './repositories/servers';
 export type { ClusterGaugeReading } from './repositories/cluster-gauges';
 export { noopStoreObserver, type StoreObserver, type TransactionKind, type TransactionOutcome } from './store-observer';
 export * from './repositories/alerts';

@@ -46,8 +46,8 @@ export interface IdempotencyTable {
   response: string | null;
   created_at: string;
   expires_at: string;
-  /** The node running an in-progress call; its claim is dropped only once that node is dead. */
-  node_id: string | null;
+  /** The server running an in-progress call; its claim is dropped only once that server is dead. */
+  server_id: string | null;
 }
 
 export interface RuntimeStateTable {
@@ -151,7 +151,7 @@ export interface OperationsTable {
   finished_at: string | null;
   cancelled_by_token_id: string | null;
   error: string | null;
-  /** The node sending the operation's items, while it holds the lease (ADR 0013). */
+  /** The server sending the operation's items, while it holds the lease (ADR 0013). */
   lease_owner: Generated<string | null>;
   /** Bumped by each claim: a batch's writes count only under the epoch its sender claimed. */
   lease_epoch: Generated<number>;
@@ -401,8 +401,8 @@ export interface ContainersTable {
 }
 
 /** A server process on this database, with its heartbeat (database clock). */
-export interface NodesTable {
-  node_id: string;
+export interface ServersTable {
+  server_id: string;
   host: string;
   pid: number;
   version: string;
@@ -412,12 +412,12 @@ export interface NodesTable {
   stopped_at: string | null;
 }
 
-/** The change feed: one row per committed transaction that other nodes should hear of. */
+/** The change feed: one row per committed transaction that other servers should hear of. */
 export interface ChangesTable {
   seq: Generated<number>;
   /** Comma-separated change kinds (events, mailbox, reset, ingress, tokens, ...). */
   kinds: string;
-  node_id: string | null;
+  server_id: string | null;
   created_at: string;
 }
 
@@ -429,7 +429,7 @@ export interface AuditTable {
   user_name: string | null;
   token_id: string | null;
   channel: string;
-  node_id: string;
+  server_id: string;
   method: string;
   /** JSON array of ids. */
   target_ids: string;
@@ -537,7 +537,7 @@ export interface Database {
   audit: AuditTable;
   audit_targets: AuditTargetsTable;
   audit_head: AuditHeadTable;
-  nodes: NodesTable;
+  servers: ServersTable;
   changes: ChangesTable;
   tokens: TokensTable;
   users: UsersTable;

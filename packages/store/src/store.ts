@@ -32,7 +32,7 @@ import { EntityRepository } from './repositories/entities';
 import { ResetRepository } from './repositories/resets';
 import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
-import { NodeRepository } from './repositories/nodes';
+import { ServerRepository } from './repositories/servers';
 import { AlertRepository } from './repositories/alerts';
 import { storeTxOf, type StoreTx } from './store-tx';
 import { ClusterGaugeReads } from './repositories/cluster-gauges';
@@ -78,10 +78,10 @@ export class Store {
   readonly resets: ResetRepository;
   readonly mailboxDecisions: MailboxDecisionRepository;
   readonly agentWrites: AgentWriteRepository;
-  readonly nodes: NodeRepository;
+  readonly servers: ServerRepository;
   /** Alert rules, destinations, silences and the notice outbox. */
   readonly alerts: AlertRepository;
-  /** The change feed: what committed, for other nodes and live consoles (see change-feed.ts). */
+  /** The change feed: what committed, for other servers and live consoles (see change-feed.ts). */
   readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
   /** The cluster's state for a metrics scrape (see cluster-gauges.ts). */
@@ -130,7 +130,7 @@ export class Store {
     this.resets = new ResetRepository(db, engine);
     this.mailboxDecisions = new MailboxDecisionRepository(db);
     this.agentWrites = new AgentWriteRepository(db, this.changes);
-    this.nodes = new NodeRepository(db, engine);
+    this.servers = new ServerRepository(db, engine);
     this.clusterGauges = new ClusterGaugeReads(db, this.runWrites);
     this.alerts = new AlertRepository(db, this.changes, engine);
   }
@@ -222,7 +222,7 @@ export class Store {
 
   /**
    * Starts following the change feed (see ChangeListener): the server's live updates, reset
-   * notices from other nodes and, on PostgreSQL, the token memory depend on it. Stopped by close().
+   * notices from other servers and, on PostgreSQL, the token memory depend on it. Stopped by close().
    */
   async followChanges(options: ChangeListenerOptions = {}): Promise<ChangeListener> {
     if (this.listener) return this.listener;

@@ -75,11 +75,11 @@ export async function countRows(store: Store, table: CountedTable, status?: stri
   return Number(r.n);
 }
 
-/** Columns moved by every authenticated request or node heartbeat, not by the calls a snapshot watches. */
+/** Columns moved by every authenticated request or server heartbeat, not by the calls a snapshot watches. */
 const TOUCH_COLUMNS: Record<string, readonly string[]> = {
   tokens: ['last_used_at'],
   users: ['last_seen_at'],
-  nodes: ['last_seen_at', 'in_flight'],
+  servers: ['last_seen_at', 'in_flight'],
 };
 
 /** Tables of the audit trail: a refused call is recorded there, and only there. */

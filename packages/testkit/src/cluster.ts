@@ -1,25 +1,25 @@
 /**
- * Several real server processes ("nodes") on one PostgreSQL database, started, killed, stopped
+ * Several real server processes ("servers") on one PostgreSQL database, started, killed, stopped
  * and resumed at will, plus a plain pg pool on the same database for the tests' counts. Each
- * node's connections carry application_name sb-chaos-<label>, so a test can end exactly that
- * node's backends with pg_terminate_backend.
+ * server's connections carry application_name sb-chaos-<label>, so a test can end exactly that
+ * server's backends with pg_terminate_backend.
  */
 import pg from 'pg';
 import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
 import { startServerProcess, type ServerProcess } from './server-process';
 
 /**
- * Fast membership so a killed node is taken over within seconds (the defaults are 1 s and 5 s);
- * not faster, or a live node stalled on a busy machine is taken over too.
+ * Fast membership so a killed server is taken over within seconds (the defaults are 1 s and 5 s);
+ * not faster, or a live server stalled on a busy machine is taken over too.
  */
-const NODE_ENV = { SWITCHBOARD_NODE_BEAT_MS: '250', SWITCHBOARD_NODE_DEAD_AFTER_MS: '3000' };
+const NODE_ENV = { SWITCHBOARD_SERVER_BEAT_MS: '250', SWITCHBOARD_SERVER_DEAD_AFTER_MS: '3000' };
 
-/** What every node of a cluster runs with. */
+/** What every server of a cluster runs with. */
 export interface ClusterOptions {
   token: string;
-  /** SWITCHBOARD_BUNDLE of every node. */
+  /** SWITCHBOARD_BUNDLE of every server. */
   bundle: string;
-  /** Variables of every node, over the cluster's defaults. */
+  /** Variables of every server, over the cluster's defaults. */
   env?: Record<string, string>;
 }
 
@@ -27,13 +27,13 @@ export interface ClusterOptions {
 const TEST_SERVER_ENV = { SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error' };
 
 /** Three tsx processes booting side by side on two busy cores have taken over 30 s. */
-const NODE_READY_TIMEOUT_MS = 90_000;
+const SERVER_READY_TIMEOUT_MS = 90_000;
 
-export interface ChaosNode {
+export interface ChaosServer {
   label: string;
   url: string;
-  /** This process's node id (its delivery lease owner), from health.check. */
-  nodeId: string;
+  /** This process's server id (its delivery lease owner), from health.check. */
+  serverId: string;
   pid: number;
   process: ServerProcess;
 }
@@ -43,12 +43,12 @@ export interface RpcAnswer {
   error?: { code: number; message: string; data?: { code?: string; retryable?: boolean } };
 }
 
-/** A transport failure (the node died or refused the connection): no answer at all. */
+/** A transport failure (the server died or refused the connection): no answer at all. */
 export class NoAnswer extends Error {}
 
-/** A node process that ended without the test killing it. */
+/** A server process that ended without the test killing it. */
 export interface UnexpectedExit {
-  node: string;
+  server: string;
   code: number | null;
   signal: string | null;
   /** The end of what it wrote to stderr. */
@@ -77,61 +77,61 @@ export class Cluster {
     this.db.on('error', () => undefined);
   }
 
-  /** `env`: this node's own variables, over the cluster's. */
-  async start(label: string, env: Record<string, string> = {}): Promise<ChaosNode> {
+  /** `env`: this server's own variables, over the cluster's. */
+  async start(label: string, env: Record<string, string> = {}): Promise<ChaosServer> {
     const url = new URL(this.databaseUrl);
     url.searchParams.set('application_name', applicationName(label));
     const proc = await startServerProcess({
       env: { ...TEST_SERVER_ENV, SWITCHBOARD_DATABASE_URL: url.toString(), SWITCHBOARD_TOKEN: this.token, SWITCHBOARD_BUNDLE: this.bundle, ...NODE_ENV, ...this.env, ...env },
-      readyTimeoutMs: NODE_READY_TIMEOUT_MS,
+      readyTimeoutMs: SERVER_READY_TIMEOUT_MS,
     });
     this.started.push({ label, process: proc });
-    // A boot slower than the death timeout gets the new node taken over before its first
+    // A boot slower than the death timeout gets the new server taken over before its first
     // heartbeat, which registers it again: until then health.check does not list it.
     let health: RpcAnswer = {};
-    let self: { node_id: string } | undefined;
+    let self: { server_id: string } | undefined;
     const deadline = Date.now() + 20_000;
     for (;;) {
       health = await this.rpc(proc.url, 'health.check');
-      self = (health.result?.nodes ?? []).find((n: { self: boolean }) => n.self);
+      self = (health.result?.servers ?? []).find((n: { self: boolean }) => n.self);
       if (self !== undefined || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    if (!self) throw new Error(`node ${label} lists no node of its own in health.check: ${JSON.stringify(health)}`);
-    return { label, url: proc.url, nodeId: self.node_id, pid: proc.child.pid!, process: proc };
+    if (!self) throw new Error(`node ${label} lists no server of its own in health.check: ${JSON.stringify(health)}`);
+    return { label, url: proc.url, serverId: self.server_id, pid: proc.child.pid!, process: proc };
   }
 
-  /** Starts the first node (it migrates a fresh database), then the others side by side. */
-  async startAll(labels: string[]): Promise<ChaosNode[]> {
+  /** Starts the first server (it migrates a fresh database), then the others side by side. */
+  async startAll(labels: string[]): Promise<ChaosServer[]> {
     const [first, ...others] = labels;
-    const firstNode = await this.start(first!);
-    return [firstNode, ...(await Promise.all(others.map((l) => this.start(l))))];
+    const firstServer = await this.start(first!);
+    return [firstServer, ...(await Promise.all(others.map((l) => this.start(l))))];
   }
 
-  async kill(node: ChaosNode): Promise<void> {
-    this.killed.add(node.pid);
-    this.resume(node);
-    node.process.child.kill('SIGKILL');
-    await node.process.exited;
+  async kill(server: ChaosServer): Promise<void> {
+    this.killed.add(server.pid);
+    this.resume(server);
+    server.process.child.kill('SIGKILL');
+    await server.process.exited;
   }
 
   /** SIGSTOP: the process keeps its sockets and leases but runs nothing, as in a long GC pause or a frozen VM. */
-  pause(node: ChaosNode): void {
-    this.stopped.add(node.pid);
-    node.process.child.kill('SIGSTOP');
+  pause(server: ChaosServer): void {
+    this.stopped.add(server.pid);
+    server.process.child.kill('SIGSTOP');
   }
 
-  resume(node: ChaosNode): void {
-    if (!this.stopped.delete(node.pid)) return;
-    node.process.child.kill('SIGCONT');
+  resume(server: ChaosServer): void {
+    if (!this.stopped.delete(server.pid)) return;
+    server.process.child.kill('SIGCONT');
   }
 
-  alive(node: ChaosNode): boolean {
-    const c = node.process.child;
+  alive(server: ChaosServer): boolean {
+    const c = server.process.child;
     return c.exitCode === null && c.signalCode === null;
   }
 
-  /** One JSON-RPC request; throws NoAnswer when the node gave none. */
+  /** One JSON-RPC request; throws NoAnswer when the server gave none. */
   async rpc(url: string, method: string, params: Record<string, unknown> = {}, timeoutMs = 30_000): Promise<RpcAnswer> {
     let res: Response;
     try {
@@ -154,7 +154,7 @@ export class Cluster {
     }
   }
 
-  /** A batch of requests, each answered; throws NoAnswer when the node gave none. */
+  /** A batch of requests, each answered; throws NoAnswer when the server gave none. */
   async batch(url: string, requests: { method: string; params: Record<string, unknown> }[]): Promise<RpcAnswer[]> {
     const body = requests.map((r, i) => ({ jsonrpc: '2.0', id: i, method: r.method, params: r.params }));
     let res: Response;
@@ -172,9 +172,9 @@ export class Cluster {
   }
 
   /** A request that must succeed: its result, typed from the contract. */
-  async ok<M extends MethodName>(node: ChaosNode, method: M, params: ParamsInput<M> = {} as ParamsInput<M>): Promise<Result<M>> {
-    const answer = await this.rpc(node.url, method, params as Record<string, unknown>);
-    if (answer.error || answer.result === undefined) throw new Error(`${method} on node ${node.label}: ${JSON.stringify(answer.error)}`);
+  async ok<M extends MethodName>(server: ChaosServer, method: M, params: ParamsInput<M> = {} as ParamsInput<M>): Promise<Result<M>> {
+    const answer = await this.rpc(server.url, method, params as Record<string, unknown>);
+    if (answer.error || answer.result === undefined) throw new Error(`${method} on node ${server.label}: ${JSON.stringify(answer.error)}`);
     return answer.result as Result<M>;
   }
 
@@ -182,30 +182,30 @@ export class Cluster {
     return (await this.db.query<R>(text, values)).rows;
   }
 
-  /** Deliveries a node is running now (in progress under its lease). */
-  async leasesHeldBy(node: ChaosNode): Promise<number> {
-    const [row] = await this.query<{ n: number }>(`select count(*)::int as n from deliveries where status = 'in_progress' and lease_owner = $1`, [node.nodeId]);
+  /** Deliveries a server is running now (in progress under its lease). */
+  async leasesHeldBy(server: ChaosServer): Promise<number> {
+    const [row] = await this.query<{ n: number }>(`select count(*)::int as n from deliveries where status = 'in_progress' and lease_owner = $1`, [server.serverId]);
     return row!.n;
   }
 
-  /** A node's backends inside a transaction now. */
-  async openTransactionsOf(node: ChaosNode): Promise<number> {
-    const [row] = await this.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and xact_start is not null', [applicationName(node.label)]);
+  /** A server's backends inside a transaction now. */
+  async openTransactionsOf(server: ChaosServer): Promise<number> {
+    const [row] = await this.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = $1 and xact_start is not null', [applicationName(server.label)]);
     return row!.n;
   }
 
-  /** Ends every backend a node holds (pg_terminate_backend); how many. */
-  async terminateConnectionsOf(node: ChaosNode): Promise<number> {
-    // Only this database's: other clusters' nodes of the same label may share the server.
+  /** Ends every backend a server holds (pg_terminate_backend); how many. */
+  async terminateConnectionsOf(server: ChaosServer): Promise<number> {
+    // Only this database's: other clusters' servers of the same label may share the server.
     const rows = await this.query<{ ended: boolean }>(
       'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = current_database() and application_name = $1',
-      [applicationName(node.label)],
+      [applicationName(server.label)],
     );
     return rows.filter((r) => r.ended).length;
   }
 
-  /** True while at least one node process runs (a settle wait without one would only time out). */
-  anyNodeRunning(): boolean {
+  /** True while at least one server process runs (a settle wait without one would only time out). */
+  anyServerRunning(): boolean {
     return this.started.some(({ process: p }) => p.child.exitCode === null && p.child.signalCode === null);
   }
 
@@ -213,10 +213,10 @@ export class Cluster {
   unexpectedExits(): UnexpectedExit[] {
     return this.started
       .filter(({ process: p }) => !this.killed.has(p.child.pid!) && (p.child.exitCode !== null || p.child.signalCode !== null))
-      .map(({ label, process: p }) => ({ node: label, code: p.child.exitCode, signal: p.child.signalCode, stderr: p.output() }));
+      .map(({ label, process: p }) => ({ server: label, code: p.child.exitCode, signal: p.child.signalCode, stderr: p.output() }));
   }
 
-  /** Kills every node still running and closes the pool. */
+  /** Kills every server still running and closes the pool. */
   async dispose(): Promise<void> {
     for (const { process: p } of this.started) {
       if (p.child.exitCode !== null || p.child.signalCode !== null) continue;

@@ -72,7 +72,7 @@ export interface SpecDatabase {
 }
 
 /**
- * A database of one spec's or test's own, for servers that share one (several nodes). Named like
+ * A database of one spec's or test's own, for servers that share one (several servers). Named like
  * the store suites' databases (sb_test_…), so a run that died before dropping it leaves nothing
  * test-all does not clean.
  */

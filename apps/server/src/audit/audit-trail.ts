@@ -51,7 +51,7 @@ export function presentedSecretFingerprint(secret: string): string {
 export class AuditTrail {
   constructor(
     private readonly store: Store,
-    private readonly nodeId: () => string,
+    private readonly serverId: () => string,
   ) {}
 
   /** Appends the record; inside `tx` it commits with that transaction, else in its own. */
@@ -78,7 +78,7 @@ export class AuditTrail {
       userName: fact.actor?.userName,
       tokenId: fact.actor?.tokenId,
       channel: fact.channel,
-      nodeId: this.nodeId(),
+      serverId: this.serverId(),
       method: fact.method,
       targetIds: targets,
       paramsSummary: summariseParams(fact.params),

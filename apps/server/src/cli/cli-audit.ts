@@ -1,4 +1,4 @@
-/** How the command-line tools appear in the audit trail: channel cli, node "cli@HOST". */
+/** How the command-line tools appear in the audit trail: channel cli, server "cli@HOST". */
 import os from 'node:os';
 import type { Store } from '@switchboard/store';
 import { AuditTrail } from '../audit/audit-trail';

@@ -1,7 +1,7 @@
 /**
  * People administration for operators, against the same store the server uses
  * (SWITCHBOARD_DATA_DIR, default ./data, or SWITCHBOARD_DATABASE_URL). A change applies to the
- * person's next request on every node (their tokens are re-read).
+ * person's next request on every server (their tokens are re-read).
  *
  *   npm run users -- list                                  id, name, role, email, state, last seen, tokens
  *   npm run users -- create NAME --role ROLE [--email E]   adds a person (then: npm run token -- create NAME --user ID)

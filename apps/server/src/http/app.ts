@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return c.json({ ready, ...(ready ? {} : { reason: resetting ? 'reset in progress' : 'starting' }) }, ready ? 200 : 503);
   });
 
-  const audit = new AuditTrail(store, () => deps.runtime.nodeId);
+  const audit = new AuditTrail(store, () => deps.runtime.serverId);
   const recordQuietly = (fact: AuditFact) =>
     audit.recordQuietly(fact, (error) =>
       logger.error('audit record not written', { correlation_id: fact.correlationId, method: fact.method, outcome: fact.outcome, error: error instanceof Error ? error.message : String(error) }),
@@ -176,7 +176,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.get('/v1/openrpc.json', authenticated, (c) => c.json(openRpcDocument()));
-  if (deps.metrics) app.get(METRICS_PATH, ...metricsHandlers({ store, logger, metrics: deps.metrics, nodeId: () => deps.runtime.nodeId }));
+  if (deps.metrics) app.get(METRICS_PATH, ...metricsHandlers({ store, logger, metrics: deps.metrics, serverId: () => deps.runtime.serverId }));
 
   const handleRpc = async (c: Context<Env>, pathMethod?: string) => {
     const correlationId = c.get('correlationId');

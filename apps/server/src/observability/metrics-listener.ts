@@ -19,7 +19,7 @@ export interface ScrapeListener {
 /** Undefined when metrics are off or no separate port is configured. */
 export async function listenForScrapes(
   config: Config,
-  deps: { store: Store; logger: Logger; metrics: Metrics | undefined; nodeId: () => string },
+  deps: { store: Store; logger: Logger; metrics: Metrics | undefined; serverId: () => string },
 ): Promise<ScrapeListener | undefined> {
   const { metrics } = deps;
   if (!metrics || config.metrics.port === undefined) return undefined;

@@ -22,13 +22,13 @@ export interface MetricsRouteDeps {
   store: Store;
   logger: Logger;
   metrics: Metrics;
-  /** This node's id, for the audit records of refused scrapes. */
-  nodeId: () => string;
+  /** This server's id, for the audit records of refused scrapes. */
+  serverId: () => string;
 }
 
 /** Authentication (401 as the API answers it), the scope check (403 FORBIDDEN) and the scrape. */
 export function metricsHandlers(deps: MetricsRouteDeps): readonly [MiddlewareHandler<AppEnv>, MiddlewareHandler<AppEnv>] {
-  const authenticated = requireAuth(deps.store, new AuditTrail(deps.store, deps.nodeId), deps.logger);
+  const authenticated = requireAuth(deps.store, new AuditTrail(deps.store, deps.serverId), deps.logger);
   const scrape: MiddlewareHandler<AppEnv> = async (c) => {
     const principal = c.get('principal');
     if (!principal.scopes.has('metrics')) {

@@ -3,12 +3,12 @@
  * through their observer interfaces (no prom-client there); the RPC layer through RpcCallObserver.
  *
  * Two kinds of series, see README.md "Metrics":
- * - per node: counters, histograms and this process's gauges, labelled `node` (every series of the
- *   registry carries it, process metrics included). Sum them over nodes.
+ * - per server: counters, histograms and this process's gauges, labelled `server` (every series of the
+ *   registry carries it, process metrics included). Sum them over servers.
  * - cluster-wide: gauges read from the database at scrape time (queue depth, pending mailbox items,
- *   open incidents, ...). Every node reads the same rows, so only one node exports samples: the
- *   oldest live node (the first row of the nodes table, as containers supervision picks it). The
- *   others leave them out of their scrape. Scraping every node counts each once.
+ *   open incidents, ...). Every server reads the same rows, so only one server exports samples: the
+ *   oldest live server (the first row of the servers table, as containers supervision picks it). The
+ *   others leave them out of their scrape. Scraping every server counts each once.
  *
  * Per call the hot paths do a map lookup, a counter increment and a histogram observe (see
  * hot-path-series.ts); series are found by their label values, which come from small fixed sets
@@ -46,9 +46,9 @@ const GROUP_MEMBERS = [1, 2, 4, 8, 16, 32, 64];
 const DECISION_SECONDS = [10, 60, 300, 900, 1800, 3600, 7200, 14400, 43200, 86400, 172800, 604800];
 
 export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver {
-  /** Per-node series. */
+  /** Per-server series. */
   readonly registry = new Registry();
-  /** Cluster-wide gauges, part of the scrape only on the reporting node. */
+  /** Cluster-wide gauges, part of the scrape only on the reporting server. */
   private readonly clusterRegistry = new Registry();
   private sources: MetricsSources | undefined;
   private refreshing: Promise<boolean> | undefined;
@@ -71,9 +71,9 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   private readonly mailboxPending: Gauge;
   private readonly incidentsOpen: Gauge;
   private readonly operationsRunning: Gauge;
-  private readonly nodesLive: Gauge;
+  private readonly serversLive: Gauge;
   private readonly reportsCluster: Gauge;
-  private readonly nodeUp: Gauge;
+  private readonly serverUp: Gauge;
 
   constructor(private readonly logger: Logger) {
     const registers = [this.registry];
@@ -97,18 +97,18 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     this.transactionSeconds = new HotHistogram(this.registry, { name: 'switchboard_store_transaction_duration_seconds', help: 'Time a store transaction took, begin to commit or rollback, by kind', labelNames: ['kind'], buckets: TRANSACTION_SECONDS });
     this.groupMembers = new HotHistogram(this.registry, { name: 'switchboard_store_group_commit_writes', help: 'Callers whose writes one group commit committed together', labelNames: [], buckets: GROUP_MEMBERS }).of();
 
-    // This node's own state, read from memory when scraped (prom-client calls collect each time).
+    // This server's own state, read from memory when scraped (prom-client calls collect each time).
     const sourcesNow = () => this.sources;
     const fromSources = (read: (s: MetricsSources) => number) =>
       function collect(this: Gauge) {
         const sources = sourcesNow();
         if (sources) this.set(read(sources));
       };
-    new Gauge({ name: 'switchboard_websocket_connections', help: 'Open WebSocket connections to this node', registers, collect: fromSources((s) => s.sockets.connectionCount()) });
-    new Gauge({ name: 'switchboard_heartbeat_subscribers', help: 'Heartbeat subscriptions on this node', registers, collect: fromSources((s) => s.sockets.subscriptionCount()) });
-    new Gauge({ name: 'switchboard_handlers_in_flight', help: 'Deliveries this node is running or committing', registers, collect: fromSources((s) => s.runtime.dispatcher.inFlightCount) });
-    this.nodeUp = new Gauge({ name: 'switchboard_node_up', help: 'Always 1 on a running node; its labels name the server version', labelNames: ['version'], registers });
-    this.reportsCluster = new Gauge({ name: 'switchboard_node_reports_cluster', help: '1 on the node that exports the cluster-wide gauges (the oldest live node), else 0', registers });
+    new Gauge({ name: 'switchboard_websocket_connections', help: 'Open WebSocket connections to this server', registers, collect: fromSources((s) => s.sockets.connectionCount()) });
+    new Gauge({ name: 'switchboard_heartbeat_subscribers', help: 'Heartbeat subscriptions on this server', registers, collect: fromSources((s) => s.sockets.subscriptionCount()) });
+    new Gauge({ name: 'switchboard_handlers_in_flight', help: 'Deliveries this server is running or committing', registers, collect: fromSources((s) => s.runtime.dispatcher.inFlightCount) });
+    this.serverUp = new Gauge({ name: 'switchboard_server_up', help: 'Always 1 on a running server; its labels name the server version', labelNames: ['version'], registers });
+    this.reportsCluster = new Gauge({ name: 'switchboard_server_reports_cluster', help: '1 on the server that exports the cluster-wide gauges (the oldest live server), else 0', registers });
 
     const cluster = [this.clusterRegistry];
     this.deliveriesOpen = new Gauge({ name: 'switchboard_deliveries_open', help: 'Cluster-wide: deliveries not finished, by status (pending, including retries in backoff; in_progress)', labelNames: ['status'], registers: cluster });
@@ -117,7 +117,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     this.mailboxPending = new Gauge({ name: 'switchboard_mailbox_pending_items', help: 'Cluster-wide: mailbox items waiting for a decision, by type', labelNames: ['type'], registers: cluster });
     this.incidentsOpen = new Gauge({ name: 'switchboard_incidents_open', help: 'Cluster-wide: incidents open (or regressed) that occurred in the last 24 hours, by highest level', labelNames: ['level'], registers: cluster });
     this.operationsRunning = new Gauge({ name: 'switchboard_operations_running', help: 'Cluster-wide: redrive and replay operations running', registers: cluster });
-    this.nodesLive = new Gauge({ name: 'switchboard_nodes_live', help: 'Cluster-wide: nodes whose heartbeat is current', registers: cluster });
+    this.serversLive = new Gauge({ name: 'switchboard_servers_live', help: 'Cluster-wide: servers whose heartbeat is current', registers: cluster });
 
     collectDefaultMetrics({ register: this.registry });
     // Gauges whose names end in _total break the naming rules (promtool check metrics refuses them);
@@ -125,15 +125,15 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
   }
 
-  /** Starts reading gauges from the running server and labels every series with its node id. */
+  /** Starts reading gauges from the running server and labels every series with its server id. */
   attach(sources: MetricsSources): void {
     this.sources = sources;
-    this.registry.setDefaultLabels({ node: sources.runtime.nodeId });
-    this.clusterRegistry.setDefaultLabels({ node: sources.runtime.nodeId });
-    this.nodeUp.set({ version: sources.version }, 1);
+    this.registry.setDefaultLabels({ server: sources.runtime.serverId });
+    this.clusterRegistry.setDefaultLabels({ server: sources.runtime.serverId });
+    this.serverUp.set({ version: sources.version }, 1);
   }
 
-  /** The exposition text: per-node series always, cluster-wide gauges on the reporting node only. */
+  /** The exposition text: per-server series always, cluster-wide gauges on the reporting server only. */
   async scrape(): Promise<string> {
     // Scrapes arriving together share one read of the database.
     this.refreshing ??= this.refreshClusterGauges().finally(() => {
@@ -148,13 +148,13 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
     return this.registry.contentType;
   }
 
-  /** Reads the cluster gauges when this node reports them; whether it does. */
+  /** Reads the cluster gauges when this server reports them; whether it does. */
   private async refreshClusterGauges(): Promise<boolean> {
     const sources = this.sources;
     if (!sources) return false;
     const { store, runtime } = sources;
     try {
-      const live = await runtime.nodes.liveNodes();
+      const live = await runtime.servers.liveServers();
       const reports = live[0]?.self === true;
       this.reportsCluster.set(reports ? 1 : 0);
       if (!reports) return false;
@@ -163,7 +163,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       const incidents = await runtime.incidents.openCountsByLevel({ windowStart: new Date(now.getTime() - INCIDENT_WINDOW_MS).toISOString(), windowEnd: new Date(now.getTime() + 1).toISOString() });
       // Mailbox types no longer pending leave their series.
       this.mailboxPending.reset();
-      this.nodesLive.set(live.length);
+      this.serversLive.set(live.length);
       this.deliveriesOpen.set({ status: 'pending' }, reading.deliveriesPending);
       this.deliveriesOpen.set({ status: 'in_progress' }, reading.deliveriesInProgress);
       // Due times are on the store's clock (the database's on PostgreSQL), so the age is too.
@@ -175,7 +175,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       this.operationsRunning.set(reading.operationsRunning);
       return true;
     } catch (error) {
-      // The per-node series still answer (they matter most while the database is away).
+      // The per-server series still answer (they matter most while the database is away).
       this.reportsCluster.set(0);
       this.logger.warn('metrics: cluster gauges not read', { error: error instanceof Error ? error.message : String(error) });
       return false;

@@ -5,8 +5,8 @@
  * Every mutating call gets a `MutationCall` whose `answerWith` the handler hands the runtime: the
  * runtime calls it inside the effect's own transaction, where it writes what must commit with the
  * effect: the audit record always (`withEffect`), the stored answer when the call is keyed. So
- * after a crash a retry either finds the stored answer or finds that nothing was committed. An in-progress claim names the node running it; a crashed node's
- * claims are dropped once its heartbeat lapses (NodeRegistry), never while it is alive.
+ * after a crash a retry either finds the stored answer or finds that nothing was committed. An in-progress claim names the server running it; a crashed server's
+ * claims are dropped once its heartbeat lapses (ServerRegistry), never while it is alive.
  */
 import { RpcError, isErrorCode } from '@switchboard/contract';
 import type { OnEffectCommit } from '@switchboard/runtime';
@@ -37,7 +37,7 @@ let keyedEffects = 0;
 
 export async function withIdempotency<T>(
   repo: IdempotencyRepository,
-  ref: { method: string; tokenId: string; key: string | undefined; nodeId: string },
+  ref: { method: string; tokenId: string; key: string | undefined; serverId: string },
   rawParams: unknown,
   resultSchema: z.ZodType,
   withEffect: WithEffect,
@@ -51,7 +51,7 @@ export async function withIdempotency<T>(
   }
   const keyRef: IdempotencyKeyRef = { method: ref.method, tokenId: ref.tokenId, key: ref.key };
   const { idempotency_key: _ignored, ...body } = (rawParams ?? {}) as Record<string, unknown>;
-  const claim = await repo.claim(keyRef, canonicalHash(body), ref.nodeId);
+  const claim = await repo.claim(keyRef, canonicalHash(body), ref.serverId);
   switch (claim.kind) {
     case 'conflict':
       throw new RpcError('IDEMPOTENCY_CONFLICT', 'This idempotency_key was already used with a different body', {
@@ -104,8 +104,8 @@ const RELEASE_GIVE_UP_MS = 10 * 60 * 1000;
 /**
  * Frees a claim for the retry. When the store cannot be reached (the failure that ended the call
  * is often the same lost connection), the release is tried again every second in the background:
- * otherwise the key would answer IDEMPOTENCY_IN_PROGRESS for as long as this node lives, since
- * only a dead node's claims are taken over. A release only removes a claim still in progress, so
+ * otherwise the key would answer IDEMPOTENCY_IN_PROGRESS for as long as this server lives, since
+ * only a dead server's claims are taken over. A release only removes a claim still in progress, so
  * one that runs after the effect did commit changes nothing.
  */
 async function releaseOrRetry(repo: IdempotencyRepository, keyRef: IdempotencyKeyRef): Promise<void> {

@@ -131,9 +131,9 @@ export class MethodExecutor {
     return this.runAudited(request, ctx, callable);
   }
 
-  /** Audit records in the transaction context of this call's store and node. */
+  /** Audit records in the transaction context of this call's store and server. */
   private trailOf(ctx: HandlerContext): AuditTrail {
-    return new AuditTrail(ctx.store, () => ctx.runtime.nodeId);
+    return new AuditTrail(ctx.store, () => ctx.runtime.serverId);
   }
 
   private factOf(ctx: HandlerContext, method: string, params: unknown): Omit<AuditFact, 'outcome'> {
@@ -220,6 +220,6 @@ export class MethodExecutor {
     };
     if (!withEffect) return invoke();
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, nodeId: ctx.runtime.nodeId }, request.params, def.result, withEffect, invoke, ctx.config.killAfterEffect);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, serverId: ctx.runtime.serverId }, request.params, def.result, withEffect, invoke, ctx.config.killAfterEffect);
   }
 }

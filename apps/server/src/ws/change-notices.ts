@@ -1,11 +1,11 @@
 /**
- * What the change feed tells the open consoles of this node, whichever node made the change:
+ * What the change feed tells the open consoles of this server, whichever server made the change:
  *
  * - `runtime.changed {seq, kinds}` to every socket holding a heartbeat subscription, coalesced: at
  *   most one per `intervalMs` (the first of a quiet spell at once, the rest merged into the next),
  *   so a burst of publishes costs a console one notice per interval, not one per commit.
- * - `runtime.reset`, for a reset another node applied: its audit record is read and announced in
- *   the shape the node that ran it announces it in. This node's own resets are announced by
+ * - `runtime.reset`, for a reset another server applied: its audit record is read and announced in
+ *   the shape the server that ran it announces it in. This server's own resets are announced by
  *   `runtime.onReset` as they finish; each reset is announced once.
  */
 import type { z } from 'zod';
@@ -25,7 +25,7 @@ export class ChangeNotices {
   private timer: NodeJS.Timeout | undefined;
   private lastSentAt = -Infinity;
   private announcedResetId: string | undefined;
-  /** Resets that finished before this node started are history, not news: never announced. */
+  /** Resets that finished before this server started are history, not news: never announced. */
   private seeded: Promise<void> = Promise.resolve();
   private readingReset: Promise<void> | undefined;
   private readResetAgain = false;
@@ -63,7 +63,7 @@ export class ChangeNotices {
     }
     if (pending.kinds.size === 0) this.pending = undefined;
     else this.schedule();
-    if (batch.some((c) => c.kinds.includes('reset') && c.node_id !== this.deps.runtime.nodeId)) this.readResetOfAnotherNode();
+    if (batch.some((c) => c.kinds.includes('reset') && c.server_id !== this.deps.runtime.serverId)) this.readResetOfAnotherNode();
   }
 
   private schedule(): void {
@@ -120,7 +120,7 @@ export class ChangeNotices {
         ...(newest.actor_token_id ? { actor_token_id: newest.actor_token_id } : {}),
       });
     } catch (err) {
-      this.deps.logger.warn('reading the reset another node applied failed', { error: (err as Error).message });
+      this.deps.logger.warn('reading the reset another server applied failed', { error: (err as Error).message });
     }
   }
 

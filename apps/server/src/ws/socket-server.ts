@@ -31,7 +31,7 @@ export interface SocketServerDeps {
   runtime: Runtime;
   logger: Logger;
   methodExecutor: MethodExecutor;
-  /** The change feed as this process follows it: live updates and other nodes' resets. */
+  /** The change feed as this process follows it: live updates and other servers' resets. */
   changes: ChangeListener;
   /** Shared with HTTP so a token's budget covers both transports. */
   limiter?: RateLimiter;

@@ -13,7 +13,7 @@ withServer((s) => {
 describe('alert.rule_delete', () => {
   it('deletes a rule: alert.rules no longer lists it and its destination is no longer in use', async () => {
     const webhook = await opsWebhook(server);
-    const { rule } = await ok(server, 'alert.rule_create', { name: 'short-lived', when: { trigger: 'node.dead' }, destination_ids: [webhook.id] });
+    const { rule } = await ok(server, 'alert.rule_create', { name: 'short-lived', when: { trigger: 'server.dead' }, destination_ids: [webhook.id] });
     await fails(server, 'alert.destination_delete', { destination_id: webhook.id }, 'DESTINATION_IN_USE');
     await ok(server, 'alert.rule_delete', { rule_id: rule.id });
     expect((await ok(server, 'alert.rules', {})).items.map((r) => r.id)).not.toContain(rule.id);

@@ -13,7 +13,7 @@ withServer((s) => {
 describe('alert.silence_create', () => {
   it('silences a rule until a time, lists it on the rule, and ends it once', async () => {
     const webhook = await opsWebhook(server);
-    const { rule } = await ok(server, 'alert.rule_create', { name: 'dead nodes', when: { trigger: 'node.dead' }, destination_ids: [webhook.id] });
+    const { rule } = await ok(server, 'alert.rule_create', { name: 'dead servers', when: { trigger: 'server.dead' }, destination_ids: [webhook.id] });
     await fails(server, 'alert.silence_create', { rule_id: rule.id, until: new Date(Date.now() - 1000).toISOString(), reason: 'past' }, 'INVALID_PARAMS');
     await fails(server, 'alert.silence_create', { rule_id: 'alr_nope', until: inAnHour(), reason: 'no rule' }, 'NOT_FOUND');
     await fails(server, 'alert.silence_create', { incident_id: 'inc_nope', until: inAnHour(), reason: 'no incident' }, 'NOT_FOUND');

@@ -13,7 +13,7 @@ withServer((s) => {
 describe('alert.silence_end', () => {
   it('ends a silence: the rule is no longer silenced; ending it again answers already_ended', async () => {
     const webhook = await opsWebhook(server);
-    const { rule } = await ok(server, 'alert.rule_create', { name: 'paused alerts', when: { trigger: 'node.dead' }, destination_ids: [webhook.id] });
+    const { rule } = await ok(server, 'alert.rule_create', { name: 'paused alerts', when: { trigger: 'server.dead' }, destination_ids: [webhook.id] });
     const { silence } = await ok(server, 'alert.silence_create', { rule_id: rule.id, until: inAnHour(), reason: 'deploy' });
     const ended = await ok(server, 'alert.silence_end', { silence_id: silence.id });
     expect(ended).toMatchObject({ already_ended: false, silence: { id: silence.id, active: false, ended_at: expect.any(String) } });

@@ -13,7 +13,7 @@ withServer((s) => {
 describe('alert.silences', () => {
   it('lists active silences; an ended one only with include_ended', async () => {
     const webhook = await opsWebhook(server);
-    const { rule } = await ok(server, 'alert.rule_create', { name: 'silenced', when: { trigger: 'node.dead' }, destination_ids: [webhook.id] });
+    const { rule } = await ok(server, 'alert.rule_create', { name: 'silenced', when: { trigger: 'server.dead' }, destination_ids: [webhook.id] });
     const { silence: kept } = await ok(server, 'alert.silence_create', { rule_id: rule.id, until: inAnHour(), reason: 'kept' });
     const { silence: ended } = await ok(server, 'alert.silence_create', { rule_id: rule.id, until: inAnHour(), reason: 'ended' });
     await ok(server, 'alert.silence_end', { silence_id: ended.id });

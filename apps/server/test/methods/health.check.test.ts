@@ -14,7 +14,7 @@ describe('health.check', () => {
     const health = await ok(server, 'health.check', {});
     expect(health).toMatchObject({ ok: true, status: 'ok', ingress: 'open', bundle: { fingerprint: server.runtime.bundle.fingerprint } });
     expect(health.checks.store).toMatchObject({ ok: true });
-    expect(health.nodes.length).toBeGreaterThanOrEqual(1);
+    expect(health.servers.length).toBeGreaterThanOrEqual(1);
     expect(Object.values(health.checks).every((check) => check.ok)).toBe(true);
   });
 

@@ -39,10 +39,10 @@ describe('runtime.lookup', () => {
     }
   });
 
-  it('finds incidents, nodes, tokens, and the kind:id sources the console shows', async () => {
+  it('finds incidents, servers, tokens, and the kind:id sources the console shows', async () => {
     const { incidents } = await ok(server, 'runtime.incidents', { limit: 1 });
     const incident = incidents[0]!;
-    const { nodes } = await ok(server, 'health.check', {});
+    const { servers } = await ok(server, 'health.check', {});
     const { events } = await ok(server, 'event.list', { limit: 500 });
     const byNode = events.find((e) => e.source.startsWith('node:'))!;
     const byMailbox = events.find((e) => e.source.startsWith('mailbox:'));
@@ -52,7 +52,7 @@ describe('runtime.lookup', () => {
 
     const expectations: [string, Record<string, unknown>][] = [
       [incident.incident_id, { kind: 'incident', id: incident.incident_id, incident_id: incident.incident_id }],
-      [nodes[0]!.node_id, { kind: 'node', id: nodes[0]!.node_id }],
+      [servers[0]!.server_id, { kind: 'server', id: servers[0]!.server_id }],
       [token[0]!.id, { kind: 'token', id: token[0]!.id, name: token[0]!.name }],
       [byNode.source, { kind: 'subscriber', id: byNode.source.slice('node:'.length) }],
       [`agent:${agents[0]!.agent_id}`, { kind: 'agent', id: agents[0]!.agent_id }],

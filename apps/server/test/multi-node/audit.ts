@@ -140,7 +140,7 @@ function group<T>(rows: T[], by: (row: T) => string): Map<string, T[]> {
   return out;
 }
 
-/** Waits (bounded) until no delivery is open and nothing is queued; false when the time ran out or no node is left to do it. */
+/** Waits (bounded) until no delivery is open and nothing is queued; false when the time ran out or no server is left to do it. */
 export async function waitSettled(cluster: Cluster, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -148,7 +148,7 @@ export async function waitSettled(cluster: Cluster, timeoutMs: number): Promise<
       `select (select count(*) from deliveries where status in ('pending', 'in_progress'))::int as open, (select count(*) from ingress_queue where status = 'queued')::int as queued`,
     );
     if (row!.open === 0 && row!.queued === 0) return true;
-    if (Date.now() > deadline || !cluster.anyNodeRunning()) return false;
+    if (Date.now() > deadline || !cluster.anyServerRunning()) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -166,9 +166,9 @@ async function openWork(cluster: Cluster): Promise<Record<string, number | strin
 /** Node processes that died on their own, one line each (their stderr tail is printed in full). */
 function crashes(cluster: Cluster): string[] {
   return cluster.unexpectedExits().map((e) => {
-    console.log(`[chaos] node ${e.node} exited by itself (code ${e.code}, signal ${e.signal}); stderr ends:\n${e.stderr}`);
+    console.log(`[chaos] node ${e.server} exited by itself (code ${e.code}, signal ${e.signal}); stderr ends:\n${e.stderr}`);
     const error = e.stderr.split('\n').find((l) => /^\s*\w*error\b.*:/i.test(l)) ?? e.stderr.trim().split('\n').at(-1) ?? '';
-    return `${e.node}: exit ${e.code ?? e.signal}: ${error.trim()}`;
+    return `${e.server}: exit ${e.code ?? e.signal}: ${error.trim()}`;
   });
 }
 
@@ -200,7 +200,7 @@ function expectExactlyOnce(f: AuditFigures): void {
 /**
  * The end every chaos test shares: audits the keys once the cluster settled (or the wait ran out),
  * prints the test's figures with the audit's (and what is still open when it did not settle), and
- * checks that no node crashed and that nothing was lost, doubled or left open. Returns the audit.
+ * checks that no server crashed and that nothing was lost, doubled or left open. Returns the audit.
  */
 export async function auditAndCheck(cluster: Cluster, test: string, keys: Iterable<KeyRecord>, settled: boolean, figures: object): Promise<AuditFigures> {
   const audit = await auditKeys(cluster, keys);

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { Cluster as ServerCluster, clusterTestDatabase } from '@switchboard/testkit';
 
-export { NoAnswer, type ChaosNode, type RpcAnswer, type UnexpectedExit } from '@switchboard/testkit';
+export { NoAnswer, type ChaosServer, type RpcAnswer, type UnexpectedExit } from '@switchboard/testkit';
 
 export const CHAOS_BUNDLE = fileURLToPath(new URL('./chaos.yaml', import.meta.url));
 export const CHAOS_TOKEN = 'sbk_multi_node_chaos_token_0001';

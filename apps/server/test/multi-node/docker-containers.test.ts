@@ -1,43 +1,43 @@
 /**
- * Managed containers on a real Docker engine with two nodes on one PostgreSQL database: one node
- * (the oldest live one) manages them, so entities published through either node get one container
- * each, never one per node; when that node is killed, the other takes over, starts containers
+ * Managed containers on a real Docker engine with two servers on one PostgreSQL database: one server
+ * (the oldest live one) manages them, so entities published through either server get one container
+ * each, never one per server; when that server is killed, the other takes over, starts containers
  * for new entities and none for the old ones (still running), and its reset stops them all.
  * Skipped, with a line saying why, where no engine runs (never under CI=true).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE } from '../control-helpers';
 import { realDocker } from '../docker-engine';
-import { Cluster, type ChaosNode } from './cluster';
+import { Cluster, type ChaosServer } from './cluster';
 
 const docker = await realDocker('multi-node/docker-containers.test.ts');
 
 let cluster: Cluster | undefined;
-let a: ChaosNode;
-let b: ChaosNode;
+let a: ChaosServer;
+let b: ChaosServer;
 
 beforeAll(async () => {
   if (!docker) return;
   cluster = await Cluster.onTestDatabase('docker', { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, ...docker.env() });
-  [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosNode, ChaosNode];
+  [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosServer, ChaosServer];
 }, 200_000);
 afterAll(() => cluster?.dispose());
 
-/** One container per entity, whichever node the publish went through. */
+/** One container per entity, whichever server the publish went through. */
 function perEntity(containers: { Labels: Record<string, string> }[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of containers) out[c.Labels['switchboard.entity_id']!] = (out[c.Labels['switchboard.entity_id']!] ?? 0) + 1;
   return out;
 }
 
-it.skipIf(!docker)('one node manages the containers: one per entity, taken over when that node dies', async () => {
+it.skipIf(!docker)('one server manages the containers: one per entity, taken over when that server dies', async () => {
   const engine = docker!;
   const c = cluster!;
-  const publish = (node: ChaosNode, n: number) =>
-    c.ok(node, 'event.publish', { event_name: 'order.placed', payload: { order_id: `${engine.tag}-${n}`, amount: n }, entity_id: `order-${engine.tag}-${n}` });
+  const publish = (server: ChaosServer, n: number) =>
+    c.ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: `${engine.tag}-${n}`, amount: n }, entity_id: `order-${engine.tag}-${n}` });
 
-  const nodes = (await c.ok(b, 'health.check')).nodes as { node_id: string }[];
-  expect(nodes.map((n) => n.node_id)).toEqual(expect.arrayContaining([a.nodeId, b.nodeId]));
+  const servers = (await c.ok(b, 'health.check')).servers as { server_id: string }[];
+  expect(servers.map((n) => n.server_id)).toEqual(expect.arrayContaining([a.serverId, b.serverId]));
 
   for (const n of [1, 2, 3, 4]) await publish(n % 2 ? a : b, n);
   const first = [1, 2, 3, 4].map((n) => `order-${engine.tag}-${n}`);
@@ -48,7 +48,7 @@ it.skipIf(!docker)('one node manages the containers: one per entity, taken over 
   const records = await c.query<{ container_id: string; status: string }>(`select container_id, status from containers order by container_id`);
   expect(records).toEqual(running.map((r) => ({ container_id: r.Id, status: 'running' })).sort((x, y) => x.container_id.localeCompare(y.container_id)));
 
-  // The managing node (A, the oldest) dies; its containers run on, B takes over.
+  // The managing server (A, the oldest) dies; its containers run on, B takes over.
   await c.kill(a);
   await publish(b, 5);
   const all = [...first, `order-${engine.tag}-5`];

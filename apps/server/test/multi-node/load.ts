@@ -1,17 +1,17 @@
 /**
- * Publish load across the live nodes, with a ledger of every call. Each publish carries a unique
- * key (in its payload and as its idempotency_key); a call that gets no answer (its node died, the
- * database went away) or a retryable error is sent again with the same key, to the next node,
+ * Publish load across the live servers, with a ledger of every call. Each publish carries a unique
+ * key (in its payload and as its idempotency_key); a call that gets no answer (its server died, the
+ * database went away) or a retryable error is sent again with the same key, to the next server,
  * until it is acknowledged or its time runs out. So "acknowledged" means a client got a result,
  * and the same key can be counted in the database: present once, or lost, or doubled.
  */
-import { NoAnswer, type ChaosNode, type Cluster } from './cluster';
+import { NoAnswer, type ChaosServer, type Cluster } from './cluster';
 
 export type ChaosEvent = 'work' | 'flaky' | 'slow';
 
 export interface CallRecord {
   key: string;
-  node: string;
+  server: string;
   sentAt: number;
   answeredAt: number;
   /** 'ok', an error code, or 'no_answer'. */
@@ -21,7 +21,7 @@ export interface CallRecord {
 export interface KeyRecord {
   key: string;
   event: ChaosEvent;
-  acked?: { event_id: string; run_id: string; status: string; node: string };
+  acked?: { event_id: string; run_id: string; status: string; server: string };
   /** The last non-retryable error, when the key was given up. */
   refused?: string;
   calls: number;
@@ -32,8 +32,8 @@ export interface LoadOptions {
   concurrency: number;
   /** The event of the n-th publish. */
   mix: (n: number) => ChaosEvent;
-  /** Nodes to publish to, read before every call (the test kills and restarts them). */
-  targets: () => ChaosNode[];
+  /** Servers to publish to, read before every call (the test kills and restarts them). */
+  targets: () => ChaosServer[];
   keyPrefix: string;
   /** A key is given up after this long without an acknowledgement. */
   keyDeadlineMs?: number;
@@ -104,8 +104,8 @@ export class PublishLoad {
 
   private async worker(): Promise<void> {
     const max = this.options.maxKeys ?? Number.POSITIVE_INFINITY;
-    // With every node gone (they crashed) there is nobody to publish to: the load ends.
-    while (!this.stopping && this.next < max && this.cluster.anyNodeRunning()) {
+    // With every server gone (they crashed) there is nobody to publish to: the load ends.
+    while (!this.stopping && this.next < max && this.cluster.anyServerRunning()) {
       const n = this.next++;
       const record: KeyRecord = { key: `${this.options.keyPrefix}-${n}`, event: this.options.mix(n), calls: 0 };
       this.keys.set(record.key, record);
@@ -113,7 +113,7 @@ export class PublishLoad {
     }
   }
 
-  private pickTarget(): ChaosNode | undefined {
+  private pickTarget(): ChaosServer | undefined {
     const live = this.options.targets().filter((t) => this.cluster.alive(t));
     if (live.length === 0) return undefined;
     return live[this.cursor++ % live.length];
@@ -122,10 +122,10 @@ export class PublishLoad {
   private async publishUntilAnswered(record: KeyRecord): Promise<void> {
     const deadline = Date.now() + (this.options.keyDeadlineMs ?? 30_000);
     while (Date.now() < deadline) {
-      const node = this.pickTarget();
-      if (!node) {
-        // Between a kill and the restart another node is up; with none left (they crashed) waiting is pointless.
-        if (!this.cluster.anyNodeRunning()) {
+      const server = this.pickTarget();
+      if (!server) {
+        // Between a kill and the restart another server is up; with none left (they crashed) waiting is pointless.
+        if (!this.cluster.anyServerRunning()) {
           record.refused = 'no_node_running';
           return;
         }
@@ -137,10 +137,10 @@ export class PublishLoad {
       let outcome: string;
       let retryable = true;
       try {
-        const answer = await this.cluster.rpc(node.url, 'event.publish', { event_name: record.event, payload: { key: record.key }, idempotency_key: record.key }, 15_000);
+        const answer = await this.cluster.rpc(server.url, 'event.publish', { event_name: record.event, payload: { key: record.key }, idempotency_key: record.key }, 15_000);
         if (answer.result) {
           outcome = 'ok';
-          record.acked = { event_id: answer.result.event_id, run_id: answer.result.run_id, status: answer.result.status, node: node.label };
+          record.acked = { event_id: answer.result.event_id, run_id: answer.result.run_id, status: answer.result.status, server: server.label };
         } else {
           outcome = answer.error?.data?.code ?? `rpc_${answer.error?.code ?? 'unknown'}`;
           retryable = answer.error?.data?.retryable === true && !(this.options.giveUpOn ?? []).includes(outcome);
@@ -149,7 +149,7 @@ export class PublishLoad {
         if (!(err instanceof NoAnswer)) throw err;
         outcome = 'no_answer';
       }
-      this.calls.push({ key: record.key, node: node.label, sentAt, answeredAt: Date.now(), outcome });
+      this.calls.push({ key: record.key, server: server.label, sentAt, answeredAt: Date.now(), outcome });
       if (record.acked) return;
       if (!retryable) {
         record.refused = outcome;

@@ -1,16 +1,16 @@
 /**
- * Redrive and replay operations on several nodes (issue 36): an operation is sent by one live node
- * at a time, under a fenced lease, so a node that joins, a killed owner or a cancel from another
- * node never loses an item, never sends one twice and never leaves counts that do not add up.
+ * Redrive and replay operations on several servers (issue 36): an operation is sent by one live server
+ * at a time, under a fenced lease, so a server that joins, a killed owner or a cancel from another
+ * server never loses an item, never sends one twice and never leaves counts that do not add up.
  *
- * (a) node B joins while A sends a 1,500-item replay; (b) the owner is SIGKILLed every ~2 s,
- * 3-4 times, during a 1,500-item replay and a 300-item redrive; (c) node B cancels while A sends.
+ * (a) server B joins while A sends a 1,500-item replay; (b) the owner is SIGKILLed every ~2 s,
+ * 3-4 times, during a 1,500-item replay and a 300-item redrive; (c) server B cancels while A sends.
  * After each, every item is audited from the database: the effects it created (replayed events,
  * redrive deliveries) per target, its status, the operation's counts and status.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitSettled } from './audit';
-import { Cluster, waitUntil, type ChaosNode } from './cluster';
+import { Cluster, waitUntil, type ChaosServer } from './cluster';
 
 const REPLAY_ITEMS = 1_500;
 const REDRIVE_ITEMS = 300;
@@ -43,21 +43,21 @@ interface OperationAudit {
   recorded?: Record<string, number>;
 }
 
-async function publishAll(node: ChaosNode, event: 'work' | 'doomed', prefix: string, n: number): Promise<void> {
+async function publishAll(server: ChaosServer, event: 'work' | 'doomed', prefix: string, n: number): Promise<void> {
   for (let first = 0; first < n; first += 100) {
     const requests = Array.from({ length: Math.min(100, n - first) }, (_, i) => ({ method: 'event.publish', params: { event_name: event, payload: { key: `${prefix}-${first + i}` } } }));
-    const answers = await cluster.batch(node.url, requests);
+    const answers = await cluster.batch(server.url, requests);
     expect(answers.filter((a) => !a.result)).toEqual([]);
   }
 }
 
 /** A dry run then an apply through `node`; the operation id. */
-async function apply(node: ChaosNode, kind: 'redrive' | 'replay', filter: Record<string, unknown>, rate: number, since?: string): Promise<string> {
+async function apply(server: ChaosServer, kind: 'redrive' | 'replay', filter: Record<string, unknown>, rate: number, since?: string): Promise<string> {
   const method = kind === 'redrive' ? 'event.redrive' : 'event.replay';
   const selection = { filter, ...(since ? { since } : {}) };
-  const estimate = await cluster.ok(node, method, { dry_run: true, ...selection });
+  const estimate = await cluster.ok(server, method, { dry_run: true, ...selection });
   expect(estimate.plan.to_send).toBe(kind === 'redrive' ? REDRIVE_ITEMS : REPLAY_ITEMS);
-  const applied = await cluster.ok(node, method, { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: rate });
+  const applied = await cluster.ok(server, method, { dry_run: false, ...selection, expected_plan_hash: estimate.plan.plan_hash, rate_per_second: rate });
   return applied.operation!.operation_id;
 }
 
@@ -71,7 +71,7 @@ async function status(operationId: string): Promise<string> {
   return row!.status;
 }
 
-/** The node holding the operation's lease (undefined before one claims it, or on a tree without leases). */
+/** The server holding the operation's lease (undefined before one claims it, or on a tree without leases). */
 async function owner(operationId: string): Promise<string | undefined> {
   try {
     const [row] = await cluster.query<{ lease_owner: string | null }>('select lease_owner from operations where operation_id = $1', [operationId]);
@@ -156,11 +156,11 @@ function expectExactlyOnce(audit: OperationAudit): void {
   });
 }
 
-async function stopAll(nodes: ChaosNode[]): Promise<void> {
-  for (const n of nodes) if (cluster.alive(n)) await cluster.kill(n);
+async function stopAll(servers: ChaosServer[]): Promise<void> {
+  for (const n of servers) if (cluster.alive(n)) await cluster.kill(n);
 }
 
-it('(a) node B joins while A sends a 1,500-item replay: every item replayed exactly once', async () => {
+it('(a) server B joins while A sends a 1,500-item replay: every item replayed exactly once', async () => {
   const a = await cluster.start('a');
   await publishAll(a, 'work', 'join', REPLAY_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
@@ -172,7 +172,7 @@ it('(a) node B joins while A sends a 1,500-item replay: every item replayed exac
   const finished = await waitUntil(async () => !['running', 'paused'].includes(await status(operationId)), 120_000, 250);
   await waitSettled(cluster, 60_000);
   const audit = await auditOperation(operationId, 'replay');
-  report('(a) node joins during a replay', audit, { finished, doneWhenBJoined });
+  report('(a) server joins during a replay', audit, { finished, doneWhenBJoined });
   await stopAll([a, b]);
   expect(doneWhenBJoined).toBeLessThan(REPLAY_ITEMS);
   expect(finished).toBe(true);
@@ -181,10 +181,10 @@ it('(a) node B joins while A sends a 1,500-item replay: every item replayed exac
 }, 900_000);
 
 /**
- * Kills the operation's owner (on a tree without leases: the live nodes in turn) once it has sent
+ * Kills the operation's owner (on a tree without leases: the live servers in turn) once it has sent
  * for ~2 s, `kills` times; each victim is started again in the background, as a supervisor would.
  */
-async function killOwners(operationId: string, nodes: ChaosNode[], kills: number): Promise<{ killed: string[]; doneAtKills: number[]; restarts: Promise<unknown>[] }> {
+async function killOwners(operationId: string, servers: ChaosServer[], kills: number): Promise<{ killed: string[]; doneAtKills: number[]; restarts: Promise<unknown>[] }> {
   const killed: string[] = [];
   const doneAtKills: number[] = [];
   const restarts: Promise<unknown>[] = [];
@@ -194,29 +194,29 @@ async function killOwners(operationId: string, nodes: ChaosNode[], kills: number
     await new Promise((r) => setTimeout(r, 2_000));
     if ((await status(operationId)) !== 'running') break;
     const ownerId = await owner(operationId);
-    const alive = nodes.map((n, slot) => ({ n, slot })).filter(({ n }) => cluster.alive(n));
-    const pick = alive.find(({ n }) => n.nodeId === ownerId) ?? alive[i % Math.max(1, alive.length)];
+    const alive = servers.map((n, slot) => ({ n, slot })).filter(({ n }) => cluster.alive(n));
+    const pick = alive.find(({ n }) => n.serverId === ownerId) ?? alive[i % Math.max(1, alive.length)];
     if (!pick) break;
     await cluster.kill(pick.n);
     killed.push(pick.n.label);
     doneAtKills.push(await doneItems(operationId));
-    restarts.push(cluster.start(pick.n.label).then((n) => (nodes[pick.slot] = n)));
+    restarts.push(cluster.start(pick.n.label).then((n) => (servers[pick.slot] = n)));
   }
   return { killed, doneAtKills, restarts };
 }
 
 it('(b) the owner killed every ~2 s during a 1,500-item replay: every item replayed exactly once', async () => {
-  const nodes = await cluster.startAll(['a', 'b']);
-  await publishAll(nodes[0]!, 'work', 'kill', REPLAY_ITEMS);
+  const servers = await cluster.startAll(['a', 'b']);
+  await publishAll(servers[0]!, 'work', 'kill', REPLAY_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
-  const operationId = await apply(nodes[0]!, 'replay', { event_name: 'work' }, 100, await latestSince('kill'));
-  const { restarts, ...kills } = await killOwners(operationId, nodes, 4);
+  const operationId = await apply(servers[0]!, 'replay', { event_name: 'work' }, 100, await latestSince('kill'));
+  const { restarts, ...kills } = await killOwners(operationId, servers, 4);
   await Promise.all(restarts);
   const finished = await waitUntil(async () => !['running', 'paused'].includes(await status(operationId)), 180_000, 250);
   await waitSettled(cluster, 60_000);
   const audit = await auditOperation(operationId, 'replay');
   report('(b) owner killed during a replay', audit, { finished, ...kills });
-  await stopAll(nodes);
+  await stopAll(servers);
   expect(kills.killed.length).toBeGreaterThanOrEqual(3);
   expect(finished).toBe(true);
   expectExactlyOnce(audit);
@@ -225,17 +225,17 @@ it('(b) the owner killed every ~2 s during a 1,500-item replay: every item repla
 }, 900_000);
 
 it('(b) the owner killed every ~2 s during a 300-item redrive: every dead letter redriven exactly once', async () => {
-  const nodes = await cluster.startAll(['a', 'b']);
-  await publishAll(nodes[0]!, 'doomed', 'doomed', REDRIVE_ITEMS);
+  const servers = await cluster.startAll(['a', 'b']);
+  await publishAll(servers[0]!, 'doomed', 'doomed', REDRIVE_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
-  const operationId = await apply(nodes[0]!, 'redrive', { event_name: 'doomed' }, 25);
-  const { restarts, ...kills } = await killOwners(operationId, nodes, 4);
+  const operationId = await apply(servers[0]!, 'redrive', { event_name: 'doomed' }, 25);
+  const { restarts, ...kills } = await killOwners(operationId, servers, 4);
   await Promise.all(restarts);
   const finished = await waitUntil(async () => !['running', 'paused'].includes(await status(operationId)), 180_000, 250);
   await waitSettled(cluster, 60_000);
   const audit = await auditOperation(operationId, 'redrive');
   report('(b) owner killed during a redrive', audit, { finished, ...kills });
-  await stopAll(nodes);
+  await stopAll(servers);
   expect(kills.killed.length).toBeGreaterThanOrEqual(3);
   expect(finished).toBe(true);
   expectExactlyOnce(audit);
@@ -243,7 +243,7 @@ it('(b) the owner killed every ~2 s during a 300-item redrive: every dead letter
   expect(audit.items.done).toBe(REDRIVE_ITEMS);
 }, 900_000);
 
-it('(c) node B cancels while A sends: nothing sent after the cancel, nothing doubled, counts add up', async () => {
+it('(c) server B cancels while A sends: nothing sent after the cancel, nothing doubled, counts add up', async () => {
   const [a, b] = await cluster.startAll(['a', 'b']);
   await publishAll(a!, 'work', 'cancel', REPLAY_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
@@ -255,7 +255,7 @@ it('(c) node B cancels while A sends: nothing sent after the cancel, nothing dou
   const later = await doneItems(operationId);
   await waitSettled(cluster, 60_000);
   const audit = await auditOperation(operationId, 'replay');
-  report('(c) cancel from another node', audit, { cancelled: cancel.cancelled, atCancel, later });
+  report('(c) cancel from another server', audit, { cancelled: cancel.cancelled, atCancel, later });
   await stopAll([a!, b!]);
   expect(cancel.cancelled).toBe(true);
   expect(audit.status).toBe('cancelled');

@@ -1,5 +1,5 @@
 /**
- * (d) A reset applied through node A while node B is under publish and dispatch load. From the
+ * (d) A reset applied through server A while server B is under publish and dispatch load. From the
  * moment the reset lock is taken until it is released, B must refuse every mutation
  * (RESET_IN_PROGRESS) and claim no delivery; when the reset ends, nothing of the runs before it
  * may be left, nothing may have been written in between, and B takes load again with every
@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { auditAndCheck, waitSettled } from './audit';
-import { Cluster, waitUntil, type ChaosNode } from './cluster';
+import { Cluster, waitUntil, type ChaosServer } from './cluster';
 import { PublishLoad } from './load';
 
 let cluster: Cluster;
@@ -28,7 +28,7 @@ interface Sample {
   claims: string[];
 }
 
-function watch(node: ChaosNode): { stop(): Promise<Sample[]> } {
+function watch(server: ChaosServer): { stop(): Promise<Sample[]> } {
   const samples: Sample[] = [];
   let running = true;
   const loop = (async () => {
@@ -36,7 +36,7 @@ function watch(node: ChaosNode): { stop(): Promise<Sample[]> } {
       const [row] = await cluster.query<{ lock: string | null; claims: string[] }>(
         `select (select value from runtime_state where key = 'reset_lock') as lock,
                 array(select delivery_id || ':' || attempts from deliveries where status = 'in_progress' and lease_owner = $1) as claims`,
-        [node.nodeId],
+        [server.serverId],
       );
       samples.push({ at: Date.now(), lock: row!.lock ? JSON.parse(row!.lock) : undefined, claims: row!.claims });
       await new Promise((r) => setTimeout(r, 20));
@@ -84,8 +84,8 @@ async function runScopedRows(beforeIso: string, fromIso: string, toIso: string):
   return { before, during };
 }
 
-it('a reset through node A while node B is under load: B refuses mutations and claims nothing until it ends, and nothing is left behind', async () => {
-  const [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosNode, ChaosNode];
+it('a reset through server A while server B is under load: B refuses mutations and claims nothing until it ends, and nothing is left behind', async () => {
+  const [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosServer, ChaosServer];
   const load = new PublishLoad(cluster, {
     concurrency: 4,
     mix: (n) => (['slow', 'work', 'flaky'] as const)[n % 3]!,
@@ -113,7 +113,7 @@ it('a reset through node A while node B is under load: B refuses mutations and c
   const lastLock = locked.at(-1);
   const lockGoneAt = firstLock ? (samples.find((s) => s.at > lastLock!.at && !s.lock)?.at ?? resetAnsweredAt) : resetAnsweredAt;
   const inWindow = (c: { sentAt: number; answeredAt: number }) => firstLock !== undefined && c.sentAt >= firstLock.at && c.answeredAt <= lastLock!.at;
-  const callsDuringReset = load.calls.filter((c) => c.node === 'b' && inWindow(c));
+  const callsDuringReset = load.calls.filter((c) => c.server === 'b' && inWindow(c));
   const acceptedDuringReset = callsDuringReset.filter((c) => c.outcome === 'ok');
   const refusedDuringReset = callsDuringReset.filter((c) => c.outcome === 'RESET_IN_PROGRESS');
   const overlapping = load.calls.filter((c) => firstLock !== undefined && c.answeredAt >= firstLock.at && c.sentAt <= lastLock!.at);

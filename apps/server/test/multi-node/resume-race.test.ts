@@ -1,7 +1,7 @@
 /**
- * (e) Resume on two nodes at once, and one of them killed in the middle of it: ingress is paused,
- * hundreds of keyed publishes are queued through three nodes, then runtime.resume is called on
- * nodes A and B together and A is SIGKILLed while the queue is being released. The survivors must
+ * (e) Resume on two servers at once, and one of them killed in the middle of it: ingress is paused,
+ * hundreds of keyed publishes are queued through three servers, then runtime.resume is called on
+ * servers A and B together and A is SIGKILLed while the queue is being released. The survivors must
  * release and dispatch every queued item exactly once: one event each, its deliveries completed
  * or dead-lettered once, its effects applied once, nothing left queued.
  */
@@ -24,7 +24,7 @@ async function released(): Promise<number> {
   return row!.n;
 }
 
-it('resume on two nodes at once, one killed mid-resume, dispatches every queued item exactly once', async () => {
+it('resume on two servers at once, one killed mid-resume, dispatches every queued item exactly once', async () => {
   const t0 = Date.now();
   const [a, b, c] = await cluster.startAll(['a', 'b', 'c']);
   const startMs = Date.now() - t0;
@@ -39,7 +39,7 @@ it('resume on two nodes at once, one killed mid-resume, dispatches every queued 
     );
     answers.forEach((answer, i) => {
       const record: KeyRecord = { key: batch[i]!.key, event: 'work', calls: 1 };
-      if (answer.result) record.acked = { event_id: answer.result.event_id, run_id: answer.result.run_id, status: answer.result.status, node: via.label };
+      if (answer.result) record.acked = { event_id: answer.result.event_id, run_id: answer.result.run_id, status: answer.result.status, server: via.label };
       else record.refused = answer.error?.data?.code;
       keys.push(record);
     });
@@ -65,7 +65,7 @@ it('resume on two nodes at once, one killed mid-resume, dispatches every queued 
     `select count(*) filter (where status = 'released')::int as released, count(*) filter (where status = 'queued')::int as queued from ingress_queue`,
   );
   const releasedBy = (answer: typeof answeredA) => (answer === 'no_answer' || answer === undefined ? answer ?? 'none' : answer.result?.released ?? JSON.stringify(answer.error));
-  await auditAndCheck(cluster, '(e) racing resume, one node killed mid-resume', keys, settled, {
+  await auditAndCheck(cluster, '(e) racing resume, one server killed mid-resume', keys, settled, {
     queued: queuedAnswers,
     releasedAtKill,
     aAnsweredBeforeKill,

@@ -1,11 +1,11 @@
 /**
- * Issue 38, traces across nodes: two server processes on one PostgreSQL database export spans to
- * an OTLP/HTTP receiver in this process. A publish through node A, whose deliveries run on A and
- * on B and emit further events, is one trace: the RPC call, the publish, each delivery on the node
- * that ran it (its node id, checked against the process that exported the span), the model and
+ * Issue 38, traces across servers: two server processes on one PostgreSQL database export spans to
+ * an OTLP/HTTP receiver in this process. A publish through server A, whose deliveries run on A and
+ * on B and emit further events, is one trace: the RPC call, the publish, each delivery on the server
+ * that ran it (its server id, checked against the process that exported the span), the model and
  * tool calls, and the publishes of the emitted events and their own deliveries.
  *
- * Node A runs one handler at a time: the publish leases its first delivery (the clerk agent, whose
+ * Server A runs one handler at a time: the publish leases its first delivery (the clerk agent, whose
  * model call takes 800 ms) to A, so the second (check-stock) waits for a claim, and B takes it.
  */
 import http from 'node:http';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StoredEvent } from '@switchboard/contract';
 import { OtlpReceiver, type ReceivedSpan } from '../otlp-receiver';
-import { Cluster, waitUntil, type ChaosNode } from './cluster';
+import { Cluster, waitUntil, type ChaosServer } from './cluster';
 
 const TRACES_BUNDLE = fileURLToPath(new URL('../bundles/traces.yaml', import.meta.url));
 const MODEL_LATENCY_MS = 800;
@@ -22,8 +22,8 @@ const MODEL_LATENCY_MS = 800;
 let receiver: OtlpReceiver;
 let model: http.Server;
 let cluster: Cluster;
-let a: ChaosNode;
-let b: ChaosNode;
+let a: ChaosServer;
+let b: ChaosServer;
 
 /** An OpenAI-compatible model that answers every chat completion with an emit, and reports its token usage. */
 async function startModel(): Promise<string> {
@@ -54,8 +54,8 @@ beforeAll(async () => {
     SWITCHBOARD_OPENAI_BASE_URL: modelUrl,
     SWITCHBOARD_OPENAI_MODEL: 'fake-model',
   });
-  a = await cluster.start('a', { SWITCHBOARD_DISPATCH_CONCURRENCY: '1', OTEL_RESOURCE_ATTRIBUTES: 'switchboard.test.node=a' });
-  b = await cluster.start('b', { OTEL_RESOURCE_ATTRIBUTES: 'switchboard.test.node=b' });
+  a = await cluster.start('a', { SWITCHBOARD_DISPATCH_CONCURRENCY: '1', OTEL_RESOURCE_ATTRIBUTES: 'switchboard.test.server=a' });
+  b = await cluster.start('b', { OTEL_RESOURCE_ATTRIBUTES: 'switchboard.test.server=b' });
 }, 200_000);
 
 afterAll(async () => {
@@ -70,7 +70,7 @@ const one = (spans: ReceivedSpan[], what: string, match: (s: ReceivedSpan) => bo
   return found[0]!;
 };
 
-it('follows a publish through node A, deliveries on both nodes and the events they emit, in one trace', async () => {
+it('follows a publish through server A, deliveries on both servers and the events they emit, in one trace', async () => {
   expect((await cluster.ok(a, 'health.check')).tracing).toEqual({ enabled: true });
   const published = await cluster.ok(a, 'event.publish', { event_name: 'order.placed', payload: { order_id: 'o-1' } });
   const runId = published.run_id;
@@ -82,20 +82,20 @@ it('follows a publish through node A, deliveries on both nodes and the events th
   const root = byName.get('order.placed')!;
   const traceId = root.trace_id!;
   expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-  // Every event of the run, emitted on either node, is in the publish's trace; so is the run.
+  // Every event of the run, emitted on either server, is in the publish's trace; so is the run.
   for (const e of events) expect(e.trace_id, e.event_name).toBe(traceId);
   expect((await cluster.ok(b, 'run.get', { run_id: runId })).run.trace_id).toBe(traceId);
 
   // Spans arrive in batches from each process: wait for the last generation's delivery.
   const complete = () => receiver.inTrace(traceId).some((s) => s.attributes['switchboard.subscriber.id'] === 'confirm' && s.name.startsWith('deliver'));
   await expect.poll(complete, { timeout: 15_000, interval: 50 }).toBe(true);
-  // The other spans of that batch and the last ones of the slower node.
+  // The other spans of that batch and the last ones of the slower server.
   await waitUntil(() => receiver.inTrace(traceId).filter((s) => s.name.startsWith('publish ')).length >= 4, 5_000, 50);
   const spans = receiver.inTrace(traceId);
   expect(receiver.refused).toEqual([]);
 
   const rpc = one(spans, 'RPC', (s) => s.attributes['rpc.method'] === 'event.publish');
-  expect(rpc).toMatchObject({ parentSpanId: undefined, resource: { 'switchboard.test.node': 'a', 'service.name': 'switchboard-traces-test' } });
+  expect(rpc).toMatchObject({ parentSpanId: undefined, resource: { 'switchboard.test.server': 'a', 'service.name': 'switchboard-traces-test' } });
   expect(rpc.attributes).toMatchObject({ 'rpc.system': 'jsonrpc', 'switchboard.rpc.outcome': 'ok', 'switchboard.transport': 'http' });
   expect(rpc.attributes['switchboard.correlation_id']).toEqual(expect.any(String));
 
@@ -106,18 +106,18 @@ it('follows a publish through node A, deliveries on both nodes and the events th
   expect(publish.parentSpanId).toBe(rpc.spanId);
   expect(publish.attributes).toMatchObject({ 'switchboard.event.id': root.event_id, 'switchboard.run.id': runId });
 
-  const nodeIdOf = (label: unknown) => (label === 'a' ? a.nodeId : label === 'b' ? b.nodeId : undefined);
+  const serverIdOf = (label: unknown) => (label === 'a' ? a.serverId : label === 'b' ? b.serverId : undefined);
   const clerk = deliveryTo('clerk');
   const checkStock = deliveryTo('check-stock');
   for (const d of [clerk, checkStock]) {
     expect(d.parentSpanId, d.name).toBe(publish.spanId);
     expect(d.attributes).toMatchObject({ 'switchboard.event.id': root.event_id, 'switchboard.delivery.attempt': 1, 'switchboard.delivery.outcome': 'delivered' });
   }
-  // Each delivery names the node that ran it: the process that exported its span.
-  for (const d of spans.filter((s) => s.name.startsWith('deliver'))) expect(d.attributes['switchboard.node.id'], d.name).toBe(nodeIdOf(d.resource['switchboard.test.node']));
+  // Each delivery names the server that ran it: the process that exported its span.
+  for (const d of spans.filter((s) => s.name.startsWith('deliver'))) expect(d.attributes['switchboard.server.id'], d.name).toBe(serverIdOf(d.resource['switchboard.test.server']));
   // A was busy with the clerk's model call: B claimed check-stock, continuing the trace stored with the event.
-  expect(clerk.attributes['switchboard.node.id']).toBe(a.nodeId);
-  expect(checkStock.attributes['switchboard.node.id']).toBe(b.nodeId);
+  expect(clerk.attributes['switchboard.server.id']).toBe(a.serverId);
+  expect(checkStock.attributes['switchboard.server.id']).toBe(b.serverId);
 
   const modelCall = one(spans, 'model call', (s) => s.attributes['gen_ai.operation.name'] === 'chat');
   expect(modelCall.parentSpanId).toBe(clerk.spanId);
@@ -132,7 +132,7 @@ it('follows a publish through node A, deliveries on both nodes and the events th
   expect(toolCall.attributes).toMatchObject({ 'switchboard.tool.server': 'mcp.stock', 'switchboard.tool.outcome': 'ok' });
 
   // The emitted events' publishes are children of the delivery that emitted them; the next
-  // generation's delivery continues that delivery's context, on whichever node claimed it.
+  // generation's delivery continues that delivery's context, on whichever server claimed it.
   const noted = publishOf('order.noted');
   expect(noted.parentSpanId).toBe(clerk.spanId);
   expect(noted.attributes['switchboard.event.id']).toBe(byName.get('order.noted')!.event_id);

@@ -11,7 +11,7 @@ const beat = (status: HealthCheckResult['status']): HealthCheckResult => ({
   ingress: 'open',
   bundle: { fingerprint: 'sha256:abc', name: 'demo' },
   checks: {},
-  nodes: [],
+  servers: [],
 });
 
 describe('heartbeatIndicator', () => {

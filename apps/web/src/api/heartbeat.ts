@@ -164,7 +164,7 @@ class HeartbeatStore {
   getSnapshot = (): HeartbeatSnapshot => this.snapshot;
 
   /**
-   * Called with the kinds of each `runtime.changed` notice (records changed, on any node). Not
+   * Called with the kinds of each `runtime.changed` notice (records changed, on any server). Not
    * part of the snapshot: a change re-renders nothing by itself, the queries it touches do.
    */
   onChanged = (listener: (kinds: string[]) => void): (() => void) => {

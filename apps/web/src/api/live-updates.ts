@@ -1,6 +1,6 @@
 /**
  * Live updates: the server sends `runtime.changed {seq, kinds}` when stored records changed, on
- * whichever node; the console reads again the queries that show those kinds. At most one round
+ * whichever server; the console reads again the queries that show those kinds. At most one round
  * of reads per interval (the first at once, the rest merged into the next), so a burst of
  * traffic does not keep the console refetching. Each query's own polling stays as the fallback
  * for a lost socket.

@@ -1,6 +1,6 @@
 /**
  * "Go to id": the server says which record an id names (runtime.lookup, any id the console
- * shows, incident, node and token ids, and `kind:id` sources), and the console opens the page for
+ * shows, incident, server and token ids, and `kind:id` sources), and the console opens the page for
  * it. Id formats are not the console's business.
  */
 import type { Result } from '@switchboard/contract';
@@ -36,8 +36,8 @@ export function pathOf(hit: LookupHit): string | undefined {
       return paths.operation(hit.id);
     case 'incident':
       return paths.incident(hit.id);
-    case 'node':
-      return paths.nodes();
+    case 'server':
+      return paths.servers();
     case 'subscriber':
       return paths.subscriber(hit.id);
     case 'token':

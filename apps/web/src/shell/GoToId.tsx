@@ -1,6 +1,6 @@
 /**
  * Global "go to id": paste any id the console shows (event, run, entity, agent, session, mailbox
- * item, turn, dead letter, delivery, log record, operation, incident, node, token, or a `kind:id`
+ * item, turn, dead letter, delivery, log record, operation, incident, server, token, or a `kind:id`
  * source) and open it. Press "/" anywhere (outside a text field) to focus it. A miss or an error
  * shows in a popover under the field, which closes when focus leaves the form or on Escape.
  */

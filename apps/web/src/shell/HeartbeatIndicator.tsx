@@ -1,6 +1,6 @@
 /**
  * Live health in the header, fed by the health.subscribe heartbeat. The details (age, latency,
- * ingress, bundle, live nodes) show on hover or keyboard focus, and on tap for touch screens.
+ * ingress, bundle, live servers) show on hover or keyboard focus, and on tap for touch screens.
  */
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
@@ -59,18 +59,18 @@ export function HeartbeatIndicator() {
           <dd className="mono wrap">{hb.last ? `${hb.last.bundle.name} ${hb.last.bundle.fingerprint}` : '—'}</dd>
           {hb.last && (
             <>
-              <dt>Nodes</dt>
+              <dt>Servers</dt>
               <dd>
                 <Link
-                  to={paths.nodes()}
-                  data-testid="heartbeat-nodes"
+                  to={paths.servers()}
+                  data-testid="heartbeat-servers"
                   onClick={(e) => {
                     // Focus would stay inside and keep the details open over the page it opens.
                     e.currentTarget.blur();
                     setPinned(false);
                   }}
                 >
-                  {hb.last.status === 'down' ? 'unknown' : `${hb.last.nodes.length} live`}
+                  {hb.last.status === 'down' ? 'unknown' : `${hb.last.servers.length} live`}
                 </Link>
               </dd>
               <dt>Uptime</dt>

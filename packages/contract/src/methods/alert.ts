@@ -43,7 +43,7 @@ export const alertTrigger = z.discriminatedUnion('trigger', [
     trigger: z.literal('queue.oldest_pending'),
     older_than_s: seconds(30 * 86_400).describe('age of the oldest pending delivery'),
   }),
-  z.strictObject({ trigger: z.literal('node.dead') }).describe('a node declared dead (PostgreSQL, several nodes)'),
+  z.strictObject({ trigger: z.literal('server.dead') }).describe('a server declared dead (PostgreSQL, several servers)'),
   z.strictObject({ trigger: z.literal('reset.applied') }),
   z.strictObject({ trigger: z.literal('operation.failed') }).describe('a redrive or replay operation finished with failures'),
 ]);
@@ -89,9 +89,9 @@ export const alertNotice = z.object({
   destination_name: z.string(),
   kind: alertDestinationKind,
   transition: z
-    .enum(['incident.opened', 'incident.regressed', 'incident.occurrences', 'mailbox.sla', 'mailbox.sla_escalation', 'dead_letters.rate', 'queue.oldest_pending', 'node.dead', 'reset.applied', 'operation.failed', 'test'])
+    .enum(['incident.opened', 'incident.regressed', 'incident.occurrences', 'mailbox.sla', 'mailbox.sla_escalation', 'dead_letters.rate', 'queue.oldest_pending', 'server.dead', 'reset.applied', 'operation.failed', 'test'])
     .describe('what happened: the trigger, or mailbox.sla_escalation, or test'),
-  subject_type: z.enum(['incident', 'mailbox_item', 'node', 'reset', 'operation', 'queue', 'dead_letters', 'destination']),
+  subject_type: z.enum(['incident', 'mailbox_item', 'server', 'reset', 'operation', 'queue', 'dead_letters', 'destination']),
   subject_id: z.string().optional(),
   title: z.string().describe('one line for people: what happened, to what'),
   link: z.string().optional().describe('console path of the record, e.g. /incidents?selected=inc_… (absolute when the server knows its public URL only in what is sent)'),
@@ -233,7 +233,7 @@ export const alertNotices = defineMethod({
     rule_id: entityId.optional(),
     destination_id: entityId.optional(),
     status: alertNoticeStatus.optional(),
-    subject_id: z.string().min(1).max(200).optional().describe('an incident, mailbox item, node, reset or operation id'),
+    subject_id: z.string().min(1).max(200).optional().describe('an incident, mailbox item, server, reset or operation id'),
     since: timestampParam.optional().describe('inclusive'),
     limit: pageLimit,
     cursor: pageCursor,

@@ -16,7 +16,7 @@ export const auditRecord = z.object({
   user_name: z.string().optional().describe('the display name when the record was written'),
   token_id: z.string().optional(),
   channel: auditChannel,
-  node_id: z.string(),
+  server_id: z.string(),
   method: z.string().describe('an RPC method, or auth.sign_in, auth.sign_out, auth.sign_in_failed, ws.upgrade, cli.*'),
   target_ids: z.array(z.string()),
   params_summary: z.record(z.string(), z.unknown()).describe('ids, counts and flags; payloads and secrets only as sha256 hashes'),

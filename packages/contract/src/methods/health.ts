@@ -28,7 +28,7 @@ export const healthSubscribe = defineMethod({
   summary: 'Starts a heartbeat subscription on the WebSocket (/v1/ws only).',
   description:
     'The server then sends health.heartbeat notifications {subscription_id, result: health.check result} at once and every interval. ' +
-    'A socket holding at least one subscription also receives, from whichever node made them: runtime.changed {seq, kinds} when stored ' +
+    'A socket holding at least one subscription also receives, from whichever server made them: runtime.changed {seq, kinds} when stored ' +
     'records changed (at most one per socket about every 100 ms, kinds merged; a hint to read again, carrying no records; kinds: ' +
     'events, deliveries, runs, mailbox, ingress, agents, operations, incidents, tokens, reset), and runtime.reset ' +
     '{reset_id, status, finished_at, reason?, actor_token_id?} once a runtime reset was applied.',
@@ -68,7 +68,7 @@ export type ChangeKind = z.output<typeof changeKind>;
 
 /**
  * Sent on /v1/ws to every socket holding a heartbeat subscription when stored records changed on
- * any node: a hint to read again (it carries no records). `seq` is the newest change it covers.
+ * any server: a hint to read again (it carries no records). `seq` is the newest change it covers.
  */
 export const runtimeChangedNotification = z.object({
   jsonrpc: z.literal('2.0'),
@@ -76,7 +76,7 @@ export const runtimeChangedNotification = z.object({
   params: z.object({ seq: z.number().int().nonnegative(), kinds: z.array(changeKind).min(1) }),
 });
 
-/** Sent on /v1/ws to every socket holding a heartbeat subscription, on every node, once a runtime reset was applied. */
+/** Sent on /v1/ws to every socket holding a heartbeat subscription, on every server, once a runtime reset was applied. */
 export const runtimeResetNotification = z.object({
   jsonrpc: z.literal('2.0'),
   method: z.literal('runtime.reset'),

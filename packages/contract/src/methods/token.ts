@@ -53,7 +53,7 @@ export const tokenCreate = defineMethod({
 
 export const tokenRevoke = defineMethod({
   name: 'token.revoke',
-  summary: 'Revokes a token; its requests and browser sessions are refused from the next request on every node.',
+  summary: 'Revokes a token; its requests and browser sessions are refused from the next request on every server.',
   params: z.strictObject({ token_id: z.string().min(1).max(100), idempotency_key: idempotencyKey }),
   result: z.object({ token: accessToken, already_revoked: z.boolean() }),
   errors: ['NOT_FOUND'],

@@ -47,7 +47,7 @@ export const userCreate = defineMethod({
 
 export const userUpdate = defineMethod({
   name: 'user.update',
-  summary: "Changes a person's role, name or email, or disables them; applies to their next request on every node.",
+  summary: "Changes a person's role, name or email, or disables them; applies to their next request on every server.",
   description: 'A disabled person cannot sign in and none of their tokens work; enabling them again restores the tokens not revoked. The last enabled admin cannot be demoted or disabled.',
   params: z.strictObject({
     user_id: userId,

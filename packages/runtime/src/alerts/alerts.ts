@@ -26,7 +26,7 @@ export class Alerts {
   readonly maker: NoticeMaker;
   readonly sender: NoticeSender;
   readonly evaluator: ConditionEvaluator;
-  private nodeId = '';
+  private serverId = '';
 
   constructor(
     private readonly store: Store,
@@ -34,7 +34,7 @@ export class Alerts {
     private readonly bundle: LoadedBundle,
     readonly options: AlertsOptions = {},
   ) {
-    this.sender = new NoticeSender(store, clock, () => this.nodeId, () => this.maker.hasDestinations, options);
+    this.sender = new NoticeSender(store, clock, () => this.serverId, () => this.maker.hasDestinations, options);
     this.maker = new NoticeMaker(store, clock, () => setTimeout(() => this.sender.wake(), AFTER_COMMIT_MS).unref());
     this.config = new AlertConfig(store, clock, () => this.rulesChanged(), () => this.sender.wake());
     this.evaluator = new ConditionEvaluator(store, clock, bundle, this.maker, options.evaluateMs ?? 5_000);
@@ -68,9 +68,9 @@ export class Alerts {
     await this.maker.load();
   }
 
-  /** Starts sending as `nodeId` (the lease owner of the notices this process claims) and evaluating. */
-  start(nodeId: string): void {
-    this.nodeId = nodeId;
+  /** Starts sending as `serverId` (the lease owner of the notices this process claims) and evaluating. */
+  start(serverId: string): void {
+    this.serverId = serverId;
     this.sender.start();
     this.evaluator.start();
   }
@@ -80,7 +80,7 @@ export class Alerts {
     await this.sender.stop();
   }
 
-  /** A rule, destination or silence changed (here, or on another node): reload what is in memory. */
+  /** A rule, destination or silence changed (here, or on another server): reload what is in memory. */
   rulesChanged(): Promise<void> {
     return this.maker.reload();
   }
@@ -123,16 +123,16 @@ export class Alerts {
     );
   }
 
-  /** This node declared another dead and took it over: notify in the takeover's transaction. */
-  async nodeDead(tx: StoreTx, node: { node_id: string; leases: number; idempotency_claims: number }, by: string): Promise<void> {
+  /** This server declared another dead and took it over: notify in the takeover's transaction. */
+  async serverDead(tx: StoreTx, dead: { server_id: string; leases: number; idempotency_claims: number }, by: string): Promise<void> {
     await this.maker.transition(
-      'node.dead',
+      'server.dead',
       {
-        subject_type: 'node',
-        subject_id: node.node_id,
-        title: `Node ${node.node_id} stopped sending heartbeats; ${by} took over ${node.leases} delivery lease(s)`,
-        link: '/runtime#nodes',
-        data: { ...node, taken_over_by: by },
+        subject_type: 'server',
+        subject_id: dead.server_id,
+        title: `Server ${dead.server_id} stopped sending heartbeats; ${by} took over ${dead.leases} delivery lease(s)`,
+        link: '/runtime#servers',
+        data: { ...dead, taken_over_by: by },
         episode: '',
       },
       tx,

@@ -1,7 +1,7 @@
 /**
  * Conditions that are not a single write: an incident's occurrences in a window, a mailbox item
  * past its type's SLA (and past the escalation delay), dead letters per minute, the oldest due
- * delivery's age. Every few seconds one node (on PostgreSQL, the holder of a transaction-level
+ * delivery's age. Every few seconds one server (on PostgreSQL, the holder of a transaction-level
  * advisory lock) reads each condition rule's subjects, compares them with which held at the last
  * evaluation (alert_conditions), and notifies those that started holding: once per episode, in the
  * transaction that records the episode.

@@ -1,6 +1,6 @@
 /**
  * Turns transitions into notices. The enabled rules, the destinations and the active silences
- * are kept in memory (reloaded when this process changes them, when another node's change is
+ * are kept in memory (reloaded when this process changes them, when another server's change is
  * heard, and at least every few seconds), so a transition costs no query unless a rule watches it,
  * and a log record costs none unless its incident is new to this process or was resolved.
  * Notices are inserted in the transition's own transaction; their dedupe key makes one notice per
@@ -9,7 +9,7 @@
 import { incidentId, type AlertDestinationRecord, type AlertRuleRecord, type Clock, type IncidentKey, type NewLogRecord, type Store, type StoreTx } from '@switchboard/store';
 import { noticeRecord, type NoticeSubject } from './notice-content';
 
-/** Rules, destinations and silences are reloaded at least this often (other nodes' changes). */
+/** Rules, destinations and silences are reloaded at least this often (other servers' changes). */
 const RELOAD_AFTER_MS = 5_000;
 const LEVEL_RANKS: Record<string, number> = { warn: 2, error: 3 };
 
@@ -91,7 +91,7 @@ export class NoticeMaker {
   }
 
   /**
-   * Reloads (coalesced): something this process or another node changed. Resolves once a load
+   * Reloads (coalesced): something this process or another server changed. Resolves once a load
    * that started after this call has finished.
    */
   reload(): Promise<void> {
@@ -165,7 +165,7 @@ export class NoticeMaker {
     return inserted.length;
   }
 
-  /** A transition of a write (reset applied, operation finished with failures, node dead), in its transaction. */
+  /** A transition of a write (reset applied, operation finished with failures, server dead), in its transaction. */
   async transition(trigger: string, subject: Omit<NoticeSubject, 'transition'>, tx?: StoreTx): Promise<number> {
     const rules = this.rulesFor(trigger);
     if (rules.length === 0) return 0;

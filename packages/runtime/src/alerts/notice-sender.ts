@@ -1,9 +1,9 @@
 /**
  * Delivers the notice outbox. Each pass leases the due notices (UPDATE with lease owner and
- * until: on PostgreSQL one node gets each), POSTs them, and records the outcome under the lease.
+ * until: on PostgreSQL one server gets each), POSTs them, and records the outcome under the lease.
  * A failed attempt is due again after an exponential backoff with jitter; after the last attempt
- * the notice is failed (alert.notice_resend makes it pending again). A node killed mid-send leaves
- * a lease that lapses, and whichever node claims the notice next sends it again with the same id:
+ * the notice is failed (alert.notice_resend makes it pending again). A server killed mid-send leaves
+ * a lease that lapses, and whichever server claims the notice next sends it again with the same id:
  * receivers de-duplicate on webhook-id.
  */
 import { Webhook } from 'standardwebhooks';

@@ -223,7 +223,7 @@ describe('DockerEngineManager (fake Engine API on a Unix socket)', () => {
     const m = manager();
     const records = (m as unknown as { records: { rename: (...args: unknown[]) => Promise<void>; remove: (id: string) => Promise<void> } }).records;
     const rename = records.rename.bind(records);
-    // A reset on another node stops the `starting` container by name and removes its record first.
+    // A reset on another server stops the `starting` container by name and removes its record first.
     records.rename = async (name, ...rest) => {
       await records.remove(name as string);
       return rename(name, ...rest);

@@ -102,7 +102,7 @@ export class DockerEngineManager implements ContainerManager {
       await this.records.rename(name, id, { status: 'running', pid: inspection?.pid ?? null });
       const record = await this.records.get(id);
       if (!record) {
-        // A reset (on another node) stopped it by name and removed its record meanwhile: a
+        // A reset (on another server) stopped it by name and removed its record meanwhile: a
         // container left running now would be one that no record names.
         await this.request('DELETE', `/containers/${id}?force=true`).catch(() => undefined);
         throw new ContainerStartError(`container ${id} was removed as it started: a reset took its record`, spec.entityId);

@@ -5,10 +5,10 @@
  * A start that fails is recorded as a `failed` container with the reason (and logged), so it is
  * visible and not retried in a loop. While a reset runs, starts wait: the reset owns containers.
  *
- * With several nodes on one store, one of them supervises containers (the oldest live node, see
- * NodeRegistry.supervisor): only it starts them, and when it dies the next oldest takes over by
+ * With several servers on one store, one of them supervises containers (the oldest live server, see
+ * ServerRegistry.supervisor): only it starts them, and when it dies the next oldest takes over by
  * running the boot pass (`recover`) and then sweeps for entities that have none, since entities
- * created on other nodes only reach it through the store.
+ * created on other servers only reach it through the store.
  */
 import type { Store } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
@@ -29,7 +29,7 @@ export class EntityContainers {
   private flushing: Promise<void> | undefined;
   private paused = false;
   private stopped = false;
-  /** Whether this node supervised containers at the last heartbeat (or at boot). */
+  /** Whether this server supervised containers at the last heartbeat (or at boot). */
   private supervising = false;
   private beatsSinceSweep = 0;
 
@@ -38,7 +38,7 @@ export class EntityContainers {
     bundle: LoadedBundle,
     private readonly manager: ContainerManager,
     private readonly log: RuntimeLog,
-    /** Whether this node supervises containers now (always, with one process). */
+    /** Whether this server supervises containers now (always, with one process). */
     private readonly supervises: () => Promise<boolean> = async () => true,
   ) {
     this.managedTypes = new Set(Object.entries(bundle.definition.entity_types).filter(([, t]) => t.managed_container).map(([name]) => name));
@@ -61,13 +61,13 @@ export class EntityContainers {
     this.schedule();
   }
 
-  /** At boot: whether this node supervises now, so that the next heartbeat does not take over again. */
+  /** At boot: whether this server supervises now, so that the next heartbeat does not take over again. */
   async noteSupervisor(): Promise<void> {
     this.supervising = await this.supervises();
   }
 
   /**
-   * On each heartbeat: the node that became the supervisor (its predecessor died) runs the boot
+   * On each heartbeat: the server that became the supervisor (its predecessor died) runs the boot
    * pass; the supervisor sweeps every few beats for entities created elsewhere.
    */
   async heartbeat(): Promise<void> {
@@ -92,7 +92,7 @@ export class EntityContainers {
     await this.startMissing(entities);
   }
 
-  /** Entities of managed types with no container record yet (created on another node) get one. */
+  /** Entities of managed types with no container record yet (created on another server) get one. */
   async startMissing(entities?: { entity_id: string }[]): Promise<void> {
     if (!this.enabled || this.paused || this.stopped) return;
     const all = entities ?? (await this.store.entities.ofTypes([...this.managedTypes]));
@@ -145,7 +145,7 @@ export class EntityContainers {
   }
 
   private async flush(): Promise<void> {
-    // Another node supervises: it finds these entities through the store.
+    // Another server supervises: it finds these entities through the store.
     if (!(await this.supervises())) {
       this.pending.clear();
       return;

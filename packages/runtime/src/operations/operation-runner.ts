@@ -1,11 +1,11 @@
 /**
  * Sends the items of running redrive and replay operations at each operation's rate, each
- * operation by one live node at a time (ADR 0013).
+ * operation by one live server at a time (ADR 0013).
  *
- * A node sends only the operations it holds a lease on: the one it applied (leased at creation)
+ * A server sends only the operations it holds a lease on: the one it applied (leased at creation)
  * and any running operation whose holder died or whose lease expired, which it claims with a
  * conditional update that bumps the lease epoch. Every batch's transaction starts with the fence,
- * a renewal that matches (operation, owner, epoch): when another node has claimed the operation,
+ * a renewal that matches (operation, owner, epoch): when another server has claimed the operation,
  * or it was cancelled or paused, the fence matches nothing and the batch writes nothing.
  *
  * Within a batch, an item's effect (the new delivery, or the replayed event and its run), its
@@ -13,7 +13,7 @@
  * pending. An item is marked failed only for an error its own effect raised. The owner also
  * records, as they settle, what became of the deliveries its sent items created, and ends the
  * operation once everything is sent and settled; operations no longer running (cancelled, paused)
- * have their outcomes recorded by any node, each item once.
+ * have their outcomes recorded by any server, each item once.
  */
 import type { Clock, OperationLease, OperationRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
@@ -21,7 +21,7 @@ import type { RuntimeLog } from '../runtime-log';
 import { redriveItem, replayItem, type ItemResult } from './operation-items';
 
 const TICK_MS = 50;
-/** How often a node renews its leases, looks for operations to take over and settles outcomes. */
+/** How often a server renews its leases, looks for operations to take over and settles outcomes. */
 const SCAN_MS = 1_000;
 /** How often the owner records the outcomes of an operation's sent items. */
 const SETTLE_MS = 500;
@@ -39,7 +39,7 @@ interface Held {
   settledAt: number;
 }
 
-/** The fence matched nothing: another node holds the operation, or it no longer runs. */
+/** The fence matched nothing: another server holds the operation, or it no longer runs. */
 class LeaseLost extends Error {}
 
 /** An error raised by one item's own effect: only that item is marked failed. */
@@ -64,9 +64,9 @@ export interface OperationRunnerDeps {
   clock: Clock;
   bundle: LoadedBundle;
   log: RuntimeLog;
-  /** This node: the owner its leases name. */
-  nodeId: string;
-  /** A node whose heartbeat is older than this is dead: its operations are taken over. */
+  /** This server: the owner its leases name. */
+  serverId: string;
+  /** A server whose heartbeat is older than this is dead: its operations are taken over. */
   deadAfterMs: number;
   /** Operations wait while a reset holds the runtime. */
   isResetting(): boolean;
@@ -85,21 +85,21 @@ export class OperationRunner {
   private current: Promise<void> | undefined;
   private suspended = false;
   private scannedAt = 0;
-  /** A lease outlives a few missed renewals, and a dead node is noticed sooner through the registry. */
+  /** A lease outlives a few missed renewals, and a dead server is noticed sooner through the registry. */
   readonly leaseMs: number;
 
   constructor(private readonly deps: OperationRunnerDeps) {
     this.leaseMs = Math.max(2 * deps.deadAfterMs, 5_000);
   }
 
-  /** Starts the loop: the first scan claims running operations no live node holds (after a restart, those this process left). */
+  /** Starts the loop: the first scan claims running operations no live server holds (after a restart, those this process left). */
   async start(): Promise<void> {
     this.running = true;
     this.scannedAt = 0;
     this.schedule(true);
   }
 
-  /** Stops sending and gives up this node's leases, so another node takes its operations over at once. */
+  /** Stops sending and gives up this server's leases, so another server takes its operations over at once. */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
@@ -109,14 +109,14 @@ export class OperationRunner {
     this.held.clear();
   }
 
-  /** The lease a newly applied operation is created with: this node's, at epoch 1. */
+  /** The lease a newly applied operation is created with: this server's, at epoch 1. */
   get creationLease(): { owner: string; leaseMs: number } {
-    return { owner: this.deps.nodeId, leaseMs: this.leaseMs };
+    return { owner: this.deps.serverId, leaseMs: this.leaseMs };
   }
 
-  /** Starts sending an operation this node created leased to itself (epoch 1). */
+  /** Starts sending an operation this server created leased to itself (epoch 1). */
   track(operationId: string, epoch = 1): void {
-    if (!this.held.has(operationId)) this.held.set(operationId, { lease: { operation_id: operationId, owner: this.deps.nodeId, epoch }, tokens: 1, refilledAt: Date.now(), allSent: false, settledAt: 0 });
+    if (!this.held.has(operationId)) this.held.set(operationId, { lease: { operation_id: operationId, owner: this.deps.serverId, epoch }, tokens: 1, refilledAt: Date.now(), allSent: false, settledAt: 0 });
     this.schedule();
   }
 
@@ -157,10 +157,10 @@ export class OperationRunner {
     if (why) void this.deps.log.write({ level: 'warn', component: 'operations', error_code: 'OPERATION_LEASE_LOST', message: `operation ${id}: ${why}` }).catch(() => undefined);
   }
 
-  /** Drops an operation whose fence failed: quietly when it was cancelled or paused, with a warning when another node took it. */
+  /** Drops an operation whose fence failed: quietly when it was cancelled or paused, with a warning when another server took it. */
   private async lost(id: string): Promise<void> {
     const row = await this.deps.store.operations.get(id).catch(() => undefined);
-    this.drop(id, row?.status === 'running' && row.lease_owner !== this.deps.nodeId ? `${this.deps.nodeId} lost its lease to ${row.lease_owner ?? 'no node'}` : undefined);
+    this.drop(id, row?.status === 'running' && row.lease_owner !== this.deps.serverId ? `${this.deps.serverId} lost its lease to ${row.lease_owner ?? 'no node'}` : undefined);
   }
 
   private async tick(): Promise<void> {
@@ -204,7 +204,7 @@ export class OperationRunner {
   }
 
   /**
-   * Renews this node's leases (dropping those it lost), claims running operations no live node
+   * Renews this server's leases (dropping those it lost), claims running operations no live server
    * holds, and records outcomes of operations no longer running.
    */
   private async scan(): Promise<void> {
@@ -214,9 +214,9 @@ export class OperationRunner {
     }
     for (const id of await store.operations.claimable(this.deps.deadAfterMs)) {
       if (this.held.has(id)) continue;
-      const epoch = await store.operations.claim(id, this.deps.nodeId, this.leaseMs, this.deps.deadAfterMs);
+      const epoch = await store.operations.claim(id, this.deps.serverId, this.leaseMs, this.deps.deadAfterMs);
       if (epoch === undefined) continue;
-      await this.deps.log.write({ level: 'info', component: 'operations', message: `operation ${id}: ${this.deps.nodeId} took it over (lease epoch ${epoch})` }).catch(() => undefined);
+      await this.deps.log.write({ level: 'info', component: 'operations', message: `operation ${id}: ${this.deps.serverId} took it over (lease epoch ${epoch})` }).catch(() => undefined);
       this.track(id, epoch);
     }
     for (const op of await store.operations.unsettled()) {

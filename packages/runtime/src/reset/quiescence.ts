@@ -1,7 +1,7 @@
 /**
  * Reset owner 2, quiescence: pause ingress (publishes are queued, not lost), stop claiming
- * deliveries (on every node: their claims check the reset lock), wait a bounded time for handlers
- * already running on any live node (deliveries in progress under an unexpired lease), then cancel what has not started
+ * deliveries (on every server: their claims check the reset lock), wait a bounded time for handlers
+ * already running on any live server (deliveries in progress under an unexpired lease), then cancel what has not started
  * (pending deliveries, running runs, queued publishes). If handlers are still running when the
  * bound runs out, quiescence fails and nothing is cancelled: the coordinator skips cleanup, so
  * nothing is deleted under a running handler, and `restore` puts ingress and claims back.
@@ -53,7 +53,7 @@ export async function previewQuiescence(ctx: ResetContext, drainTimeoutMs: numbe
   };
 }
 
-/** Handlers running here or on another live node. */
+/** Handlers running here or on another live server. */
 async function runningHandlers(ctx: ResetContext): Promise<number> {
   const leased = await ctx.store.deliveries.leasedCount(ctx.clock.now().toISOString());
   return Math.max(leased, ctx.dispatcher.inFlightCount);

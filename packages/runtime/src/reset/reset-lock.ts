@@ -5,7 +5,7 @@
  * compare-and-set.
  *
  * Every mutation's transaction reads the row through `guardWrites` holding a share lock on it
- * (PostgreSQL): taking the lock waits for the mutations already running on any node to commit,
+ * (PostgreSQL): taking the lock waits for the mutations already running on any server to commit,
  * and every mutation after it sees the lock and is refused with RESET_IN_PROGRESS. The reset's own
  * writes (pausing and reopening ingress) name that reset (`guardWrites(resetId)`) and pass. Each
  * process also keeps a view of the row, refreshed every `watchMs`, for the questions asked

@@ -111,7 +111,7 @@ describe('reset coordinator', () => {
     await runtime.publish({ event_name: 'order.placed', payload: { order_id: 'c1' } });
     await runUntilIdle(runtime);
     let record: any;
-    // The start runs after the entity commits, once this node has checked that it supervises containers.
+    // The start runs after the entity commits, once this server has checked that it supervises containers.
     await expect
       .poll(async () => (record = await databaseOf(store).selectFrom('containers').selectAll().executeTakeFirst())?.status, { timeout: 10_000 })
       .toBe('failed');
@@ -242,8 +242,8 @@ describe.runIf(testEngine() === 'postgres')('reset lock and the writes of other 
   it('a mutation running when a reset takes the lock holds it off until it commits; later mutations are refused; the reset\'s own steps pass', async () => {
     fx = await bootFixture(minimalBundle());
     const store = fx.store;
-    const resetting = new ResetLock(store, systemClock); // node A
-    const writing = new ResetLock(store, systemClock); // node B
+    const resetting = new ResetLock(store, systemClock); // server A
+    const writing = new ResetLock(store, systemClock); // server B
     const order: string[] = [];
     let finishMutation!: () => void;
     const mutationMayFinish = new Promise<void>((resolve) => (finishMutation = resolve));

@@ -18,7 +18,7 @@ export interface StoreCapabilities {
   /**
    * Several processes commit to the store at once (PostgreSQL). False where one process holds the
    * store alone (SQLite's folder lock): a lease or a runtime state left behind at boot is a dead
-   * process's, and work another node would finish is this one's to finish.
+   * process's, and work another server would finish is this one's to finish.
    */
   readonly sharedByProcesses: boolean;
   /**
@@ -171,5 +171,5 @@ export interface StoreEngine {
   /** Takes a lock named by `key` for the rest of the transaction unless another holds it; true when taken (or when one process owns the store). */
   tryTransactionLock(trx: Kysely<Database>, key: number): Promise<boolean>;
   /** The transaction's change row (its last statement), telling listeners where the engine can. */
-  insertChange(trx: Kysely<Database>, kinds: string, nodeId: string | null): Promise<void>;
+  insertChange(trx: Kysely<Database>, kinds: string, serverId: string | null): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * What the alert evaluator reads and remembers: conditions that are not a single write (an item
  * past its SLA, a dead-letter rate, the oldest due delivery), and which of them held at the last
- * evaluation, so each notifies once per episode. On PostgreSQL one node evaluates at a time (a
+ * evaluation, so each notifies once per episode. On PostgreSQL one server evaluates at a time (a
  * transaction-level advisory lock).
  */
 import type { Kysely } from 'kysely';
@@ -38,7 +38,7 @@ export class AlertConditionRepository {
   }
 
   /**
-   * Takes the evaluator's lock for the rest of `tx` when no other node holds it (PostgreSQL);
+   * Takes the evaluator's lock for the rest of `tx` when no other server holds it (PostgreSQL);
    * true on SQLite, where one process owns the store.
    */
   async tryEvaluatorLock(tx: StoreTx): Promise<boolean> {

@@ -1,7 +1,7 @@
 /**
  * The notice outbox (migration 020). A notice is inserted in the transaction of the transition
  * that caused it, once per dedupe key; a sender claims due notices with a lease and records each
- * attempt's outcome under that lease, so a node that lost its lease (it stalled, another node
+ * attempt's outcome under that lease, so a server that lost its lease (it stalled, another server
  * took the notice over) changes nothing.
  */
 import type { Kysely } from 'kysely';
@@ -96,7 +96,7 @@ export class AlertNoticeRepository {
 
   /**
    * Leases up to `limit` due notices to `owner` until `leaseUntil`: pending, due by `now`, and
-   * not leased or with a lapsed lease. On PostgreSQL rows another node is claiming are skipped.
+   * not leased or with a lapsed lease. On PostgreSQL rows another server is claiming are skipped.
    */
   async claimDue(owner: string, now: string, leaseUntil: string, limit: number): Promise<AlertNoticeRecord[]> {
     const due = this.db

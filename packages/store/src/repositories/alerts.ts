@@ -1,6 +1,6 @@
 /**
  * Alert configuration: rules, destinations and silences (migration 020). Every write is an
- * 'alerts' change, so other nodes reload the rules they keep in memory. The notice outbox is
+ * 'alerts' change, so other servers reload the rules they keep in memory. The notice outbox is
  * alerts-notices.ts.
  */
 import type { Kysely, Updateable } from 'kysely';

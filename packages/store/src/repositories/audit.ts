@@ -5,7 +5,7 @@
  * it (`Store.transaction`, a group commit): `flushIn` then takes the chain head's row lock, writes
  * every held record in one statement and moves the head, as the transaction's last statements. So
  * an effect and its record commit together (or neither does), and the head's lock, which makes
- * appends from every node one linear chain, is held only from that point to the commit, not while
+ * appends from every server one linear chain, is held only from that point to the commit, not while
  * the effect's own work runs. Hashes are computed here, in JS: the database only stores them.
  */
 import { hash } from 'node:crypto';
@@ -27,7 +27,7 @@ export interface AuditEntry {
   userName?: string | null;
   tokenId?: string | null;
   channel: 'api' | 'console' | 'cli';
-  nodeId: string;
+  serverId: string;
   method: string;
   targetIds?: readonly string[];
   paramsSummary?: Record<string, unknown>;
@@ -43,7 +43,7 @@ export interface AuditRecordRow {
   user_name: string | null;
   token_id: string | null;
   channel: string;
-  node_id: string;
+  server_id: string;
   method: string;
   target_ids: string[];
   params_summary: Record<string, unknown>;
@@ -96,7 +96,7 @@ function contentOf(row: Omit<AuditTable, 'hash' | 'prev_hash'>): string {
     user_name: row.user_name,
     token_id: row.token_id,
     channel: row.channel,
-    node_id: row.node_id,
+    node_id: row.server_id, // the hashed name, as records written before migration 022 have it
     method: row.method,
     target_ids: row.target_ids,
     params_summary: row.params_summary,
@@ -180,7 +180,7 @@ export class AuditRepository {
       user_name: entry.userName ?? null,
       token_id: entry.tokenId ?? null,
       channel: entry.channel,
-      node_id: entry.nodeId,
+      server_id: entry.serverId,
       method: entry.method,
       target_ids: JSON.stringify([...new Set(entry.targetIds ?? [])]),
       params_summary: JSON.stringify(entry.paramsSummary ?? {}),

@@ -107,8 +107,8 @@ export class DeliveryRepository {
   }
 
   /**
-   * Deliveries whose handler is running on some node: in progress under a lease that has not
-   * expired (a dead node's leases end when it is taken over).
+   * Deliveries whose handler is running on some server: in progress under a lease that has not
+   * expired (a dead server's leases end when it is taken over).
    */
   async leasedCount(nowIso: string): Promise<number> {
     const r = await this.db
@@ -134,7 +134,7 @@ export class DeliveryRepository {
    * One window of the sweep for running runs with no open delivery left (settled by a sweep when
    * no completion noticed: another process's, or one cut short by a crash). It walks up to `scan`
    * running runs in (created_at, run_id) order after `after` and returns the quiet ones, and where
-   * the next window starts (undefined once the walk reached the end). Each idle node sweeps every
+   * the next window starts (undefined once the walk reached the end). Each idle server sweeps every
    * 2 s, and looking at every running run each time grew with the runs parked behind a backlog:
    * PostgreSQL took 50-60 ms a sweep with 30,000 (8.5 ms with 7,000 in a fresh database, 40-50 ms
    * in a drained one); a window of 1,000 took 6 ms with 30,000.

@@ -33,7 +33,7 @@ export class IdempotencyRepository {
    * concurrent duplicates exactly one inserts (on PostgreSQL the others wait on the key, then see
    * the winner's row), so none of them fails on the primary key. An expired record is removed first.
    */
-  async claim(ref: IdempotencyKeyRef, bodyHash: string, nodeId: string | null = null): Promise<IdempotencyClaim> {
+  async claim(ref: IdempotencyKeyRef, bodyHash: string, serverId: string | null = null): Promise<IdempotencyClaim> {
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const sameKey = <Q extends { where: (...args: any[]) => Q }>(q: Q): Q => q.where('method', '=', ref.method).where('token_id', '=', ref.tokenId).where('key', '=', ref.key);
@@ -50,7 +50,7 @@ export class IdempotencyRepository {
           response: null,
           created_at: nowIso,
           expires_at: new Date(now.getTime() + this.retentionMs).toISOString(),
-          node_id: nodeId,
+          server_id: serverId,
         })
         .onConflict((oc) => oc.columns(['method', 'token_id', 'key']).doNothing())
         .returning('key')

@@ -13,7 +13,7 @@ export type RecordKind =
   | 'delivery'
   | 'log'
   | 'operation'
-  | 'node'
+  | 'server'
   | 'token'
   | 'subscriber'
   | 'user';
@@ -75,7 +75,7 @@ export class LookupRepository {
         return r ? { kind: 'log', id, event_id: r.event_id, session_id: r.session_id, component: r.component, error_code: r.error_code, cause_key: r.cause_key, level_rank: Number(r.level_rank) } : undefined;
       },
       async () => ((await db.selectFrom('operations').select('operation_id').where('operation_id', '=', id).executeTakeFirst()) ? { kind: 'operation', id } : undefined),
-      async () => ((await db.selectFrom('nodes').select('node_id').where('node_id', '=', id).executeTakeFirst()) ? { kind: 'node', id } : undefined),
+      async () => ((await db.selectFrom('servers').select('server_id').where('server_id', '=', id).executeTakeFirst()) ? { kind: 'server', id } : undefined),
       async () => {
         const t = await db
           .selectFrom('tokens')

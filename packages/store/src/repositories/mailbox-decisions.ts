@@ -59,7 +59,7 @@ export class MailboxDecisionRepository {
   /**
    * Counts one more approval of a pending item and returns the new count; undefined when the item
    * is no longer pending. The conditional UPDATE takes the item's row lock until the transaction
-   * ends: a concurrent approval (on any node) waits, then counts on top of this one's committed
+   * ends: a concurrent approval (on any server) waits, then counts on top of this one's committed
    * count, or finds the item decided. So exactly one approval sees the count reach what the type
    * requires, and everything read after this call sees the other approvals already committed.
    */

@@ -150,7 +150,7 @@ export class OperationRepository {
 
   /**
    * Writes the operation and one pending item per target, in order. With `lease`, the operation is
-   * created already leased to that node (epoch 1): the applying node sends it.
+   * created already leased to that server (epoch 1): the applying server sends it.
    */
   async create(tx: StoreTx, op: NewOperation, targets: string[], lease?: { owner: string; leaseMs: number }): Promise<void> {
     markChange(tx, 'operations');
@@ -218,7 +218,7 @@ export class OperationRepository {
       .execute();
   }
 
-  /** True when the operation's lease is held by no live node: its owner is none, dead, or its lease expired. */
+  /** True when the operation's lease is held by no live server: its owner is none, dead, or its lease expired. */
   private unheld(eb: ExpressionBuilder<Database, 'operations'>, deadAfterMs: number): Expression<SqlBool> {
     return eb.or([
       eb('lease_owner', 'is', null),
@@ -226,16 +226,16 @@ export class OperationRepository {
       eb.not(
         eb.exists(
           eb
-            .selectFrom('nodes')
+            .selectFrom('servers')
             .select(sql`1`.as('one'))
-            .whereRef('nodes.node_id', '=', 'operations.lease_owner')
-            .where('nodes.last_seen_at', '>', this.engine.now(-deadAfterMs)),
+            .whereRef('servers.server_id', '=', 'operations.lease_owner')
+            .where('servers.last_seen_at', '>', this.engine.now(-deadAfterMs)),
         ),
       ),
     ]);
   }
 
-  /** Running operations no live node holds (their owner died, or its lease expired), oldest first. */
+  /** Running operations no live server holds (their owner died, or its lease expired), oldest first. */
   async claimable(deadAfterMs: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('operations')
@@ -248,7 +248,7 @@ export class OperationRepository {
   }
 
   /**
-   * Takes a running operation for `owner` when no live node holds it: one conditional update that
+   * Takes a running operation for `owner` when no live server holds it: one conditional update that
    * bumps the epoch, so the previous holder's writes are fenced off. The new epoch, or undefined
    * when it is held (or not running).
    */
@@ -281,7 +281,7 @@ export class OperationRepository {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** Gives up a lease (a clean stop): another node may claim the operation at once. */
+  /** Gives up a lease (a clean stop): another server may claim the operation at once. */
   async release(lease: OperationLease): Promise<void> {
     await this.db
       .updateTable('operations')
@@ -312,7 +312,7 @@ export class OperationRepository {
    * Records, on each sent item whose deliveries have settled, what became of them (a redrive's
    * one delivery; a replayed event's deliveries: dead-lettered if any was, cancelled if any was,
    * else delivered), and adds them to the operation's summary in the same transaction. Each item
-   * is recorded once (only while its outcome is null), so passes on several nodes add up exactly.
+   * is recorded once (only while its outcome is null), so passes on several servers add up exactly.
    */
   async settle(tx: StoreTx, op: Pick<OperationRow, 'operation_id' | 'kind'>, nowIso: string): Promise<SettledOutcomes> {
     const db = executorOf(tx);

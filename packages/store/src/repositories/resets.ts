@@ -156,7 +156,7 @@ export class ResetRepository {
     await this.db.updateTable('resets').set({ status: 'interrupted', finished_at: nowIso }).where('status', '=', 'in_progress').where('reset_id', '!=', currentId).execute();
   }
 
-  /** The reset's end is what other nodes announce to their consoles (a 'reset' change). */
+  /** The reset's end is what other servers announce to their consoles (a 'reset' change). */
   async finishAudit(tx: StoreTx, resetId: string, outcome: { status: string; result: string; finished_at: string }): Promise<void> {
     markChange(tx, 'reset');
     await executorOf(tx).updateTable('resets').set(outcome).where('reset_id', '=', resetId).execute();

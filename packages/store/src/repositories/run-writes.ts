@@ -21,7 +21,7 @@ export type NewQueuedPublishRow = Omit<Insertable<IngressQueueTable>, 'seq'>;
 /** A publish queued while ingress was paused, as resume releases it. */
 export type QueuedPublish = Pick<Selectable<IngressQueueTable>, 'queue_id' | 'event_id' | 'run_id' | 'event_name' | 'payload' | 'entity_id' | 'source' | 'queued_at' | 'traceparent'>;
 
-/** A delivery written for any node to claim (not leased to its writer). */
+/** A delivery written for any server to claim (not leased to its writer). */
 const awaitsClaim = (d: { status: string }) => d.status === 'pending';
 
 export class RunWriteRepository {

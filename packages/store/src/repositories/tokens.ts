@@ -42,7 +42,7 @@ function newId(prefix: string): string {
  * in this process drops its entry at once; a change committed by another process is seen through
  * `changeCounter`, which moves when another process may have changed tokens, and empties the memory
  * before the next verification: on SQLite whenever another connection commits to the file (the
- * token CLI), on PostgreSQL whenever the change feed carries a token change (another node, the CLI).
+ * token CLI), on PostgreSQL whenever the change feed carries a token change (another server, the CLI).
  * Creating and revoking a token are recorded in the change feed for that.
  */
 export class TokenRepository {

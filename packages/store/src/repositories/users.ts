@@ -36,7 +36,7 @@ export class LastAdminError extends Error {}
 
 /**
  * People. A change to a user changes what their tokens may do, so every write is recorded as a
- * `tokens` change (other nodes then forget the tokens they verified) and `onChange` lets this
+ * `tokens` change (other servers then forget the tokens they verified) and `onChange` lets this
  * process forget at once.
  */
 export class UserRepository {

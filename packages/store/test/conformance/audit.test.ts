@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const entry = (method: string, extra: Partial<AuditEntry> = {}): AuditEntry => ({
   channel: 'api',
-  nodeId: 'node-a',
+  serverId: 'node-a',
   method,
   outcome: 'ok',
   userId: 'usr_a',

@@ -20,7 +20,7 @@ beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-change-feed-'));
   store = await openTestStore(dir);
   opened.push(store);
-  store.changes.identify('node-test');
+  store.changes.identify('server-test');
 });
 afterEach(async () => {
   for (const s of opened.splice(0)) await s.close();
@@ -31,7 +31,7 @@ afterEach(async () => {
 async function otherProcess(): Promise<Store> {
   const other = await openTestStore(dir);
   opened.push(other);
-  other.changes.identify('node-other');
+  other.changes.identify('server-other');
   return other;
 }
 
@@ -72,7 +72,7 @@ function collect(listener: ChangeListener): ChangeRecord[] {
 }
 
 describe('writing the feed', () => {
-  it('a transaction records one row with the kinds its writes marked, merged, and the node that made it', async () => {
+  it('a transaction records one row with the kinds its writes marked, merged, and the server that made it', async () => {
     await store.transaction(async (tx) => {
       await store.runWrites.appendEvent(tx, eventRow(), []);
       await store.runWrites.appendEvent(tx, eventRow(), []);
@@ -80,7 +80,7 @@ describe('writing the feed', () => {
     });
     const rows = await allChanges();
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ kinds: ['events', 'mailbox'], node_id: 'node-test' });
+    expect(rows[0]).toMatchObject({ kinds: ['events', 'mailbox'], server_id: 'server-test' });
   });
 
   it('a transaction that wrote deliveries waiting for a claim is claimable; deliveries leased to their writer are not', async () => {
@@ -93,7 +93,7 @@ describe('writing the feed', () => {
       attempts: status === 'pending' ? 0 : 1,
       max_attempts: 3,
       next_attempt_at: new Date().toISOString(),
-      lease_owner: status === 'pending' ? null : 'node-test',
+      lease_owner: status === 'pending' ? null : 'server-test',
       lease_expires_at: status === 'pending' ? null : new Date(Date.now() + 60_000).toISOString(),
       last_error: null,
       reason_code: null,
@@ -104,7 +104,7 @@ describe('writing the feed', () => {
     await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: eventRow(), deliveries: [delivery('d-leased', 'in_progress')] }]));
     await store.transaction((tx) => store.runWrites.appendEvents(tx, [{ event: eventRow(), deliveries: [delivery('d-leased-2', 'in_progress'), delivery('d-pending', 'pending')] }]));
     await store.transaction((tx) => store.runWrites.appendEvent(tx, eventRow(), [delivery('d-pending-2', 'pending')]));
-    // The contract's kinds only: claimable is for nodes, not for runtime.changed.
+    // The contract's kinds only: claimable is for servers, not for runtime.changed.
     expect((await allChanges()).map((c) => [c.kinds, c.claimable])).toEqual([
       [['events'], false],
       [['events'], true],
@@ -182,7 +182,7 @@ describe('following the feed', () => {
     const expected = (await allChanges()).slice(1);
     await until('every change', () => seen.length >= expected.length);
     expect(seen).toEqual(expected);
-    expect(seen.every((c) => c.node_id === 'node-test')).toBe(true);
+    expect(seen.every((c) => c.server_id === 'server-test')).toBe(true);
   });
 
   it('hears of a change another process committed', async () => {
@@ -193,7 +193,7 @@ describe('following the feed', () => {
     const other = await otherProcess();
     await other.tokens.create('from-the-cli');
     const change = await until('the other process change', () => seen.find((c) => c.kinds.includes('tokens')));
-    expect(change.node_id).toBe('node-other');
+    expect(change.server_id).toBe('server-other');
     if (testEngine() === 'postgres') expect(listener.stats.notifications).toBeGreaterThan(0);
   });
 });
@@ -233,7 +233,7 @@ describe.runIf(testEngine() === 'postgres')('following the feed on PostgreSQL', 
     try {
       // A transaction takes its seq, then stays open while a later one commits.
       await raw.query('begin');
-      await raw.query(`insert into changes (kinds, node_id, created_at) values ('mailbox', 'slow', '2026-01-01T00:00:00.000Z')`);
+      await raw.query(`insert into changes (kinds, server_id, created_at) values ('mailbox', 'slow', '2026-01-01T00:00:00.000Z')`);
       await store.transaction(async (tx) => store.changes.mark(tx, 'events'));
       // Polls and this process's own commit hint have run meanwhile; the later change waits.
       await until('a few reads', () => listener.stats.reads >= 3);
@@ -245,7 +245,7 @@ describe.runIf(testEngine() === 'postgres')('following the feed on PostgreSQL', 
 
       // A seq taken by a transaction that rolls back never shows up: given up after gapWaitMs.
       await raw.query('begin');
-      await raw.query(`insert into changes (kinds, node_id, created_at) values ('mailbox', 'slow', '2026-01-01T00:00:00.000Z')`);
+      await raw.query(`insert into changes (kinds, server_id, created_at) values ('mailbox', 'slow', '2026-01-01T00:00:00.000Z')`);
       await raw.query('rollback');
       await store.transaction(async (tx) => store.changes.mark(tx, 'operations'));
       await until('the change after the rolled-back seq', () => seen.length >= 3);

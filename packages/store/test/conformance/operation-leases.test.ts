@@ -1,6 +1,6 @@
 /**
  * Operation leases (ADR 0013), on both engines: a running operation is claimed only when no live
- * node holds it, a claim bumps the epoch, and the fence (renew) of the previous holder then
+ * server holds it, a claim bumps the epoch, and the fence (renew) of the previous holder then
  * matches nothing; counts and outcomes move with the items, so they always add up.
  */
 import fs from 'node:fs';
@@ -18,7 +18,7 @@ const DEAD_AFTER_MS = 5_000;
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-operation-leases-'));
   store = await openTestStore(dir);
-  for (const node_id of ['node-a', 'node-b']) await store.nodes.register({ node_id, host: 'test', pid: 1, version: 'test' });
+  for (const server_id of ['node-a', 'node-b']) await store.servers.register({ server_id, host: 'test', pid: 1, version: 'test' });
 });
 afterEach(async () => {
   await store.close();
@@ -37,7 +37,7 @@ async function createOperation(operation_id: string, targets: string[], owner?: 
   );
 }
 
-it('a held operation is claimed by no other live node; a dead holder loses it, and its fence then matches nothing', async () => {
+it('a held operation is claimed by no other live server; a dead holder loses it, and its fence then matches nothing', async () => {
   await createOperation('op_held', ['e1', 'e2'], 'node-a');
   const a = { operation_id: 'op_held', owner: 'node-a', epoch: 1 };
   expect(await store.operations.claimable(DEAD_AFTER_MS)).toEqual([]);
@@ -45,7 +45,7 @@ it('a held operation is claimed by no other live node; a dead holder loses it, a
   expect(await store.operations.renew(a, LEASE_MS)).toBe(true);
 
   // node-a stops beating: it is dead, and node-b takes the operation over with a new epoch.
-  await store.nodes.remove('node-a');
+  await store.servers.remove('node-a');
   expect(await store.operations.claimable(DEAD_AFTER_MS)).toEqual(['op_held']);
   expect(await store.operations.claim('op_held', 'node-b', LEASE_MS, DEAD_AFTER_MS)).toBe(2);
   expect(await store.operations.renew(a, LEASE_MS)).toBe(false);
@@ -57,7 +57,7 @@ it('an unowned or expired lease is claimable; a cancelled operation fences its h
   await createOperation('op_free', ['e1']);
   expect(await store.operations.claimable(DEAD_AFTER_MS)).toEqual(['op_free']);
   expect(await store.operations.claim('op_free', 'node-a', -1, DEAD_AFTER_MS)).toBe(1);
-  // Its lease already expired: another live node may claim it.
+  // Its lease already expired: another live server may claim it.
   expect(await store.operations.claim('op_free', 'node-b', LEASE_MS, DEAD_AFTER_MS)).toBe(2);
   const now = new Date().toISOString();
   expect(await store.transaction((tx) => store.operations.finish(tx, 'op_free', 'cancelled', now))).toBe(true);

@@ -60,7 +60,7 @@ it("runs an engine's extra steps after the shared migration of that name, and ke
     expect(names).toEqual(Object.keys(await migrationProvider(STORE_ENGINES.sqlite).getMigrations()));
     expect(steps).toEqual(['009 up', '013 up']);
     // 009's shared step ran before the extra one: its tables are there.
-    expect(raw.prepare("select count(*) as n from sqlite_master where name in ('nodes', 'changes')").get()).toEqual({ n: 2 });
+    expect(raw.prepare("select count(*) as n from sqlite_master where name in ('servers', 'changes')").get()).toEqual({ n: 2 });
   } finally {
     await db.destroy();
     fs.rmSync(dir, { recursive: true, force: true });

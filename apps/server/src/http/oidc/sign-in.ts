@@ -5,7 +5,7 @@
  * (and a role an administrator set in Switchboard is replaced then).
  *
  * The flow's secrets (state, nonce, PKCE verifier) travel in a short-lived httpOnly cookie rather
- * than in this process's memory, so the callback may land on any node of a shared database.
+ * than in this process's memory, so the callback may land on any server of a shared database.
  */
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';

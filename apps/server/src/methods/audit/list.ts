@@ -14,7 +14,7 @@ function recordResult(r: AuditRecordRow): AuditRecord {
     ...(r.user_name ? { user_name: r.user_name } : {}),
     ...(r.token_id ? { token_id: r.token_id } : {}),
     channel: r.channel as AuditRecord['channel'],
-    node_id: r.node_id,
+    server_id: r.server_id,
     method: r.method,
     target_ids: r.target_ids,
     params_summary: r.params_summary,

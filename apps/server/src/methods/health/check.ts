@@ -27,7 +27,7 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
   Object.assign(checks, runtimeChecks);
   const allOk = Object.values(checks).every((c) => c.ok);
   const ingress = storeOk ? await runtime.ingressState() : 'open';
-  const nodes = storeOk ? await runtime.nodes.liveNodes().catch(() => []) : [];
+  const servers = storeOk ? await runtime.servers.liveServers().catch(() => []) : [];
   return {
     ok: storeOk && allOk,
     ts: store.clock.now().toISOString(),
@@ -36,7 +36,7 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
     ingress,
     bundle: { fingerprint: runtime.bundle.fingerprint, name: runtime.name },
     checks,
-    nodes,
+    servers,
     tracing: { enabled: tracingEnabled() },
   };
 }

@@ -100,7 +100,7 @@ function triggerOf(d: Draft): { when: AlertTrigger } | { problem: string } {
       if (amount * d.olderThan.unit > 30 * 86_400) return { problem: 'The age is at most 30 days.' };
       return { when: { trigger: d.trigger, older_than_s: amount * d.olderThan.unit } };
     }
-    case 'node.dead':
+    case 'server.dead':
     case 'reset.applied':
     case 'operation.failed':
       return { when: { trigger: d.trigger } };

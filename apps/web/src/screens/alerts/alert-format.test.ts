@@ -26,7 +26,7 @@ describe('noticeRecordPath', () => {
   it('opens the subject through the console’s own paths', () => {
     expect(noticeRecordPath({ subject_type: 'incident', subject_id: 'inc_1', link: '/somewhere-else' })).toBe('/incidents?state=all&selected=inc_1');
     expect(noticeRecordPath({ subject_type: 'mailbox_item', subject_id: 'mbx_1' })).toBe('/mailbox/mbx_1');
-    expect(noticeRecordPath({ subject_type: 'node', subject_id: 'node-a' })).toBe('/runtime#nodes');
+    expect(noticeRecordPath({ subject_type: 'server', subject_id: 'node-a' })).toBe('/runtime#servers');
   });
   it('uses a server link only when it stays on this origin', () => {
     expect(noticeRecordPath({ subject_type: 'reset', subject_id: 'rst_1', link: '/runtime' })).toBe('/runtime');

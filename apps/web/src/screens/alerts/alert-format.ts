@@ -15,7 +15,7 @@ export const TRIGGER_LABELS: Record<TriggerName, string> = {
   'mailbox.sla': 'Mailbox item past its SLA',
   'dead_letters.rate': 'Dead letters per minute over a threshold',
   'queue.oldest_pending': 'Oldest pending delivery older than',
-  'node.dead': 'Node declared dead',
+  'server.dead': 'Server declared dead',
   'reset.applied': 'Runtime reset applied',
   'operation.failed': 'Redrive or replay finished with failures',
 };
@@ -70,8 +70,8 @@ export function describeTrigger(when: AlertTrigger): string {
       return `${when.per_minute.toLocaleString('en')} or more dead letters in a minute`;
     case 'queue.oldest_pending':
       return `The oldest pending delivery is older than ${formatSeconds(when.older_than_s)}`;
-    case 'node.dead':
-      return 'A node is declared dead';
+    case 'server.dead':
+      return 'A server is declared dead';
     case 'reset.applied':
       return 'A runtime reset is applied';
     case 'operation.failed':
@@ -95,8 +95,8 @@ export function noticeRecordPath(notice: Pick<AlertNotice, 'subject_type' | 'sub
     case 'operation':
       if (id) return paths.operation(id);
       break;
-    case 'node':
-      return paths.nodes();
+    case 'server':
+      return paths.servers();
     case 'dead_letters':
       return '/dead-letters';
     case 'destination':

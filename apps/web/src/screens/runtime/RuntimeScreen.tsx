@@ -1,6 +1,6 @@
 /**
  * The runtime: ingress state with pause and resume, the loaded bundle, queue depth and activity,
- * the live server nodes, and the reset (runtime.nuke) behind a three-step dialog.
+ * the live servers, and the reset (runtime.nuke) behind a three-step dialog.
  */
 import { useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
@@ -11,7 +11,7 @@ import { LoadingState } from '../../ui/LoadingState';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
-import { NodesSection } from './NodesSection';
+import { ServersSection } from './ServersSection';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
@@ -30,7 +30,7 @@ export default function RuntimeScreen() {
   const loaded = status.isSuccess;
   // Links from the notices land on a section; the router does not scroll to a hash by itself.
   useEffect(() => {
-    if (loaded && ['#ingress', '#nodes', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+    if (loaded && ['#ingress', '#servers', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }, [loaded, location.hash]);
 
   return (
@@ -108,7 +108,7 @@ export default function RuntimeScreen() {
                 </dd>
               </dl>
             </section>
-            <NodesSection />
+            <ServersSection />
             <OperationsSection />
             <ToolServersSection />
             <PastResets />

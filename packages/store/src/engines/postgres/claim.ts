@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's claim and its batched completion: several nodes claim at once, so the claim picks
+ * PostgreSQL's claim and its batched completion: several servers claim at once, so the claim picks
  * rows FOR UPDATE SKIP LOCKED and reads the reset lock FOR SHARE in the same statement.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -31,14 +31,14 @@ export const markDeliveredByArrays = compiledOnce((db, nowIso: string, ids: stri
  * it, and each round trip counts): it reads the lock row `FOR SHARE`, so a holder taking the lock
  * waits for the claim to commit and a claim that waited for the holder sees it; it picks the rows
  * `FOR UPDATE SKIP LOCKED` (through `claimable_deliveries`, migration 010: a plan that does not
- * follow stale statistics), so claimers on several nodes take disjoint rows without waiting for
+ * follow stale statistics), so claimers on several servers take disjoint rows without waiting for
  * each other, updates them and returns them joined with their events.
  *
  * The update finds the picked rows by primary key (`= any(array(...))`) and each event is read by
  * its key (a lateral subquery with `limit 1`, which the planner does not flatten into a join).
  * Written as plain joins, the planner expected about as many rows from `picked` as a small table
  * holds and hashed a sequential scan of all of `deliveries` and all of `events` on every claim:
- * 7,000 and 13,700 rows, half of a claim's 8-11 ms in a 2-node drain (auto_explain), and growing
+ * 7,000 and 13,700 rows, half of a claim's 8-11 ms in a 2-server drain (auto_explain), and growing
  * with the tables. In PostgreSQL's own time (pg_stat_statements) the claim went from 159 to
  * 92-117 us per delivery claimed.
  */

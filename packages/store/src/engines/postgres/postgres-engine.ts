@@ -1,7 +1,7 @@
 /**
  * The shared engine: several server processes on one PostgreSQL database, each with a pool of
- * connections, so writers are concurrent. Claims skip rows another node holds, the reset lock is a
- * row lock (FOR SHARE), one node at a time evaluates alerts (an advisory lock), and the change row
+ * connections, so writers are concurrent. Claims skip rows another server holds, the reset lock is a
+ * row lock (FOR SHARE), one server at a time evaluates alerts (an advisory lock), and the change row
  * notifies listeners. Batched writes travel as one JSON or array parameter, so each statement has
  * one text whatever its row count, prepared once per connection.
  */
@@ -69,10 +69,10 @@ const refuseWithNext = compiledOnce(
  * The change row. The notification rides on the row's statement: PostgreSQL sends it only if the
  * transaction commits. The row goes out with the commit (sentWithNext).
  */
-const insertChangeNotifying = compiledOnce((db, kinds: string, nodeId: string | null) =>
+const insertChangeNotifying = compiledOnce((db, kinds: string, serverId: string | null) =>
   db
     .insertInto('changes')
-    .values({ kinds, node_id: nodeId, created_at: now() })
+    .values({ kinds, server_id: serverId, created_at: now() })
     .returning(sql<string>`pg_notify(${CHANGE_CHANNEL}, '')`.as('notified'))
     .modifyEnd(sentWithNext)
     .modifyEnd(prepared),
@@ -111,7 +111,7 @@ export const postgresEngine: StoreEngine = {
   name: 'postgres',
   capabilities: { sharedByProcesses: true, concurrentWriters: true, pipelinedGuard: true },
   groupCommitParallelism: POSTGRES_PARALLEL_GROUPS,
-  // Another node's deliveries left to claim wait for this process's read of the feed: read soon
+  // Another server's deliveries left to claim wait for this process's read of the feed: read soon
   // after a notification.
   changeReadSpacingMs: 10,
 
@@ -190,7 +190,7 @@ export const postgresEngine: StoreEngine = {
     return rows[0]?.locked === true;
   },
 
-  async insertChange(trx, kinds, nodeId) {
-    await insertChangeNotifying(trx, kinds, nodeId);
+  async insertChange(trx, kinds, serverId) {
+    await insertChangeNotifying(trx, kinds, serverId);
   },
 };

@@ -19,7 +19,7 @@ const now = (offsetMs = 0) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', 
 
 const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
 
-const insertChange = compiledOnce((db, kinds: string, nodeId: string | null) => db.insertInto('changes').values({ kinds, node_id: nodeId, created_at: now() }));
+const insertChange = compiledOnce((db, kinds: string, serverId: string | null) => db.insertInto('changes').values({ kinds, server_id: serverId, created_at: now() }));
 
 export const sqliteEngine: StoreEngine = {
   name: 'sqlite',
@@ -116,7 +116,7 @@ export const sqliteEngine: StoreEngine = {
   /** One process owns the store: the lock is always its own. */
   tryTransactionLock: async () => true,
 
-  async insertChange(trx: Kysely<Database>, kinds: string, nodeId: string | null) {
-    await insertChange(trx, kinds, nodeId);
+  async insertChange(trx: Kysely<Database>, kinds: string, serverId: string | null) {
+    await insertChange(trx, kinds, serverId);
   },
 };

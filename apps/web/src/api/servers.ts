@@ -1,5 +1,5 @@
 /**
- * The live server nodes, as health.check reports them. Heartbeats carry that same result, so while
+ * The live servers, as health.check reports them. Heartbeats carry that same result, so while
  * they are fresh the console reads nothing more; when they stop (connecting, reconnecting, stale)
  * a health.check read of its own takes over, polled until they are back.
  */
@@ -9,15 +9,15 @@ import { rpc } from './client';
 import { heartbeatIndicator, useHeartbeat } from './heartbeat';
 import { rpcKeys } from './query-client';
 
-export interface NodesReport {
+export interface ServersReport {
   result: HealthCheckResult;
   /** Client clock (ms) when the report arrived. */
   receivedAt: number;
   source: 'heartbeat' | 'health.check';
 }
 
-export interface LiveNodes {
-  report: NodesReport | undefined;
+export interface LiveServers {
+  report: ServersReport | undefined;
   isPending: boolean;
   error: unknown;
   refetch: () => void;
@@ -25,10 +25,10 @@ export interface LiveNodes {
 
 const FALLBACK_POLL_MS = 5_000;
 
-export function useLiveNodes(): LiveNodes {
+export function useLiveServers(): LiveServers {
   const hb = useHeartbeat();
   const state = heartbeatIndicator(hb);
-  const fromHeartbeat: NodesReport | undefined =
+  const fromHeartbeat: ServersReport | undefined =
     (state === 'healthy' || state === 'degraded' || state === 'down') && hb.last && hb.lastAt !== null
       ? { result: hb.last, receivedAt: hb.lastAt, source: 'heartbeat' }
       : undefined;
@@ -41,7 +41,7 @@ export function useLiveNodes(): LiveNodes {
   });
   if (fromHeartbeat) return { report: fromHeartbeat, isPending: false, error: null, refetch: () => undefined };
   // While the server is unreachable the last known report stays on screen (the shell marks it stale).
-  const lastKnown: NodesReport | undefined = hb.last && hb.lastAt !== null ? { result: hb.last, receivedAt: hb.lastAt, source: 'heartbeat' } : undefined;
+  const lastKnown: ServersReport | undefined = hb.last && hb.lastAt !== null ? { result: hb.last, receivedAt: hb.lastAt, source: 'heartbeat' } : undefined;
   return {
     report: query.data ? { result: query.data, receivedAt: query.dataUpdatedAt, source: 'health.check' } : lastKnown,
     isPending: query.isPending,

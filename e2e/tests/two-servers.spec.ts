@@ -1,6 +1,6 @@
 /**
- * Two server processes (nodes) on one PostgreSQL database, the console open on node B: what is
- * published through node A's API shows in B's console within a second, carried by the change feed
+ * Two server processes (servers) on one PostgreSQL database, the console open on server B: what is
+ * published through server A's API shows in B's console within a second, carried by the change feed
  * (A's commit notifies B's listener, B tells its sockets, the console reads again). Needs
  * PostgreSQL: skipped with the reason when there is none, except on CI, where that is a failure.
  */
@@ -30,15 +30,15 @@ async function appearedAt(page: Page, name: string): Promise<number> {
   return (await handle.jsonValue()) as number;
 }
 
-test.describe('two nodes on one PostgreSQL database', () => {
+test.describe('two servers on one PostgreSQL database', () => {
   test.skip(!postgres.url && !onCi, `needs PostgreSQL: ${postgres.reason}. Set SWITCHBOARD_TEST_DATABASE_URL to a role that may create databases, or install postgresql`);
   // A measured test: nothing else runs meanwhile.
   test.use({ exclusiveCpu: true });
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
   let database: SpecDatabase | undefined;
-  let nodeA: ServerProcess | undefined;
-  let nodeB: ServerProcess | undefined;
+  let serverA: ServerProcess | undefined;
+  let serverB: ServerProcess | undefined;
   test.beforeAll(async () => {
     test.setTimeout(120_000);
     if (!postgres.url) throw new Error(`PostgreSQL is required on CI: ${postgres.reason}`);
@@ -46,19 +46,19 @@ test.describe('two nodes on one PostgreSQL database', () => {
     const token = `sbk_e2e_two_nodes_${Date.now().toString(36)}`;
     const env = { SWITCHBOARD_DATABASE_URL: database.url, SWITCHBOARD_DEMO: 'off' };
     // One after the other: the first creates the shared token, the second finds it.
-    nodeA = await ServerProcess.start({ token, env });
-    nodeB = await ServerProcess.start({ token, env });
+    serverA = await ServerProcess.start({ token, env });
+    serverB = await ServerProcess.start({ token, env });
   });
   test.afterAll(async () => {
-    await nodeB?.dispose();
-    await nodeA?.dispose();
+    await serverB?.dispose();
+    await serverA?.dispose();
     await database?.drop();
   });
 
-  test('a publish through node A shows in the event list of a console on node B within a second', async ({ page }) => {
-    const a = nodeA!;
-    const b = nodeB!;
-    expect((await a.rpc('health.check')).nodes).toHaveLength(2);
+  test('a publish through server A shows in the event list of a console on server B within a second', async ({ page }) => {
+    const a = serverA!;
+    const b = serverB!;
+    expect((await a.rpc('health.check')).servers).toHaveLength(2);
     await signInContext(page, b);
     await page.goto(`${b.url}/events?event_name=survey.requested&live=1`);
     await expect(page.getByText('No events match these filters')).toBeVisible();
@@ -68,19 +68,19 @@ test.describe('two nodes on one PostgreSQL database', () => {
 
     // An empty list has nothing to move: the event appears as a row.
     const firstSentAt = Date.now();
-    const first = await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-nodes-1' } });
+    const first = await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-servers-1' } });
     const rowAfterMs = (await appearedAt(page, 'row')) - firstSentAt;
     await expect(page.getByTestId('event-row')).toHaveCount(1);
     await expect(page.getByTestId('event-row').getByRole('checkbox')).toHaveAccessibleName(`Select survey.requested ${first.event_id}`);
 
     // With rows loaded, live tail counts the next one in its bar; the rows stay put.
     const secondSentAt = Date.now();
-    await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-nodes-2' } });
+    await a.rpc('event.publish', { event_name: 'survey.requested', payload: { ticket_id: 'T-two-servers-2' } });
     const barAfterMs = (await appearedAt(page, 'bar')) - secondSentAt;
     await expect(page.getByTestId('new-events')).toHaveText(/1 new event\b/);
     await expect(page.getByTestId('event-row')).toHaveCount(1);
 
-    test.info().annotations.push({ type: 'latency', description: `row ${rowAfterMs} ms, live-tail bar ${barAfterMs} ms after the publish on node A` });
+    test.info().annotations.push({ type: 'latency', description: `row ${rowAfterMs} ms, live-tail bar ${barAfterMs} ms after the publish on server A` });
     expect(rowAfterMs).toBeLessThan(1000);
     expect(barAfterMs).toBeLessThan(1000);
   });

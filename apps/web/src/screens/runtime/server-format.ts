@@ -1,18 +1,18 @@
 /**
- * Ages of a node's times ("0.8 s ago"). Node times are taken on the database's clock, which the
+ * Ages of a server's times ("0.8 s ago"). Server times are taken on the database's clock, which the
  * browser's may differ from by seconds or more; so an age is measured against the report's own
- * `ts` (the answering server's clock, when it read the nodes) and then counted on by the browser's
+ * `ts` (the answering server's clock, when it read the servers) and then counted on by the browser's
  * clock from the moment the report arrived. Only the time since arrival is on the browser's clock.
  */
 
-/** A report of nodes: the server's time when it was made, and the browser's when it arrived. */
-export interface NodeReportTime {
+/** A report of servers: the server's time when it was made, and the browser's when it arrived. */
+export interface ServerReportTime {
   ts: string;
   receivedAt: number;
 }
 
 /** Milliseconds from `iso` to `now`, as explained above; never negative. */
-export function nodeAgeMs(iso: string, report: NodeReportTime, now: number): number {
+export function serverAgeMs(iso: string, report: ServerReportTime, now: number): number {
   const atReport = Date.parse(report.ts) - Date.parse(iso);
   const sinceReport = now - report.receivedAt;
   const age = atReport + sinceReport;
@@ -20,7 +20,7 @@ export function nodeAgeMs(iso: string, report: NodeReportTime, now: number): num
 }
 
 /**
- * "0.8 s ago" while seconds matter (heartbeats are a second apart, a node is dead after a few),
+ * "0.8 s ago" while seconds matter (heartbeats are a second apart, a server is dead after a few),
  * whole seconds up to a minute, then minutes, hours and days.
  */
 export function formatAge(ms: number): string {

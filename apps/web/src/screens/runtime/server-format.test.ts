@@ -1,26 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { formatAge, nodeAgeMs } from './node-format';
+import { formatAge, serverAgeMs } from './server-format';
 
-describe('nodeAgeMs', () => {
+describe('serverAgeMs', () => {
   const report = { ts: '2026-11-21T12:00:05.000Z', receivedAt: 1_000_000 };
 
   it('is the age at the report plus the time since it arrived', () => {
-    expect(nodeAgeMs('2026-11-21T12:00:04.200Z', report, 1_000_000)).toBe(800);
-    expect(nodeAgeMs('2026-11-21T12:00:04.200Z', report, 1_002_500)).toBe(3_300);
+    expect(serverAgeMs('2026-11-21T12:00:04.200Z', report, 1_000_000)).toBe(800);
+    expect(serverAgeMs('2026-11-21T12:00:04.200Z', report, 1_002_500)).toBe(3_300);
   });
 
   it('ignores how far the browser clock is from the server clock', () => {
     // The browser's clock is an hour off: only the time since arrival is read from it.
     const offByAnHour = { ts: report.ts, receivedAt: Date.parse('2026-11-21T13:00:05.000Z') };
-    expect(nodeAgeMs('2026-11-21T12:00:04.000Z', offByAnHour, offByAnHour.receivedAt + 500)).toBe(1_500);
+    expect(serverAgeMs('2026-11-21T12:00:04.000Z', offByAnHour, offByAnHour.receivedAt + 500)).toBe(1_500);
   });
 
   it('is never negative (a heartbeat written just after the report was read)', () => {
-    expect(nodeAgeMs('2026-11-21T12:00:05.300Z', report, 1_000_100)).toBe(0);
+    expect(serverAgeMs('2026-11-21T12:00:05.300Z', report, 1_000_100)).toBe(0);
   });
 
   it('is zero rather than NaN for a time it cannot read', () => {
-    expect(nodeAgeMs('not a time', report, 1_000_000)).toBe(0);
+    expect(serverAgeMs('not a time', report, 1_000_000)).toBe(0);
   });
 });
 
