@@ -34,14 +34,16 @@ export interface DispatcherOptions {
   owner?: string;
   /** Running runs one quiet-run sweep looks at (QUIET_SWEEP_WINDOW by default). */
   quietSweepWindow?: number;
+  /** Called as each turn of the claim loop starts: a caller can wait until the loop has had its chance to act. */
+  onTurn?: () => void;
 }
 
 export class Dispatcher {
   readonly owner: string;
   private readonly concurrency: number;
-  private loopTurns = 0;
   private readonly pollMs: number;
   private readonly idlePollMaxMs: number;
+  private readonly onTurn: () => void;
   private running = false;
   private loopPromise: Promise<void> | undefined;
   private claimsPaused = false;
@@ -69,6 +71,7 @@ export class Dispatcher {
     this.concurrency = options.concurrency ?? 64;
     this.pollMs = options.pollMs ?? 25;
     this.idlePollMaxMs = options.idlePollMaxMs ?? 250;
+    this.onTurn = options.onTurn ?? (() => undefined);
     this.sweeper = new QuietRunSweeper(services, options.quietSweepWindow ?? QUIET_SWEEP_WINDOW);
     this.runner = new DeliveryRunner({ services, handlers, owner: this.owner, onOpened: () => this.wake() });
   }
@@ -165,15 +168,10 @@ export class Dispatcher {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Iterations of the claim loop so far: a caller can wait until the loop has had its chance to act. */
-  get turns(): number {
-    return this.loopTurns;
-  }
-
   private async loop(): Promise<void> {
     let idleDelay = this.pollMs;
     while (this.running) {
-      this.loopTurns++;
+      this.onTurn();
       let claimed = 0;
       // Claims wait until at most half the slots are busy: one claim per freed slot would make a
       // statement per delivery or two, and the claim is the costliest statement of the path.

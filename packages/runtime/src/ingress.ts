@@ -27,20 +27,30 @@ const READ_GUARD_FIRST_MS = 1_000;
 /** Items released per transaction by resume; bounds how long one batch holds the event loop. */
 const RELEASE_BATCH_SIZE = 25;
 
-/** Made in the caller's context; run first in each write's transaction (see ResetLock.guardWrites). */
-export type WriteGuard = () => (tx: StoreTx) => Promise<void>;
+/**
+ * Run first in each write's transaction (see ResetLock.guardWrites); `asReset` names the reset
+ * whose own step the write is.
+ */
+export type WriteGuard = (asReset?: string) => (tx: StoreTx) => Promise<void>;
 
 const unguarded: WriteGuard = () => async () => undefined;
 
 /**
- * Made in the caller's context like WriteGuard; where it gives a function (PostgreSQL, not a reset's
- * own step), that function sends the guard with the transaction's next statement and fails it
- * (refusedByGuard) while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that
- * can run again needs no round trip for the guard (see ResetLock.guardWritesWithNext).
+ * For publishes, which are never a reset's own step; where it gives a function (PostgreSQL), that
+ * function sends the guard with the transaction's next statement and fails it (refusedByGuard)
+ * while a reset holds the lock or `refuse.key` has `refuse.value`, so a write that can run again
+ * needs no round trip for the guard (see ResetLock.guardWritesWithNext).
  */
 export type WriteGuardWithNext = () => GuardWithNext | undefined;
 
 const readFirst: WriteGuardWithNext = () => undefined;
+
+/** Who changes ingress. A reset's own steps name the reset: their writes pass its lock. */
+export interface IngressChange<O> {
+  actor?: string;
+  onCommit?: OnEffectCommit<O>;
+  asReset?: string;
+}
 
 export interface IngressOptions {
   store: Store;
@@ -123,7 +133,6 @@ export class Ingress {
    */
   async publish(input: PublishInput, onCommit?: OnEffectCommit<PublishResult>): Promise<PublishResult> {
     const payload = this.validate(input);
-    // Made here, in the caller's context (a reset's own steps pass it).
     const guard = this.guardWrites();
     const guardWithNext = this.guardWritesWithNext();
     const span = startPublishSpan(input.event_name);
@@ -182,9 +191,9 @@ export class Ingress {
     });
   }
 
-  async pause(reason?: string, actor = 'runtime', onCommit?: OnEffectCommit<IngressState>): Promise<IngressState> {
+  async pause(reason: string | undefined, { actor = 'runtime', onCommit, asReset }: IngressChange<IngressState> = {}): Promise<IngressState> {
     const before = await this.state();
-    const guard = this.guardWrites();
+    const guard = this.guardWrites(asReset);
     await this.store.transaction(async (trx) => {
       await guard(trx);
       await this.setState(trx, 'paused');
@@ -197,15 +206,15 @@ export class Ingress {
   }
 
   /** Opens ingress, then releases every queued item. Returns how many this call released. */
-  async resume(actor = 'runtime', onCommit?: OnEffectCommit<number>): Promise<number> {
+  async resume({ actor = 'runtime', onCommit, asReset }: IngressChange<number> = {}): Promise<number> {
     const before = await this.state();
-    const guard = this.guardWrites();
+    const guard = this.guardWrites(asReset);
     await this.store.transaction(async (trx) => {
       await guard(trx);
       await this.setState(trx, 'open');
       if (before !== 'open') await this.log.write({ level: 'info', component: 'ingress', message: `ingress resumed by ${actor}` }, trx);
     });
-    const released = await this.releaseQueued();
+    const released = await this.releaseQueued(asReset);
     // The answer commits with the last write of the resume; items released before a crash stay released once.
     await this.store.transaction(async (trx) => {
       await guard(trx);
@@ -224,9 +233,9 @@ export class Ingress {
    * crash. A batch is one transaction (one fsync) and short enough (RELEASE_BATCH_SIZE items, tens
    * of milliseconds) that requests waiting behind it are answered between batches.
    */
-  async releaseQueued(batchSize = RELEASE_BATCH_SIZE): Promise<number> {
+  async releaseQueued(asReset?: string, batchSize = RELEASE_BATCH_SIZE): Promise<number> {
     let released = 0;
-    const guard = this.guardWrites();
+    const guard = this.guardWrites(asReset);
     for (;;) {
       if ((await this.state()) === 'paused') return released;
       const batch = await this.store.runWrites.queued(batchSize);

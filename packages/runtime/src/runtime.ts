@@ -112,7 +112,7 @@ export class Runtime {
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), parts.dispatcher);
     const wake = () => this.dispatcher.wake();
     this.resetLock = new ResetLock(store, clock);
-    const guardWrites = () => this.resetLock.guardWrites();
+    const guardWrites = (asReset?: string) => this.resetLock.guardWrites(asReset);
     this.dispatcher.stopClaimsWhileLocked(RESET_LOCK_KEY);
     this.ingress = new Ingress({
       store,
@@ -133,7 +133,7 @@ export class Runtime {
     this.servers = new ServerRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.server);
     this.servers.declaredDead = (tx, takeover) => this.alerts.serverDead(tx, takeover, this.dispatcher.owner);
     this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.servers.supervises());
-    this.servers.onBeat(() => this.superviseContainers());
+    this.servers.onBeat(() => this.entityContainers.heartbeat());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
     this.operationRunner = new OperationRunner({
       store,
@@ -192,7 +192,7 @@ export class Runtime {
     for (const warning of bundle.warnings) await runtime.log.write({ level: 'warn', component: 'bundle', error_code: 'BUNDLE_DEPRECATED_NAME', message: warning });
     if ((await runtime.ingress.state()) === 'open') await runtime.ingress.releaseQueued();
     await runtime.dispatcher.settleQuietRuns();
-    runtime.supervising = await runtime.servers.supervises();
+    await runtime.entityContainers.noteSupervisor();
     await runtime.entityContainers.recover().catch((err: Error) =>
       runtime.log.write({ level: 'error', component: 'containers', error_code: 'CONTAINER_RECOVERY_FAILED', message: `recovering managed containers failed: ${err.message}` }),
     );
@@ -202,25 +202,6 @@ export class Runtime {
 
   get name(): string {
     return this.bundle.definition.name;
-  }
-
-  private supervising = false;
-  private beatsSinceSweep = 0;
-
-  /**
-   * On each heartbeat: the server that became the containers' supervisor (its predecessor died)
-   * runs the boot pass; the supervisor sweeps every few beats for entities created elsewhere.
-   */
-  private async superviseContainers(): Promise<void> {
-    if (!this.entityContainers.enabled) return;
-    const supervises = await this.servers.supervises();
-    const became = supervises && !this.supervising;
-    this.supervising = supervises;
-    if (became) await this.entityContainers.recover().catch(() => undefined);
-    else if (supervises && ++this.beatsSinceSweep >= 5) {
-      this.beatsSinceSweep = 0;
-      await this.entityContainers.startMissing().catch(() => undefined);
-    }
   }
 
   /** This process's server id (also its delivery lease owner). */
@@ -282,13 +263,13 @@ export class Runtime {
 
   async pause(reason?: string, actor?: string, onCommit?: OnEffectCommit<{ ok: true; ingress: IngressState }>): Promise<{ ok: true; ingress: IngressState }> {
     this.refuseDuringReset();
-    const ingress = await this.ingress.pause(reason, actor, onCommit && ((trx, state) => onCommit(trx, { ok: true, ingress: state })));
+    const ingress = await this.ingress.pause(reason, { actor, onCommit: onCommit && ((trx, state) => onCommit(trx, { ok: true, ingress: state })) });
     return { ok: true, ingress };
   }
 
   async resume(actor?: string, onCommit?: OnEffectCommit<{ ok: true; released: number }>): Promise<{ ok: true; released: number }> {
     this.refuseDuringReset();
-    const released = await this.ingress.resume(actor, onCommit && ((trx, count) => onCommit(trx, { ok: true, released: count })));
+    const released = await this.ingress.resume({ actor, onCommit: onCommit && ((trx, count) => onCommit(trx, { ok: true, released: count })) });
     return { ok: true, released };
   }
 

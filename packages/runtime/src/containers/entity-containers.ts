@@ -29,6 +29,9 @@ export class EntityContainers {
   private flushing: Promise<void> | undefined;
   private paused = false;
   private stopped = false;
+  /** Whether this server supervised containers at the last heartbeat (or at boot). */
+  private supervising = false;
+  private beatsSinceSweep = 0;
 
   constructor(
     private readonly store: Store,
@@ -56,6 +59,27 @@ export class EntityContainers {
     if (this.stopped || !this.managedTypes.has(entityType)) return;
     if (!this.pending.has(entityId)) this.pending.set(entityId, 0);
     this.schedule();
+  }
+
+  /** At boot: whether this server supervises now, so that the next heartbeat does not take over again. */
+  async noteSupervisor(): Promise<void> {
+    this.supervising = await this.supervises();
+  }
+
+  /**
+   * On each heartbeat: the server that became the supervisor (its predecessor died) runs the boot
+   * pass; the supervisor sweeps every few beats for entities created elsewhere.
+   */
+  async heartbeat(): Promise<void> {
+    if (!this.enabled) return;
+    const supervises = await this.supervises();
+    const became = supervises && !this.supervising;
+    this.supervising = supervises;
+    if (became) await this.recover().catch(() => undefined);
+    else if (supervises && ++this.beatsSinceSweep >= 5) {
+      this.beatsSinceSweep = 0;
+      await this.startMissing().catch(() => undefined);
+    }
   }
 
   /** Boot (or taking over supervision): restart containers lost with the previous supervisor, and start missing ones. */

@@ -15,11 +15,10 @@
  * operation once everything is sent and settled; operations no longer running (cancelled, paused)
  * have their outcomes recorded by any server, each item once.
  */
-import type { Clock, OperationItemRow, OperationLease, OperationRow, Store, StoreTx } from '@switchboard/store';
+import type { Clock, OperationLease, OperationRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
-import { insertEventWithDeliveries, insertRun } from '../event-store';
-import { newId } from '../ids';
 import type { RuntimeLog } from '../runtime-log';
+import { redriveItem, replayItem, type ItemResult } from './operation-items';
 
 const TICK_MS = 50;
 /** How often a server renews its leases, looks for operations to take over and settles outcomes. */
@@ -39,8 +38,6 @@ interface Held {
   allSent: boolean;
   settledAt: number;
 }
-
-type ItemResult = { status: 'done'; resultId: string; eventId: string } | { status: 'skipped'; note: string };
 
 /** The fence matched nothing: another server holds the operation, or it no longer runs. */
 class LeaseLost extends Error {}
@@ -299,7 +296,7 @@ export class OperationRunner {
     for (const item of items) {
       let result: ItemResult;
       try {
-        result = op.kind === 'redrive' ? await this.redriveItem(trx, op, item, nowIso) : await this.replayItem(trx, op, item, nowIso);
+        result = op.kind === 'redrive' ? await redriveItem(this.deps, trx, op, item, nowIso) : await replayItem(this.deps, trx, op, item, nowIso);
       } catch (err) {
         throw new ItemFault(Number(item.item_index), err as Error);
       }
@@ -318,48 +315,5 @@ export class OperationRunner {
     }
     if (items.length > 0) await store.operations.addCounts(trx, op.operation_id, counts, nowIso);
     return items.length;
-  }
-
-  private async redriveItem(trx: StoreTx, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
-    const { store, bundle } = this.deps;
-    const source = await store.operations.redriveSource(trx, item.target_id);
-    if (!source) return { status: 'skipped', note: 'the dead letter no longer exists' };
-    if (source.redriven_at) return { status: 'skipped', note: `already redriven at ${source.redriven_at}` };
-    const subscriberId = source.subscriber_id;
-    const subscriber = bundle.definition.events[source.event_name]?.subscribers.find((s) => s.id === subscriberId);
-    if (!subscriberId || !subscriber) return { status: 'skipped', note: `${subscriberId ?? 'the subscriber'} no longer subscribes to ${source.event_name}` };
-    const delivery_id = newId('dlv');
-    const sent = await store.operations.redrive(
-      trx,
-      { ...source, subscriber_id: subscriberId, subscriber_type: source.subscriber_type ?? subscriber.type },
-      { delivery_id, max_attempts: bundle.definition.runtime.max_attempts, operation_id: op.operation_id, actor_token_id: op.actor_token_id, now: nowIso },
-    );
-    return sent ? { status: 'done', resultId: delivery_id, eventId: source.event_id } : { status: 'skipped', note: 'already redriven' };
-  }
-
-  private async replayItem(trx: StoreTx, op: OperationRow, item: OperationItemRow, nowIso: string): Promise<ItemResult> {
-    const { bundle, clock } = this.deps;
-    const original = await this.deps.store.operations.replaySource(trx, item.target_id);
-    if (!original) return { status: 'skipped', note: 'the event no longer exists' };
-    const only = (JSON.parse(op.selection) as { subscriber_ids?: string[] }).subscriber_ids;
-    const catalog = bundle.definition.events[original.event_name]?.subscribers ?? [];
-    if (!catalog.some((s) => !only || only.includes(s.id))) return { status: 'skipped', note: `no selected subscriber subscribes to ${original.event_name}` };
-    const now = clock.now();
-    const run_id = newId('run', now);
-    const event_id = newId('evt', now);
-    await insertRun(this.deps.store, trx, bundle, { run_id, root_event_id: event_id, event_name: original.event_name, entity_id: original.entity_id, status: 'running', created_at: nowIso });
-    await insertEventWithDeliveries(this.deps.store, trx, bundle, now, {
-      event_id,
-      event_name: original.event_name,
-      payload: JSON.parse(original.payload) as Record<string, unknown>,
-      entity_id: original.entity_id,
-      run_id,
-      source: `replay:${op.operation_id}`,
-      chain_depth: 0,
-      parent_event_id: null,
-      replay_of_event_id: original.event_id,
-      only_subscribers: only,
-    });
-    return { status: 'done', resultId: event_id, eventId: event_id };
   }
 }

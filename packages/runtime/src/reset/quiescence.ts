@@ -95,7 +95,7 @@ export async function quiesce(ctx: ResetContext, drainTimeoutMs: number, resetId
 }
 
 async function quiesceSteps(ctx: ResetContext, drainTimeoutMs: number, resetId: string, outcome: QuiescenceOutcome): Promise<QuiescenceOutcome> {
-  await ctx.ingress.pause(`runtime reset ${resetId}`, 'reset');
+  await ctx.ingress.pause(`runtime reset ${resetId}`, { actor: 'reset', asReset: resetId });
   outcome.ingress_paused = true;
   ctx.dispatcher.pauseClaims();
   outcome.claims_paused = true;
@@ -127,9 +127,14 @@ async function quiesceSteps(ctx: ResetContext, drainTimeoutMs: number, resetId: 
  * Undoes quiescence after the reset: claims resume; ingress opens after a complete cleanup (a fresh
  * runtime takes publishes) and otherwise returns to what it was before the reset.
  */
-export async function restoreAfterReset(ctx: ResetContext, q: Pick<QuiescenceOutcome, 'ingress_before' | 'ingress_paused' | 'claims_paused'>, cleanedUp: boolean): Promise<'open' | 'paused'> {
+export async function restoreAfterReset(
+  ctx: ResetContext,
+  resetId: string,
+  q: Pick<QuiescenceOutcome, 'ingress_before' | 'ingress_paused' | 'claims_paused'>,
+  cleanedUp: boolean,
+): Promise<'open' | 'paused'> {
   if (q.claims_paused) ctx.dispatcher.resumeClaims();
   const target = cleanedUp ? 'open' : q.ingress_before;
-  if (q.ingress_paused && target === 'open') await ctx.ingress.resume('reset');
+  if (q.ingress_paused && target === 'open') await ctx.ingress.resume({ actor: 'reset', asReset: resetId });
   return ctx.ingress.state();
 }

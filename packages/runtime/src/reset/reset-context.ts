@@ -9,9 +9,10 @@ import type { RuntimeLog } from '../runtime-log';
 
 export interface ResetIngress {
   state(): Promise<'open' | 'paused'>;
-  pause(reason?: string, actor?: string): Promise<unknown>;
+  /** `asReset`: the reset whose own step this is; its writes pass the lock it holds. */
+  pause(reason: string, change: { actor: string; asReset: string }): Promise<unknown>;
   /** Opens ingress and releases anything queued (exactly once). */
-  resume(actor?: string): Promise<number>;
+  resume(change: { actor: string; asReset: string }): Promise<number>;
   queueDepth(): Promise<number>;
   cancelQueued(): Promise<number>;
 }

@@ -81,15 +81,11 @@ export class ResetCoordinator {
     };
   }
 
-  private apply(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
-    const resetId = newId('reset', this.ctx.clock.now());
-    // The reset's own writes (pausing ingress, cancelling, restoring) pass the write guard that
-    // refuses every other mutation while the lock is held.
-    return this.lock.asReset(resetId, () => this.applyAs(resetId, request, onCommit));
-  }
-
-  private async applyAs(resetId: string, request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
+  private async apply(request: ResetRequest, onCommit?: OnEffectCommit<ResetResult>): Promise<ResetResult> {
     const { store, clock } = this.ctx;
+    // The reset's own writes (pausing and reopening ingress) name it, and so pass the write guard
+    // that refuses every other mutation while the lock is held.
+    const resetId = newId('reset', clock.now());
     // Throws RESET_IN_PROGRESS or PLAN_STALE before anything is written; the lock is then not held.
     let plan: PlanSection;
     try {
@@ -170,7 +166,7 @@ export class ResetCoordinator {
     } finally {
       if (quiesced) {
         try {
-          const ingressAfter = await restoreAfterReset(this.ctx, quiesced, cleaned !== undefined);
+          const ingressAfter = await restoreAfterReset(this.ctx, resetId, quiesced, cleaned !== undefined);
           quiescence = { ...quiescence, ingress_after: ingressAfter };
         } catch (err) {
           errors.push({ scope: 'quiescence', message: `could not restore ingress after the reset: ${(err as Error).message}` });

@@ -7,11 +7,10 @@
  * Every mutation's transaction reads the row through `guardWrites` holding a share lock on it
  * (PostgreSQL): taking the lock waits for the mutations already running on any server to commit,
  * and every mutation after it sees the lock and is refused with RESET_IN_PROGRESS. The reset's own
- * writes (pausing ingress, cancelling, restoring) run inside `asReset` and pass. Each process also
- * keeps a view of the row, refreshed every `watchMs`, for the questions asked synchronously
- * (readiness, runtime.status, the dispatcher's and operation runner's loops).
+ * writes (pausing and reopening ingress) name that reset (`guardWrites(resetId)`) and pass. Each
+ * process also keeps a view of the row, refreshed every `watchMs`, for the questions asked
+ * synchronously (readiness, runtime.status, the dispatcher's and operation runner's loops).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { RpcError } from '@switchboard/contract';
 import type { Clock, Store, StoreTx } from '@switchboard/store';
 
@@ -29,9 +28,6 @@ export interface ResetLockOptions {
   /** How often the view of another process's reset is refreshed (250 ms by default). */
   watchMs?: number;
 }
-
-/** The reset whose own steps are running in this async context (they may write while it holds the lock). */
-const resetScope = new AsyncLocalStorage<string>();
 
 export class ResetLock {
   private holder: ResetLockHolder | undefined;
@@ -98,36 +94,30 @@ export class ResetLock {
     this.elsewhere = someoneElse && row.expires_at > this.clock.now().toISOString() ? row : undefined;
   }
 
-  /** Runs `fn` as the steps of reset `resetId`: its writes pass `guardWrites` while it holds the lock. */
-  asReset<T>(resetId: string, fn: () => Promise<T>): Promise<T> {
-    return resetScope.run(resetId, fn);
-  }
-
   /**
-   * A check for a mutation's transaction, made in the caller's async context: the returned
-   * function, run inside the transaction, throws RESET_IN_PROGRESS while any process holds the
-   * lock (unless the caller is that reset's own step), and on PostgreSQL holds the lock's row so
-   * that no reset starts until this transaction has ended.
+   * A check for a mutation's transaction: the returned function, run inside the transaction,
+   * throws RESET_IN_PROGRESS while any process holds the lock, and on PostgreSQL holds the lock's
+   * row so that no reset starts until this transaction has ended. `asReset` names the reset whose
+   * own step the write is: it passes while that reset holds the lock.
    */
-  guardWrites(): (tx: StoreTx) => Promise<void> {
-    const ownReset = resetScope.getStore();
+  guardWrites(asReset?: string): (tx: StoreTx) => Promise<void> {
     return async (tx) => {
       const value = await this.store.runtimeState.getHoldingChanges(RESET_LOCK_KEY, tx);
       const holder = value ? parseHolder(value) : undefined;
-      if (holder && holder.reset_id !== ownReset && holder.expires_at > this.clock.now().toISOString()) throw inProgress(holder);
+      if (holder && holder.reset_id !== asReset && holder.expires_at > this.clock.now().toISOString()) throw inProgress(holder);
     };
   }
 
   /**
-   * guardWrites without a round trip of its own, for a write that can run again: on PostgreSQL and
-   * outside a reset's own steps, the returned function sends the check with the transaction's next
+   * guardWrites without a round trip of its own, for a write that can run again and is never a
+   * reset's own step (a publish): on PostgreSQL the returned function sends the check with the transaction's next
    * statement (RuntimeStateRepository.refuseWithNextWhileLocked), holding the lock's row as
    * guardWrites does, and that statement fails (refusedByGuard) while any reset holds the lock or
    * `refuse.key` has `refuse.value`. The caller then runs its write again with guardWrites, which
    * refuses it with RESET_IN_PROGRESS when a reset is why. Undefined where guardWrites is the way.
    */
   guardWritesWithNext(): ((tx: StoreTx, refuse: { key: string; value: string }) => Promise<void>) | undefined {
-    if (!this.store.capabilities.pipelinedGuard || resetScope.getStore() !== undefined) return undefined;
+    if (!this.store.capabilities.pipelinedGuard) return undefined;
     return (tx, refuse) => this.store.runtimeState.refuseWithNextWhileLocked(tx, RESET_LOCK_KEY, this.clock.now().toISOString(), refuse);
   }
 

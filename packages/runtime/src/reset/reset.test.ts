@@ -272,7 +272,7 @@ describe.runIf(testEngine() === 'postgres')('reset lock and the writes of other 
 
     const later = store.transaction((tx) => writing.guardWrites()(tx));
     await expect(later).rejects.toMatchObject({ code: 'RESET_IN_PROGRESS', details: { reset_id: 'reset_a' } });
-    await resetting.asReset('reset_a', () => store.transaction((tx) => resetting.guardWrites()(tx)));
+    await store.transaction((tx) => resetting.guardWrites('reset_a')(tx));
     await writing.refreshView();
     expect(writing.isHeldByAnyone()).toBe(true);
     await resetting.release();
