@@ -10,7 +10,7 @@
  *   answer's last byte. The request is serialized once; the answers are checked (status 200 and a
  *   JSON-RPC result) between calls, outside the timed spans. This is the verdict's figure.
  * - `node`: through Node's http client (bench/rpc-client.ts), to the answer parsed. Side by side
- *   on one server, that client added 1.3-1.6 ms at p50 and 2-6 ms at p99 to a 26 KB page: its own
+ *   on one server, that client adds a measurable share to a page's time (bench/README.md): its own
  *   request objects, response parsing and JSON.parse, and its process being scheduled again.
  *
  * Protocol (process messages): the parent sends a ListJob, the child answers with a ListTimes.

@@ -5,8 +5,8 @@ import { WARMUP_DELIVERIES, sleep } from './settings';
 /**
  * Whether any delivery is open, each status read through its own index (PostgreSQL's partial claim
  * indexes): one row at most. Counting them instead (openCount) read every open row on each 50 ms
- * poll, 3.5 ms of PostgreSQL's CPU a call with 5,000 open and 18 ms with 20,000, taken from the
- * servers being measured. The backlog not yet made due (BACKLOG_AHEAD_MS) does not count; a retry
+ * poll, PostgreSQL CPU taken from the servers being measured (bench/README.md, "Why the
+ * warm-ups"). The backlog not yet made due (BACKLOG_AHEAD_MS) does not count; a retry
  * waiting for its backoff (milliseconds to seconds) does.
  */
 export async function anyOpenDelivery(c: Cluster): Promise<boolean> {

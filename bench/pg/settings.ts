@@ -14,36 +14,17 @@ export const CHANGE_SAMPLES = Number(process.env.BENCH_CHANGE_SAMPLES ?? 50);
 export const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 export const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 /**
- * Untimed reads before each case's timed ones. The target is a steady-state p99, and each round's
- * server is a fresh process: over its first 150 pages its p50 falls from about 4.5 to 3 ms while V8
- * optimizes the path, so with 10 the first case's p99 measured the warm-up (5 of its 13 reads over
- * 7 ms fell in the first 50).
+ * Untimed reads before each case's timed ones: the target is a steady-state p99 and each round's
+ * server is a fresh process still being optimized by V8 (bench/README.md, "Why the warm-ups").
  */
 export const LIST_WARMUP = 100;
 /**
  * Untimed work of the same shape before the drain and the latency phase, for the same reason: the
  * targets are rates and latencies of a server that has been running, and each round's servers are
- * fresh processes. Timed cold, 2 servers (scratch runs, one after the other): the drain rose from
- * about 320 to 450-570 deliveries per 100 ms over its first seconds as V8 optimized the claim and
- * completion path (3,400-3,800/s cold, 4,200-5,400/s after 3,000 untimed), and publish -> handler
- * at 100/s had p50 5.5-7.6 ms over a server's first 5 s and 4.5-6.2 ms after 5 s more. The cold
- * figures are still printed per round.
- *
- * The drain's claim and completion run once per batch of up to 64 deliveries, so 2,000 untimed
- * deliveries are some 16 calls per server of each: too few. 2 servers (scratch/lat.ts): completions
- * per 100 ms rose from about 250 to 500-640 over the first 10,000 deliveries after start, and a
- * drain timed after 2,000 untimed still climbed from about 250 per 100 ms (4,288 and 5,388/s);
- * after 12,000 untimed the next 5,000 ran at 512-640 per 100 ms from their start (5,342 and
- * 5,727/s). So 10,000 are drained untimed first.
- *
- * The publish path warms up far more slowly than the drain: at 100/s each publish is a group and a
- * completion of its own, so the functions it runs are called a few hundred times a second, and V8
- * takes tens of seconds to optimize them. 10 s at 100/s through server A of 2 (scratch/lat.ts, one
- * run after the other): after 3 s untimed, p50 6.8 ms, p99 27.7 ms, server A 5.7 ms of CPU per
- * publish; after 30 s untimed, p50 4.0 ms, p99 14.7 ms, 4.1 ms of CPU. `perf` of server A over a
- * server's first seconds: most of its main thread in V8's inline-cache builtins (Builtins_LoadIC,
- * baseline code) and a quarter of its samples on TurboFan's compiler threads, still compiling
- * hundreds of functions 15 s in. So the latency phase publishes for 30 s untimed first.
+ * fresh processes. The drain's claim and completion run once per batch, so it takes thousands of
+ * deliveries before they are optimized; the publish path runs a few hundred times a second and
+ * takes tens of seconds. The sizes and what they were chosen from are in bench/README.md ("Why the
+ * warm-ups"); the cold figures are still printed per round.
  */
 export const WARMUP_DELIVERIES = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 10_000);
 export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);

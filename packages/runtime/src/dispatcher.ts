@@ -23,8 +23,7 @@ export interface DispatcherOptions {
   /**
    * Handlers run at once by this process: 64 by default. Handlers mostly wait (on models, tools);
    * and claims and completions are batched by this many, so with fewer a busy store spends a
-   * statement on every few deliveries (16 drained 1,300 no-op deliveries/s on PostgreSQL, 64
-   * drained 3,000/s in the same in-process probe).
+   * statement on every few deliveries (docs/performance-notes.md, "Dispatch concurrency").
    */
   concurrency?: number;
   /** Poll interval while work exists; doubles up to idlePollMaxMs while idle. */

@@ -135,9 +135,8 @@ export class DeliveryRepository {
    * no completion noticed: another process's, or one cut short by a crash). It walks up to `scan`
    * running runs in (created_at, run_id) order after `after` and returns the quiet ones, and where
    * the next window starts (undefined once the walk reached the end). Each idle server sweeps every
-   * 2 s, and looking at every running run each time grew with the runs parked behind a backlog:
-   * PostgreSQL took 50-60 ms a sweep with 30,000 (8.5 ms with 7,000 in a fresh database, 40-50 ms
-   * in a drained one); a window of 1,000 took 6 ms with 30,000.
+   * 2 s, and looking at every running run each time grew with the runs parked behind a backlog
+   * (docs/performance-notes.md, "The quiet-run sweep").
    */
   async quietRuns(after: RunPosition | undefined, scan: number): Promise<{ quiet: string[]; next?: RunPosition }> {
     const walked = this.db
@@ -151,8 +150,8 @@ export class DeliveryRepository {
       .orderBy('run_id')
       .limit(scan);
     // A scalar subquery per walked run, one index lookup each. Written as `not exists`,
-    // PostgreSQL hashed every open delivery instead, for each window: 36 ms a window with 30,000
-    // open, as much as the unbounded sweep.
+    // PostgreSQL hashed every open delivery instead, for each window, costing as much as the
+    // unbounded sweep.
     const rows = await this.db
       .selectFrom(walked.as('w'))
       .select((eb) => [

@@ -286,8 +286,8 @@ export class EventRepository {
    * Deliveries and dead letters of a page: one query each, whatever the page size. Dead letters
    * are read only for the page's events flagged has_dead_letter (set in the dead letter's own
    * transaction, and both go together in a reset): most pages have none, and on PostgreSQL their
-   * read was a sixth of a page's execution time (116 of 645 µs: an index probe per event, to find
-   * nothing) and a statement more on the wire.
+   * read was a large share of a page's execution time (an index probe per event, to find nothing;
+   * docs/performance-notes.md) and a statement more on the wire.
    */
   private async nest(rows: EventRow[]): Promise<EventWithRecords[]> {
     if (rows.length === 0) return [];

@@ -37,10 +37,8 @@ export const markDeliveredByArrays = compiledOnce((db, nowIso: string, ids: stri
  * The update finds the picked rows by primary key (`= any(array(...))`) and each event is read by
  * its key (a lateral subquery with `limit 1`, which the planner does not flatten into a join).
  * Written as plain joins, the planner expected about as many rows from `picked` as a small table
- * holds and hashed a sequential scan of all of `deliveries` and all of `events` on every claim:
- * 7,000 and 13,700 rows, half of a claim's 8-11 ms in a 2-server drain (auto_explain), and growing
- * with the tables. In PostgreSQL's own time (pg_stat_statements) the claim went from 159 to
- * 92-117 us per delivery claimed.
+ * holds and hashed a sequential scan of all of `deliveries` and all of `events` on every claim,
+ * growing with the tables (docs/performance-notes.md, "The claim statement").
  */
 export async function claimDueUnlessLockedOnPostgres(
   db: Kysely<Database>,
