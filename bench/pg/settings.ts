@@ -36,7 +36,8 @@ export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 30);
  * request.
  */
 export const HTTP_WARMUP_SECONDS = Number(process.env.BENCH_HTTP_WARMUP_SECONDS ?? 5);
-export const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'servers,list').split(',');
+// `nodes` is the scenario's name from before the server-process rename (ADR 0017).
+export const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'servers,list').split(',').map((s) => (s === 'nodes' ? 'servers' : s));
 export const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT || undefined;
 export const DATAPATH_REF = process.env.BENCH_DATAPATH_REF ?? 'fe3e12b';
 export const TOKEN = 'sbk_bench_pg_token_000000000001';
