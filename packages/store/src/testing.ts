@@ -145,3 +145,4 @@ export async function failCommitsWritingEvent(store: Store, marker: string): Pro
 }
 
 export { sql } from 'kysely';
+export { expectedIncidentGroups, type ReferenceLog } from './incident-reference';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incidentGroupKey, type NewLogRecord, type Store } from '@switchboard/store';
-import { openTestStore } from '@switchboard/store/testing';
+import { expectedIncidentGroups, openTestStore, type ReferenceLog } from '@switchboard/store/testing';
 import { Incidents, type IncidentRow } from './incidents';
 
 /** Small deterministic PRNG so a failure reproduces. */
@@ -59,16 +59,7 @@ function logRecord(i: number, fields: Partial<NewLogRecord> & Pick<NewLogRecord,
 }
 
 describe('Incidents.page', () => {
-  interface RefLog {
-    log_id: string;
-    ts: string;
-    seq: number;
-    level_rank: number;
-    component: string;
-    error_code: string | null;
-    message: string;
-  }
-  const logs: RefLog[] = [];
+  const logs: ReferenceLog[] = [];
 
   beforeAll(async () => {
     const r = prng(7);
@@ -91,41 +82,8 @@ describe('Incidents.page', () => {
     });
   });
 
-  function expectedGroups(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }) {
-    const inWindow = logs.filter(
-      (l) =>
-        l.level_rank >= 2 &&
-        l.ts >= W_START &&
-        l.ts < W_END &&
-        (opts.component === undefined || l.component === opts.component) &&
-        (!opts.mcpOnly || l.component.startsWith('mcp.')),
-    );
-    const groups = new Map<string, RefLog[]>();
-    for (const l of inWindow) {
-      const k = JSON.stringify([l.component, l.error_code]);
-      groups.set(k, [...(groups.get(k) ?? []), l]);
-    }
-    const out = [...groups.values()].map((g) => {
-      const latest = [...g].sort((a, b) => (a.ts === b.ts ? b.seq - a.seq : a.ts < b.ts ? 1 : -1));
-      return {
-        component: g[0]!.component,
-        error_code: g[0]!.error_code,
-        count: g.length,
-        first_seen: g.map((l) => l.ts).sort()[0]!,
-        last_seen: latest[0]!.ts,
-        level_rank: Math.max(...g.map((l) => l.level_rank)),
-        sample_message: latest[0]!.message,
-        sample_log_ids: latest.slice(0, 5).map((l) => l.log_id),
-        times: g.map((l) => l.ts),
-      };
-    });
-    const cmp = (a: (typeof out)[number], b: (typeof out)[number]) =>
-      (opts.sort === 'count' ? b.count - a.count : 0) ||
-      (a.last_seen === b.last_seen ? 0 : a.last_seen < b.last_seen ? 1 : -1) ||
-      (a.component === b.component ? 0 : a.component < b.component ? -1 : 1) ||
-      ((a.error_code ?? '') < (b.error_code ?? '') ? -1 : (a.error_code ?? '') > (b.error_code ?? '') ? 1 : 0);
-    return out.sort(cmp);
-  }
+  const expectedGroups = (opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }) =>
+    expectedIncidentGroups(logs, { windowStart: W_START, windowEnd: W_END, ...opts });
 
   async function walkIncidents(opts: { component?: string; mcpOnly?: boolean; sort: 'last_seen' | 'count' }, limit: number) {
     const rows: IncidentRow[] = [];
