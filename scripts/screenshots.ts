@@ -1,6 +1,7 @@
 /**
  * Screenshots of the console's main screens at 1280 and 390 px wide, for a person to look at:
- * sign-in, incidents, events, dead letters, the Alerts screen in light and dark.
+ * sign-in, incidents, events, dead letters, the Runtime page's servers, the Alerts screen in light
+ * and dark.
  *
  *   npm run build && npm run screenshots
  *
@@ -17,6 +18,7 @@ import { signInContext } from '../e2e/fixtures';
 import { AlertsPage } from '../e2e/pages/alerts-page';
 import { EventsPage } from '../e2e/pages/events-page';
 import { IncidentsPage } from '../e2e/pages/incidents-page';
+import { RuntimePage, ServersPanel } from '../e2e/pages/runtime-page';
 import { ConsoleShell } from '../e2e/pages/shell-page';
 import { SignInScreen } from '../e2e/pages/sign-in-page';
 import { ServerProcess, repoRoot } from '../e2e/server-process';
@@ -71,6 +73,11 @@ async function signInAndCoreScreens(page: Page, server: ServerProcess): Promise<
   await page.goto(`${server.url}/events?event_name=no.such.event`);
   await expect(events.noMatch).toBeVisible();
   await shot('10-events-empty');
+
+  const servers = new ServersPanel(page);
+  await new RuntimePage(page).goto(server.url);
+  await expect(servers.selfRow).toBeVisible();
+  await shot('16-runtime-servers');
 }
 
 async function alertScreens(page: Page, server: ServerProcess): Promise<void> {

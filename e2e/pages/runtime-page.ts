@@ -151,7 +151,7 @@ export class ServersPanel {
   }
 
   /** A row's parts: the "this server" mark, the (truncated) server id, deliveries in flight, last seen. */
-  thisNode(row: Locator): Locator {
+  thisServer(row: Locator): Locator {
     return row.getByTestId('this-server');
   }
 

@@ -12,7 +12,7 @@ import { seriousViolations, shotAtBothWidths } from '../console-checks';
 
 const AGE = /^\d+\.\d s ago$/;
 
-test.describe('servers on one server', () => {
+test.describe('the Servers panel with one server running', () => {
   let own: ServerProcess;
   test.describe.configure({ mode: 'serial' });
   test.beforeAll(async () => {
@@ -37,7 +37,7 @@ test.describe('servers on one server', () => {
     // The pid is the server process's own, not just what the API said.
     const row = servers.row(own.pid!);
     await expect(row).toHaveAttribute('data-self', 'true');
-    await expect(servers.thisNode(row)).toHaveText('this server');
+    await expect(servers.thisServer(row)).toHaveText('this server');
     const serverId = servers.serverId(row);
     await expect(serverId).toHaveText(self!.server_id);
     await expect(serverId).toHaveAttribute('title', self!.server_id);
@@ -105,7 +105,7 @@ test.describe('servers on one server', () => {
     failHealthCheck = false;
     await expect(servers.rows).toHaveCount(1);
     await expect(servers.summary).toContainText('by health.check');
-    await expect(servers.thisNode(servers.row(own.pid!))).toBeVisible();
+    await expect(servers.thisServer(servers.row(own.pid!))).toBeVisible();
     await expect(servers.alert).toHaveCount(0);
   });
 });
@@ -136,9 +136,9 @@ test('two servers on one PostgreSQL database: each console lists both servers an
       await page.goto(`${own.url}/runtime`);
       await expect(servers.rows).toHaveCount(2);
       await expect(servers.summary).toContainText('2 live servers');
-      await expect(servers.thisNode(servers.row(own.pid!))).toBeVisible();
+      await expect(servers.thisServer(servers.row(own.pid!))).toBeVisible();
       await expect(servers.row(other.pid!)).toHaveAttribute('data-self', 'false');
-      await expect(servers.thisNode(servers.row(other.pid!))).toHaveCount(0);
+      await expect(servers.thisServer(servers.row(other.pid!))).toHaveCount(0);
       await expect(servers.lastSeen(servers.row(other.pid!))).toHaveText(AGE);
     }
     await expect(servers.selfRow).toHaveCount(1);
@@ -153,7 +153,7 @@ test('two servers on one PostgreSQL database: each console lists both servers an
     // A server that stops leaves the list (the second's console is open: the first goes).
     await first.stop();
     await expect(servers.rows).toHaveCount(1);
-    await expect(servers.thisNode(servers.row(second.pid!))).toBeVisible();
+    await expect(servers.thisServer(servers.row(second.pid!))).toBeVisible();
   } finally {
     for (const s of processes) await s.dispose();
     await db.drop();

@@ -174,7 +174,7 @@ export const runtimeLookup = defineMethod({
   name: 'runtime.lookup',
   summary: 'Additive: which record an id names (any id the console shows), with what is needed to open it.',
   description:
-    'Kinds: event, run, entity, agent, session, mailbox (item), turn, dead_letter, delivery, log (record), operation, incident, server (a server process), token (an access token, by id; name is set, and user_id, user_name and role name the person it acts for), subscriber (a node subscriber of the bundle) and user (a person, by id; user_name and role are set). An event source as the runtime writes it (`node:<subscriber>`, `agent:<agent>`, `mailbox:<item>`, `replay:<operation>`) names what follows its colon. event_id is set for records that belong to an event; session_id for turns (and agent deliveries and logs); incident_id for a log record at warn or above and for an incident.',
+    'Kinds: event, run, entity, agent, session, mailbox (item), turn, dead_letter, delivery, log (record), operation, incident, server (a Switchboard server process, as in health.check), token (an access token, by id; name is set, and user_id, user_name and role name the person it acts for), subscriber (a flow node subscriber of the bundle) and user (a person, by id; user_name and role are set). An event source as the runtime writes it (`node:<subscriber>`, `agent:<agent>`, `mailbox:<item>`, `replay:<operation>`) names what follows its colon. event_id is set for records that belong to an event; session_id for turns (and agent deliveries and logs); incident_id for a log record at warn or above and for an incident.',
   params: z.strictObject({ id: z.string().min(1).max(500) }),
   result: z.object({
     kind: recordKind,
