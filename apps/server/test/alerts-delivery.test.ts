@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ok } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
+import { noticeStatus } from './methods/alert-fixtures';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
 let server: TestServer;
@@ -23,10 +24,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function noticeStatus(id: string) {
-  return (await ok(server, 'alert.notices', { limit: 100 })).items.find((n) => n.id === id)!;
-}
-
 describe('webhook notices', () => {
   it('signs per Standard Webhooks: the signature verifies with the secret, the id is the notice id', async () => {
     receiver.answer = 204;
@@ -39,8 +36,8 @@ describe('webhook notices', () => {
     // A tampered body or a wrong secret does not verify.
     expect(() => new Webhook(secret!).verify(request!.body.replace('test', 'tset'), request!.headers as Record<string, string>)).toThrow();
     expect(() => new Webhook('whsec_' + Buffer.alloc(24, 1).toString('base64')).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
-    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
-    expect(await noticeStatus(notice.id)).toMatchObject({ status: 'delivered', attempts: 1, delivered_at: expect.any(String) });
+    await expect.poll(async () => (await noticeStatus(server, notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
+    expect(await noticeStatus(server, notice.id)).toMatchObject({ status: 'delivered', attempts: 1, delivered_at: expect.any(String) });
   });
 
   it('retries a receiver answering 500 with the same webhook-id, then succeeds', async () => {
@@ -49,14 +46,14 @@ describe('webhook notices', () => {
     const { destination } = await ok(server, 'alert.destination_create', { name: 'flaky', kind: 'webhook', url: receiver.url });
     const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
     await receiver.waitForRequests(2);
-    expect((await noticeStatus(notice.id)).last_error).toBe('HTTP 500');
+    expect((await noticeStatus(server, notice.id)).last_error).toBe('HTTP 500');
     receiver.answer = 200;
-    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
+    await expect.poll(async () => (await noticeStatus(server, notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(ids.length).toBeGreaterThanOrEqual(3);
     expect(new Set(ids)).toEqual(new Set([notice.id]));
     // Each attempt is signed afresh; the message id stays.
-    expect((await noticeStatus(notice.id)).attempts).toBe(ids.length);
+    expect((await noticeStatus(server, notice.id)).attempts).toBe(ids.length);
   });
 
   it('posts a Slack message with a readable line and a link back to the console', async () => {

@@ -15,3 +15,8 @@ export async function opsWebhook(server: TestServer): Promise<Destination> {
 
 /** An hour from now, as an ISO timestamp: a silence that is still on. */
 export const inAnHour = (): string => new Date(Date.now() + 3_600_000).toISOString();
+
+/** A notice as alert.notices lists it now (its status, attempts and last error). */
+export async function noticeStatus(server: TestServer, id: string) {
+  return (await ok(server, 'alert.notices', { limit: 100 })).items.find((n) => n.id === id)!;
+}

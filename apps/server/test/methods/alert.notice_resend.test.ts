@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, ok } from '../control-helpers';
 import { startTestServer, type TestServer } from '../harness';
+import { noticeStatus } from './alert-fixtures';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 
 let server: TestServer;
@@ -20,17 +21,13 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function noticeStatus(id: string) {
-  return (await ok(server, 'alert.notices', { limit: 100 })).items.find((n) => n.id === id)!;
-}
-
 describe('alert.notice_resend', () => {
   it('NOT_FOUND for an unknown notice; NOTICE_NOT_FAILED for one that was delivered', async () => {
     await fails(server, 'alert.notice_resend', { notice_id: 'ntc_nope' }, 'NOT_FOUND');
     receiver.answer = 204;
     const { destination } = await ok(server, 'alert.destination_create', { name: 'up', kind: 'webhook', url: receiver.url });
     const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
-    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
+    await expect.poll(async () => (await noticeStatus(server, notice.id)).status === 'delivered', { timeout: 10_000, message: 'the notice to be delivered' }).toBe(true);
     await fails(server, 'alert.notice_resend', { notice_id: notice.id }, 'NOTICE_NOT_FAILED');
   });
 
@@ -39,13 +36,13 @@ describe('alert.notice_resend', () => {
     receiver.answer = 503;
     const { destination } = await ok(server, 'alert.destination_create', { name: 'down', kind: 'webhook', url: receiver.url });
     const { notice } = await ok(server, 'alert.test', { destination_id: destination.id });
-    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'failed', { timeout: 10_000, message: 'the notice to fail' }).toBe(true);
-    expect(await noticeStatus(notice.id)).toMatchObject({ status: 'failed', attempts: 3, last_error: 'HTTP 503' });
+    await expect.poll(async () => (await noticeStatus(server, notice.id)).status === 'failed', { timeout: 10_000, message: 'the notice to fail' }).toBe(true);
+    expect(await noticeStatus(server, notice.id)).toMatchObject({ status: 'failed', attempts: 3, last_error: 'HTTP 503' });
     expect(receiver.received).toHaveLength(3);
     receiver.answer = 204;
     const resent = await ok(server, 'alert.notice_resend', { notice_id: notice.id });
     expect(resent.notice).toMatchObject({ id: notice.id, status: 'pending' });
-    await expect.poll(async () => (await noticeStatus(notice.id)).status === 'delivered', { timeout: 10_000, message: 'the resent notice to be delivered' }).toBe(true);
+    await expect.poll(async () => (await noticeStatus(server, notice.id)).status === 'delivered', { timeout: 10_000, message: 'the resent notice to be delivered' }).toBe(true);
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([notice.id, notice.id, notice.id, notice.id]);
   });
 });
