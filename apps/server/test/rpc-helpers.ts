@@ -114,6 +114,7 @@ export const LIST_MEMBER = {
   'agent.list': 'agents',
   'runtime.incidents': 'incidents',
   'runtime.incident_logs': 'logs',
+  'operation.list': 'operations',
 } as const satisfies Partial<Record<MethodName, string>>;
 export type ListMethod = keyof typeof LIST_MEMBER;
 export type ListRecord<M extends ListMethod> = Result<M>[(typeof LIST_MEMBER)[M] & keyof Result<M>] extends readonly (infer R)[] ? R : never;

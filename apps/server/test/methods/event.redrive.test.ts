@@ -7,6 +7,7 @@ import { databaseOf } from '@switchboard/store/testing';
 import type { Result } from '@switchboard/contract';
 import type { TestServer } from '../harness';
 import { count, expectSameStore, fails, ok, storeSnapshot, waitForQuiet } from '../control-helpers';
+import { walk } from '../rpc-helpers';
 import { deadLettersOf, expectCountsAddUp, finished, publishCharges } from './dead-letter-operations';
 import { keyMaker, withControlServer } from './method-servers';
 
@@ -205,13 +206,7 @@ describe('event.redrive', () => {
     // recorded as deliveries settle (the cancelled one's too): compare once none is pending.
     await expect.poll(async () => (await ok(server, 'operation.list', { limit: 500 })).operations.every((o) => o.outcomes.pending === 0), { timeout: 20_000, message: 'outcomes to settle' }).toBe(true);
     const all = await ok(server, 'operation.list', { limit: 500 });
-    const paged: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(server, 'operation.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      paged.push(...page.operations.map((o) => o.operation_id));
-      cursor = page.next_cursor;
-    } while (cursor);
+    const paged = (await walk(server, 'operation.list', { limit: 2 })).items.map((o) => o.operation_id);
     expect(paged).toEqual(all.operations.map((o) => o.operation_id));
     // A page counts each operation's outcomes as operation.get does (both kinds, in one read).
     for (const listed of all.operations) {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TestServer } from '../harness';
 import { fails, ok } from '../control-helpers';
+import { walk } from '../rpc-helpers';
 import { deadLettersOf, finished, publishCharges } from './dead-letter-operations';
 import { withControlServer } from './method-servers';
 
@@ -22,13 +23,7 @@ async function redrive(batch: string): Promise<string> {
 describe('operation.list', () => {
   it('lists operations newest first, one page at a time, and filters by status', async () => {
     const made = [await redrive('list-1'), await redrive('list-2'), await redrive('list-3')];
-    const paged: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await ok(server, 'operation.list', { limit: 2, ...(cursor ? { cursor } : {}) });
-      paged.push(...page.operations.map((o) => o.operation_id));
-      cursor = page.next_cursor;
-    } while (cursor);
+    const paged = (await walk(server, 'operation.list', { limit: 2 })).items.map((o) => o.operation_id);
     expect(paged).toEqual([...made].reverse());
     const { operations } = await ok(server, 'operation.list', { status: 'completed_with_failures' });
     expect(operations.map((o) => o.operation_id).sort()).toEqual([...made].sort());
