@@ -13,6 +13,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Each worker keeps its module cache from one test file to the next: re-importing the server,
+    // runtime and store for every file was a third of each pass (docs/performance-notes.md). Test
+    // files hold their state in what they start (servers, stores, temp folders) and restore the
+    // few globals they touch, so sharing the module cache changes no outcome.
+    isolate: false,
     // Vitest's default is one worker fewer than the CPUs: a single one on a 2-core CI machine, where
     // the CPU was then about half idle (test files wait on servers, fsyncs and PostgreSQL). Two at a
     // time there cut both passes' time markedly, every test passing (docs/performance-notes.md).
