@@ -24,3 +24,5 @@ export const MAX_SAVED_VIEW_VALUE_LENGTH = 1000;
 export const MAX_SAVED_VIEW_REPEATS = 20;
 /** Views one person keeps per list: a menu, not an archive. */
 export const MAX_SAVED_VIEWS_PER_LIST = 100;
+/** A filter's name: a URL search param as the console writes them. */
+export const SAVED_VIEW_FILTER_NAME = /^[a-z][a-z0-9_.]{0,63}$/;

@@ -15,6 +15,7 @@ import {
   MAX_SAVED_VIEW_REPEATS,
   MAX_SAVED_VIEW_VALUE_LENGTH,
   MAX_SAVED_VIEWS_PER_LIST,
+  SAVED_VIEW_FILTER_NAME,
   SAVED_VIEW_LISTS,
 } from '../limits';
 import { idempotencyKey } from './common';
@@ -28,7 +29,7 @@ const viewName = z.string().trim().min(1).max(MAX_SAVED_VIEW_NAME_LENGTH);
 /** A URL search param's name as the console writes them: lower-case words, digits, `_` and `.`. */
 const filterKey = z
   .string()
-  .regex(/^[a-z][a-z0-9_.]{0,63}$/, 'a filter name is lower-case letters, digits, "_" and "." (starting with a letter), at most 64 characters');
+  .regex(SAVED_VIEW_FILTER_NAME, 'a filter name is lower-case letters, digits, "_" and "." (starting with a letter), at most 64 characters');
 const filterValue = z.string().max(MAX_SAVED_VIEW_VALUE_LENGTH);
 
 /**
