@@ -4,6 +4,7 @@
  * by one person is listed to another with its owner's name, opens for them, and is theirs to open
  * but not to change.
  */
+import { seriousViolations, shotAtBothWidths, WIDTHS } from '../console-checks';
 import { expect, test } from '../fixtures';
 import { EventsPage } from '../pages/events-page';
 import { IncidentsPage } from '../pages/incidents-page';
@@ -99,6 +100,16 @@ test("a shared view is listed to someone else with its owner's name and opens fo
     await expect(row.meta).toHaveText(`by ${owner.name}`);
     await expect(row.edit).toHaveCount(0);
     await expect(row.delete).toHaveCount(0);
+    expect(await seriousViolations(otherPage)).toEqual([]);
+    await shotAtBothWidths(otherPage, '39-saved-views-menu');
+    // At phone width the menu stays on the screen.
+    const phone = WIDTHS.find((w) => w.name === '390')!;
+    await otherPage.setViewportSize({ width: phone.width, height: phone.height });
+    await views.openMenu();
+    const box = await views.menu.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= phone.width).toBe(true);
+    await otherPage.setViewportSize({ width: 1280, height: 800 });
+    await views.openMenu();
     await row.link.click();
     const incidents = new IncidentsPage(otherPage);
     await expect(otherPage).toHaveURL(/state=all/);
