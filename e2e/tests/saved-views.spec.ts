@@ -33,6 +33,12 @@ test('saves a view of filtered events, reopens it by URL, renames it and deletes
   await expect(events.eventName).toHaveValue('');
   await views.openMenu();
   await expect(views.view('Tickets today').meta).toHaveText('private');
+  // Escape closes the menu and gives focus back to its button; the keyboard opens it again.
+  await page.keyboard.press('Escape');
+  await expect(views.menu).toBeHidden();
+  await expect(views.toggle).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(views.menu).toBeVisible();
   await views.view('Tickets today').link.click();
   await expect(page).toHaveURL(/event_name=ticket/);
   await expect(page).toHaveURL(/range=24h/);
