@@ -130,3 +130,22 @@ test("a shared view is listed to someone else with its owner's name and opens fo
     await otherContext.close();
   }
 });
+
+test('the dead letters and mailbox filter bars save and open views too', async ({ page, server }) => {
+  const person = await personWithToken(server, 'reviewer', 'views-lists');
+  const views = new SavedViewsBar(page);
+  await signInByPasting(page, person.secret, '/dead-letters?redriven=0');
+  await views.save('Not yet redriven');
+  await expect(views.toggle).toContainText('View: Not yet redriven');
+
+  await page.goto('/mailbox?status=pending&priority=high');
+  await views.save('Urgent and pending');
+  await page.goto('/mailbox');
+  await views.openMenu();
+  // Each list has its own views.
+  await expect(views.view('Not yet redriven').root).toHaveCount(0);
+  await views.view('Urgent and pending').link.click();
+  await expect(page).toHaveURL(/status=pending/);
+  await expect(page).toHaveURL(/priority=high/);
+  await expect(views.toggle).toContainText('View: Urgent and pending');
+});
