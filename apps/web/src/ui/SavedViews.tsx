@@ -99,7 +99,11 @@ export function SavedViews({ list }: { list: SavedViewList }) {
         className="btn btn-small saved-views-toggle"
         aria-expanded={open}
         aria-controls={panelId}
-        onClick={() => setOpen((o) => !o)}
+        onClick={() => {
+          // Views others shared since the list was read appear when the menu opens.
+          if (!open && views.isStale) void views.refetch();
+          setOpen(!open);
+        }}
         title={active ? `Opened from the saved view “${active.name}”${changed ? '; the filters changed since' : ''}` : undefined}
         data-testid="views-toggle"
       >
