@@ -228,7 +228,17 @@ const cases: Cases = {
       return { silence_id: silence.id };
     },
   },
+  'view.list': { params: () => ({ list: 'events' }) },
+  'view.create': { params: (c) => ({ list: 'events', name: unique(`view by ${c.name}`), filters: { event_name: 'ticket' } }) },
+  'view.update': { params: async (c) => ({ view_id: await viewOwnedBy(c), name: unique(`renamed by ${c.name}`) }) },
+  'view.delete': { params: async (c) => ({ view_id: await viewOwnedBy(c) }) },
 };
+
+/** A saved view of the caller's own (only its owner may change it); an unknown id for a caller who may not save one. */
+async function viewOwnedBy(caller: Caller): Promise<string> {
+  const created = await server.rpc('view.create', { list: 'incidents', name: unique(`view of ${caller.name}`), filters: { state: 'open' } }, { token: caller.secret });
+  return created.result?.view.id ?? 'view_never_made';
+}
 
 /** Creates each principal through the API, as the server's admin token: a user of its role and a (narrowed) token. */
 async function createCallers(target: TestServer): Promise<Record<PrincipalName, Caller>> {

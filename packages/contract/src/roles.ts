@@ -21,7 +21,7 @@ export const SCOPES = [
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export const scopeDescriptions: Record<Scope, string> = {
-  read: 'every read method (lists, gets, status, catalog, lookup, rpc.discover)',
+  read: "every read method (lists, gets, status, catalog, lookup, rpc.discover), and one's own saved views (view.*)",
   heartbeat: 'health.ping, health.check, heartbeat subscriptions and the WebSocket upgrade',
   metrics: 'GET /metrics (Prometheus scrapes)',
   'audit:read': 'audit.list',

@@ -35,3 +35,4 @@ export type { IncidentPosition, IncidentSort } from './incidents/incident-order'
 export type { IncidentActivityEntry, IncidentStateFilter, IncidentStateView } from './incidents/incident-state';
 export { newWebhookSecret } from './alerts/alert-config';
 export { maskedUrl } from './alerts/notice-content';
+export { SavedViews, type ViewActor, type ViewChanges, type ViewInput } from './saved-views';

@@ -34,6 +34,7 @@ import { ServerRegistry, type ServerRegistryOptions } from './membership/server-
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
 import { Incidents } from './incidents/incidents';
+import { SavedViews } from './saved-views';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -92,6 +93,8 @@ export class Runtime {
   readonly alerts: Alerts;
   /** Incident lists, states and their changes. */
   readonly incidents: Incidents;
+  /** People's saved views of the console's lists, and who may see or change each. */
+  readonly savedViews: SavedViews;
 
   readonly store: Store;
   readonly bundle: LoadedBundle;
@@ -108,6 +111,7 @@ export class Runtime {
     this.alerts = new Alerts(store, clock, bundle, parts.alerts);
     this.log.watchIncidents(this.alerts.maker, (fn) => store.transaction(fn));
     this.incidents = new Incidents(store, clock, () => this.alerts.maker.incidentStateChanged());
+    this.savedViews = new SavedViews(store, clock);
     this.services = { bundle, store, clock, log: this.log, tools: new ToolRegistry(bundle, this.log), provider, observer };
     this.dispatcher = new Dispatcher(this.services, buildHandlers(bundle), parts.dispatcher);
     const wake = () => this.dispatcher.wake();

@@ -528,7 +528,23 @@ export interface AlertConditionsTable {
   changed_at: string;
 }
 
+/** A person's named set of filters for one console list (migration 024). */
+export interface SavedViewsTable {
+  id: string;
+  owner_user_id: string;
+  list: string;
+  name: string;
+  /** The name as uniqueness compares it: trimmed, lower-cased. */
+  name_key: string;
+  /** The list screen's URL search params, as JSON. */
+  filters: string;
+  shared: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  saved_views: SavedViewsTable;
   alert_rules: AlertRulesTable;
   alert_destinations: AlertDestinationsTable;
   alert_notices: AlertNoticesTable;

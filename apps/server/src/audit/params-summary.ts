@@ -56,7 +56,7 @@ function collectIds(from: Record<string, unknown>, into: Set<string>): void {
 }
 
 /** Records the result names: a created or changed user, token, operation, run or event. */
-const RESULT_RECORDS = ['user', 'token', 'operation', 'run', 'event', 'item', 'tool_server', 'rule', 'destination', 'notice', 'silence'] as const;
+const RESULT_RECORDS = ['user', 'token', 'operation', 'run', 'event', 'item', 'tool_server', 'rule', 'destination', 'notice', 'silence', 'view'] as const;
 
 /**
  * The ids a call touches: its params' `*_id` and `*_ids` members, and the ids its result names

@@ -67,6 +67,10 @@ import { alertNoticeResend } from './alert/notice_resend';
 import { alertSilences } from './alert/silences';
 import { alertSilenceCreate } from './alert/silence_create';
 import { alertSilenceEnd } from './alert/silence_end';
+import { viewList } from './view/list';
+import { viewCreate } from './view/create';
+import { viewUpdate } from './view/update';
+import { viewDelete } from './view/delete';
 
 export const handlers = {
   'health.ping': healthPing,
@@ -128,4 +132,8 @@ export const handlers = {
   'alert.silences': alertSilences,
   'alert.silence_create': alertSilenceCreate,
   'alert.silence_end': alertSilenceEnd,
+  'view.list': viewList,
+  'view.create': viewCreate,
+  'view.update': viewUpdate,
+  'view.delete': viewDelete,
 } satisfies CompleteHandlerRegistry;

@@ -9,6 +9,7 @@ import { mailboxApprove, mailboxGet, mailboxList, mailboxReject, mailboxRejectRe
 import { operationCancel, operationGet, operationList } from './operation';
 import { tokenCreate, tokenList, tokenRevoke } from './token';
 import { userCreate, userList, userUpdate } from './user';
+import { viewCreate, viewDelete, viewList, viewUpdate } from './view';
 import { rpcDiscover } from './rpc';
 import { runGet, runStart, runTree } from './run';
 import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeSetToolServerFaults, runtimeStatus, runtimeToolServers } from './runtime';
@@ -77,6 +78,10 @@ export const methods = {
   [alertSilences.name]: alertSilences,
   [alertSilenceCreate.name]: alertSilenceCreate,
   [alertSilenceEnd.name]: alertSilenceEnd,
+  [viewList.name]: viewList,
+  [viewCreate.name]: viewCreate,
+  [viewUpdate.name]: viewUpdate,
+  [viewDelete.name]: viewDelete,
 } as const;
 
 export type Methods = typeof methods;
@@ -107,3 +112,4 @@ export * from './run';
 export * from './runtime';
 export * from './token';
 export * from './user';
+export * from './view';

@@ -1,6 +1,7 @@
 /** Every event.list filter, plus the time range. Text filters settle for a moment before the URL changes. */
 import { useEffect, useId, useState } from 'react';
 import { useCatalog } from '../../api/events';
+import { SavedViews } from '../../ui/SavedViews';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { FILTER_KEYS, RANGE_CHOICES, fromLocalInput, rangeOf, toLocalInput, type FilterKey, type Mode } from './event-query';
 import './EventFilters.css';
@@ -139,6 +140,7 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
       <button type="submit" className="btn btn-small">
         Apply filters
       </button>
+      <SavedViews list={mode === 'dead-letters' ? 'dead_letters' : 'events'} />
     </form>
   );
 }

@@ -1,5 +1,6 @@
 import { useEffect, useId } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
+import { SavedViews } from '../../ui/SavedViews';
 import { UrlCheckbox } from '../../ui/UrlCheckbox';
 import { UrlSelect } from '../../ui/UrlSelect';
 import { SORT_CHOICES, STATE_CHOICES, type SortChoice } from './incident-state';
@@ -60,6 +61,7 @@ export function IncidentFilters({
         <UrlCheckbox id={ids.mcp} checked={mcpOnly} onCheckedChange={(mcp) => update({ mcp, selected: null })} />
         <label htmlFor={ids.mcp}>MCP only</label>
       </div>
+      <SavedViews list="incidents" />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useId } from 'react';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { useRejectReasons } from '../../api/mailbox';
+import { SavedViews } from '../../ui/SavedViews';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 
 /** Filters of the queue; every value lives in the URL. Text filters settle before they apply. */
@@ -46,6 +47,7 @@ export function MailboxFilters({ params, update }: { params: URLSearchParams; up
           </select>
         </div>
       )}
+      <SavedViews list="mailbox" />
     </form>
   );
 }
