@@ -188,7 +188,7 @@ for (const [key, r] of results) {
   );
 }
 for (const [hours, r] of incidents) console.log(`  runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 5)`);
-console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (microseconds)'}.`);
+console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
 
 await store.close();
 await stop(server.child);
