@@ -1,8 +1,9 @@
 /**
  * npm run bench:http: the HTTP data path beside its baselines, as fresh processes, alternating
  * round by round (the order flips every round), with the load average per round, then medians and
- * ratios. Load generator: autocannon (in this process, loopback only). Only ratios taken in one run
- * mean anything on a shared 2-core machine.
+ * ratios. Load generator: wrk when installed, else autocannon (bench/load-generator.ts; loopback
+ * only); the first line says which ran. Only ratios taken in one run mean anything on a shared
+ * 2-core machine.
  *
  *   ping     health.ping through the full stack (auth, validation, rate limiter, access log at info)
  *            vs a bare node:http server doing auth + parse + dispatch (bench/baselines).
@@ -12,7 +13,8 @@
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (8 per measurement), BENCH_SCENARIOS (ping,publish),
  * BENCH_BEFORE_ROOT (a checkout of an earlier commit, with node_modules: its server joins the ping
  * and publish rounds as "before", for a before/after ratio taken in the same run), BENCH_TRACED=1
- * (this checkout with OpenTelemetry tracing on and every span sampled joins them as "traced").
+ * (this checkout with OpenTelemetry tracing on and every span sampled joins them as "traced"),
+ * BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS (bench/load-generator.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,8 +23,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadGeneratorLabel, REQUEST_COUNTER, runLoad, type LoadFigures } from './load-generator';
 import { loadAverage, median, startProcess, stop } from './rounds';
-import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -32,29 +34,14 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'ping,publish').split(',');
 const TOKEN = 'sbk_bench_http_token_0000000001';
 const BUNDLE = path.join(root, 'apps/server/test/bundles/control.yaml');
 
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
+type Measured = LoadFigures;
 
 const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT;
 /** BENCH_TRACED=1: this checkout also runs with OpenTelemetry tracing on (every span sampled), as "traced". */
 const TRACED = process.env.BENCH_TRACED === '1';
 
-
-
-async function load(port: number, connections: number, body: () => string, seconds = SECONDS): Promise<Measured> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}/v1/rpc`,
-    connections,
-    duration: seconds,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
-  });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+function load(port: number, connections: number, body: string, seconds = SECONDS): Promise<Measured> {
+  return runLoad({ port, token: TOKEN, connections, seconds, body });
 }
 
 async function serverUnderTest(cwd = root, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; dataDir: string }> {
@@ -72,9 +59,9 @@ async function serverUnderTest(cwd = root, extraEnv: Record<string, string> = {}
   return { child, port, dataDir };
 }
 
-const ping = () => '{"jsonrpc":"2.0","id":1,"method":"health.ping"}';
-let n = 0;
-const publish = () => `{"jsonrpc":"2.0","id":${++n},"method":"event.publish","params":{"event_name":"tick","payload":{"n":${n}}}}`;
+const ping = '{"jsonrpc":"2.0","id":1,"method":"health.ping"}';
+// Each publish carries its own id and payload: the load generator puts a counter at REQUEST_COUNTER.
+const publish = `{"jsonrpc":"2.0","id":${REQUEST_COUNTER},"method":"event.publish","params":{"event_name":"tick","payload":{"n":${REQUEST_COUNTER}}}}`;
 
 /** Rows/s of single-row autocommit inserts with synchronous=FULL, for `seconds`, in a fresh file on the same disk. */
 function rawInsertBaseline(seconds: number): number {
@@ -95,7 +82,9 @@ function rawInsertBaseline(seconds: number): number {
   return rows / seconds;
 }
 
-const fmt = (m: Measured) => `${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.errors ? `, ${m.errors} errors` : ''}`;
+const millis = (x: number) => String(Number(x.toFixed(2)));
+const fmt = (m: Measured) =>
+  `${Math.round(m.rps)} req/s, p50 ${millis(m.p50)} ms, p99 ${millis(m.p99)} ms${m.errors ? `, ${m.errors} errors` : ''}${m.non2xx ? `, ${m.non2xx} non-2xx` : ''}`;
 
 /**
  * An OTLP/HTTP receiver that accepts every export and keeps nothing: the traced contender's spans
@@ -131,7 +120,7 @@ const servers: Record<string, () => ReturnType<typeof serverUnderTest>> = {
     : {}),
 };
 
-console.log(`bench:http: load generator autocannon, ${ROUNDS} rounds, ${SECONDS} s per measurement, node ${process.version}, ${os.cpus().length} cpus`);
+console.log(`bench:http: load generator ${loadGeneratorLabel}, ${ROUNDS} rounds, ${SECONDS} s per measurement, node ${process.version}, ${os.cpus().length} cpus`);
 
 async function measureServer(name: string, measure: (port: number) => Promise<Measured[]>): Promise<Measured[]> {
   const s = await servers[name]!();
@@ -151,7 +140,7 @@ function compareServers(scenario: string, figures: Record<string, Measured[]>): 
     const p99 = median(ms.map((m) => m.p99));
     // before: what this checkout keeps of an earlier one's throughput; traced: what tracing keeps of this checkout's.
     const ratio = name === 'before' ? `project/before throughput ${(project / rps).toFixed(3)}x (before: ${BEFORE_ROOT})` : `${name}/project throughput ${(rps / project).toFixed(3)}x`;
-    console.log(`${scenario} ${name}: ${Math.round(rps)} req/s p99 ${p99} ms; ${ratio}`);
+    console.log(`${scenario} ${name}: ${Math.round(rps)} req/s p99 ${millis(p99)} ms; ${ratio}`);
   }
 }
 
@@ -181,7 +170,7 @@ if (SCENARIOS.includes('ping')) {
   const br = median(figures.baseline!.map((m) => m.rps));
   const pp = median(figures.project!.map((m) => m.p99));
   const bp = median(figures.baseline!.map((m) => m.p99));
-  console.log(`ping medians: project ${Math.round(pr)} req/s p99 ${pp} ms; baseline ${Math.round(br)} req/s p99 ${bp} ms`);
+  console.log(`ping medians: project ${Math.round(pr)} req/s p99 ${millis(pp)} ms; baseline ${Math.round(br)} req/s p99 ${millis(bp)} ms`);
   console.log(`ping ratios: throughput ${(pr / br).toFixed(2)}x the baseline (target >= 0.75x); p99 ${(pp / bp).toFixed(2)}x (target <= 2x)`);
   compareServers('ping', figures);
 }
@@ -213,9 +202,9 @@ if (SCENARIOS.includes('publish')) {
   const at64 = figures.project!;
   const many = median(at64.map((m) => m.rps));
   const rows = median(raw);
-  console.log(`publish medians: 1c ${Math.round(one)} events/s; 64c ${Math.round(many)} events/s, p99 ${median(at64.map((m) => m.p99))} ms; raw ${Math.round(rows)} rows/s`);
+  console.log(`publish medians: 1c ${Math.round(one)} events/s; 64c ${Math.round(many)} events/s, p99 ${millis(median(at64.map((m) => m.p99)))} ms; raw ${Math.round(rows)} rows/s`);
   console.log(
-    `publish ratios: 64c ${(many / rows).toFixed(2)}x the raw baseline (target >= 2x); 64c ${(many / one).toFixed(2)}x 1c (target >= 8x); p99 ${median(at64.map((m) => m.p99))} ms (target <= 50 ms)`,
+    `publish ratios: 64c ${(many / rows).toFixed(2)}x the raw baseline (target >= 2x); 64c ${(many / one).toFixed(2)}x 1c (target >= 8x); p99 ${millis(median(at64.map((m) => m.p99)))} ms (target <= 50 ms)`,
   );
   compareServers('publish 64c', figures);
 }

@@ -1,15 +1,17 @@
 /**
  * npm run bench:list: event.list and runtime.incidents over HTTP on a large store, beside the same
  * pages read from the store layer (the figure `bench:store` reports), alternating round by round,
- * with the load average per round, then medians and ratios. Load generator: autocannon (in this
- * process, loopback only).
+ * with the load average per round, then medians and ratios. Load generator at 16 connections: wrk
+ * when installed, else autocannon (bench/load-generator.ts; loopback only); the first line says
+ * which ran.
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
  *   incidents    runtime.incidents over 7 and 30 days at 1 connection (target p99 <= 5 ms)
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_DIR (keep the filled store and reuse it),
- * BENCH_ROUNDS (3), BENCH_SECONDS (4 per measurement).
+ * BENCH_ROUNDS (3), BENCH_SECONDS (4 per measurement), BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS
+ * (bench/load-generator.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,9 +19,9 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Store, type EventFilter } from '@switchboard/store';
 import { LIST_FILTERS } from './list-filters';
+import { loadGeneratorLabel, loadGeneratorName, runLoad } from './load-generator';
 import { loadAverage, median, startProcess, stop } from './rounds';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -63,16 +65,11 @@ async function rpc(port: number, method: string, params: unknown): Promise<any> 
 }
 
 async function httpLatency(port: number, connections: number, body: string): Promise<{ p50: number; p99: number; rps: number; errors: number }> {
-  const r = await autocannon({
-    url: `http://127.0.0.1:${port}/v1/rpc`,
-    connections,
-    duration: SECONDS,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body,
-  });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, errors: r.errors + r.non2xx + r.timeouts };
+  const r = await runLoad({ port, token: TOKEN, connections, seconds: SECONDS, body });
+  return { p50: r.p50, p99: r.p99, rps: r.rps, errors: r.errors + r.non2xx };
 }
+
+const millis = (x: number) => String(Number(x.toFixed(2)));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -117,7 +114,7 @@ async function storeLatency(store: Store, c: Case, after: unknown): Promise<numb
 const keep = process.env.BENCH_DIR;
 const reuse = keep !== undefined && fs.existsSync(path.join(keep, 'switchboard.db'));
 const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-list-'));
-console.log(`bench:list: load generator autocannon, ${ROUNDS} rounds, ${SECONDS} s per HTTP measurement, ${STORE_ITERATIONS} store-layer reads per case, node ${process.version}, ${os.cpus().length} cpus`);
+console.log(`bench:list: load generator ${loadGeneratorLabel}, ${ROUNDS} rounds, ${SECONDS} s per HTTP measurement, ${STORE_ITERATIONS} store-layer reads per case, node ${process.version}, ${os.cpus().length} cpus`);
 if (!reuse) {
   const started = performance.now();
   fs.mkdirSync(dir, { recursive: true });
@@ -167,7 +164,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     r.p99at16.push(many.p99);
     r.rpsAt16.push(many.rps);
     console.log(
-      `  round ${round} event.list ${key}: store p50 ${r.store.at(-1)!.toFixed(2)} ms; http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms; 16c p50 ${many.p50} ms p99 ${many.p99} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
+      `  round ${round} event.list ${key}: store p50 ${r.store.at(-1)!.toFixed(2)} ms; http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
     );
   }
   for (const hours of [168, 720]) {
@@ -187,11 +184,11 @@ for (const [key, r] of results) {
   const p50 = median(r.p50);
   const p99 = median(r.p99at16);
   console.log(
-    `  event.list ${key}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x); 16c p99 ${p99} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+    `  event.list ${key}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
   );
 }
 for (const [hours, r] of incidents) console.log(`  runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 5)`);
-console.log('1-connection figures are timed here per request; 16-connection figures are autocannon\'s (whole milliseconds).');
+console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
 
 await store.close();
 await stop(server.child);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness';
 
 const BODY_LIMIT = 2048;
+const MIB = 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 1500;
 let server: TestServer;
 
@@ -19,8 +20,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Opens a raw connection and collects everything the server sends until it closes the socket. */
-function rawConnection(): { socket: net.Socket; received: () => string; closed: Promise<number> } {
-  const { port } = new URL(server.url);
+function rawConnection(target: TestServer = server): { socket: net.Socket; received: () => string; closed: Promise<number> } {
+  const { port } = new URL(target.url);
   const socket = net.connect(Number(port), '127.0.0.1');
   let data = '';
   socket.on('data', (d) => (data += d.toString()));
@@ -36,18 +37,29 @@ const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'health.ping' });
  * Sends an over-limit request, waits for its 413, then sends a ping as a keep-alive client would:
  * on the same socket, unless the 413 said Connection: close. The ping must be answered.
  */
-async function expectNextRequestAnswered(overLimitRequest: string): Promise<void> {
-  let conn = rawConnection();
+async function expectNextRequestAnswered(overLimitRequest: string, target: TestServer = server): Promise<void> {
+  let conn = rawConnection(target);
   conn.socket.write(overLimitRequest);
   await expect.poll(() => conn.received()).toMatch(/PAYLOAD_TOO_LARGE/);
   if (/\r\nconnection: close\r\n/i.test(conn.received())) {
     await conn.closed;
-    conn = rawConnection();
+    conn = rawConnection(target);
   }
   const before = conn.received().length;
-  conn.socket.write(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`);
+  conn.socket.write(`POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.token}\r\nContent-Type: application/json\r\nContent-Length: ${ping.length}\r\n\r\n${ping}`);
   await expect.poll(() => conn.received().slice(before), { timeout: 3000 }).toMatch(/HTTP\/1\.1 200[\s\S]*"result"/);
   conn.socket.end();
+}
+
+/** A JSON-RPC POST whose body of `bytes` bytes goes in 64 KiB chunks with no Content-Length. */
+function chunkedRequest(target: TestServer, bytes: number): string {
+  const chunkSize = 64 * 1024;
+  const chunks: string[] = [];
+  for (let left = bytes; left > 0; left -= chunkSize) {
+    const size = Math.min(chunkSize, left);
+    chunks.push(`${size.toString(16)}\r\n${'x'.repeat(size)}\r\n`);
+  }
+  return `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks.join('')}0\r\n\r\n`;
 }
 
 describe('a body over the limit on a keep-alive connection', () => {
@@ -87,6 +99,25 @@ describe('a body over the limit on a keep-alive connection', () => {
       `POST /v1/rpc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`,
     );
   });
+});
+
+describe('a chunked body over the default 1 MiB limit', () => {
+  // The default limit, so the body is many socket reads long and still on the wire when the 413 goes out.
+  let defaultLimitServer: TestServer;
+  beforeAll(async () => {
+    defaultLimitServer = await startTestServer();
+  });
+  afterAll(() => defaultLimitServer.close());
+
+  for (const [label, bytes] of [
+    ['1.1 MiB', 1.1 * MIB],
+    ['1.5 MiB', 1.5 * MIB],
+    ['4 MiB', 4 * MIB],
+  ] as const) {
+    it(`${label}: 413, then the next request on the socket is answered, or the 413 said Connection: close and the socket closes`, async () => {
+      await expectNextRequestAnswered(chunkedRequest(defaultLimitServer, Math.floor(bytes)), defaultLimitServer);
+    });
+  }
 });
 
 describe('malformed percent-encodings', () => {
