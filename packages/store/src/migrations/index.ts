@@ -71,6 +71,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '020_alerts': alerts,
         '021_trace_context': traceContext,
         '022_server_names': serverNames,
+        '025_payload_search': engineStepsOnly,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },
