@@ -243,7 +243,7 @@ export class EventRepository {
     const narrow = filter.event_id !== undefined || filter.entity_id !== undefined || filter.run_id !== undefined;
     const scanBound = options.scanBound ?? PAYLOAD_SCAN_BOUND;
     const bound = payload !== undefined && !indexed && !narrow ? await this.scanEnd(filter, after, scanBound) : undefined;
-    const rows = await this.pageRows(filter, limit + 1, after, bound);
+    const rows = await this.pageRows(filter, limit + 1, after, bound?.end);
     const pageRows = rows.slice(0, limit);
     const events = await this.nest(pageRows);
     const last = pageRows[pageRows.length - 1];
@@ -251,17 +251,18 @@ export class EventRepository {
       payload === undefined ? {} : { payload_search: { indexed, scan_limited: scanLimited, ...(scanLimited ? { scanned_events: scanBound } : {}) } };
     if (rows.length > limit && last) return { events, next: { created_at: last.created_at, seq: Number(last.seq) }, ...report(false) };
     // The bounded scan found less than a page: the next page goes on past the last event it looked at.
-    if (bound) return { events, next: bound, ...report(true) };
+    if (bound?.more) return { events, next: bound.end, ...report(true) };
     return { events, ...report(false) };
   }
 
   /**
    * Where a bounded scan ends: the position of the `scanBound`-th newest event of the time window
-   * after `after`, a walk of the (created_at, seq) index; undefined when fewer remain.
+   * after `after` (a walk of the (created_at, seq) index), and whether any event lies past it;
+   * undefined when fewer remain.
    */
-  private async scanEnd(filter: EventFilter, after: EventPosition | undefined, scanBound: number): Promise<EventPosition | undefined> {
+  private async scanEnd(filter: EventFilter, after: EventPosition | undefined, scanBound: number): Promise<{ end: EventPosition; more: boolean } | undefined> {
     const db = this.db as unknown as Kysely<PageTables>;
-    const row = await db
+    const rows = await db
       .selectFrom('events as e')
       .select(['e.created_at', 'e.seq'])
       .where((eb) => {
@@ -273,10 +274,11 @@ export class EventRepository {
       })
       .orderBy('e.created_at', 'desc')
       .orderBy('e.seq', 'desc')
-      .limit(1)
+      .limit(2)
       .offset(scanBound - 1)
-      .executeTakeFirst();
-    return row ? { created_at: row.created_at, seq: Number(row.seq) } : undefined;
+      .execute();
+    const row = rows[0];
+    return row ? { end: { created_at: row.created_at, seq: Number(row.seq) }, more: rows.length > 1 } : undefined;
   }
 
   /**
