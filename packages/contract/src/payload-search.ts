@@ -18,12 +18,12 @@ export const PAYLOAD_CONDITION_OPS = ['eq', 'in', 'prefix', 'exists'] as const;
 export type PayloadConditionOp = (typeof PAYLOAD_CONDITION_OPS)[number];
 export type PayloadScalar = string | number | boolean;
 
-export interface PayloadCondition {
-  path: string;
-  op: PayloadConditionOp;
-  /** eq: a scalar; in: a list of scalars; prefix: a string; exists: none. */
-  value?: PayloadScalar | PayloadScalar[];
-}
+/** One condition on the value at `path` in a payload (the params' shape, as the contract's schema checks it). */
+export type PayloadCondition =
+  | { path: string; op: 'eq'; value: PayloadScalar }
+  | { path: string; op: 'in'; value: PayloadScalar[] }
+  | { path: string; op: 'prefix'; value: string }
+  | { path: string; op: 'exists' };
 
 /**
  * One segment of a payload path: an identifier. The strict syntax is what lets the store put a
