@@ -30,12 +30,20 @@ export function postgresPayloadCondition(column: string, condition: PayloadCondi
   }
 }
 
+/**
+ * Built concurrently (outside any transaction, as boot runs it): other servers on the same database
+ * keep writing events while it builds. A build that failed leaves an invalid index behind, which
+ * is dropped and built again.
+ */
 export async function ensurePostgresPayloadIndex(db: Kysely<Database>, name: string, path: string): Promise<boolean> {
-  const existing = await sql<{ one: number }>`select 1 as one from pg_indexes where schemaname = current_schema() and indexname = ${name}`.execute(db);
-  if (existing.rows.length > 0) return false;
+  const existing = await sql<{ valid: boolean }>`
+    select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+    where c.relname = ${name} and c.relnamespace = current_schema()::regnamespace`.execute(db);
+  if (existing.rows[0]?.valid) return false;
+  if (existing.rows.length > 0) await sql`drop index concurrently if exists ${sql.id(name)}`.execute(db);
   const value = sql`(switchboard_payload_json(payload) #> ${pathArray(path)})`;
   try {
-    await sql`create index if not exists ${sql.id(name)} on events (${value}, created_at, seq) where ${value} is not null`.execute(db);
+    await sql`create index concurrently if not exists ${sql.id(name)} on events (${value}, created_at, seq) where ${value} is not null`.execute(db);
     return true;
   } catch (err) {
     // Two servers booting the same bundle may create it at once: the one that lost finds it made.
