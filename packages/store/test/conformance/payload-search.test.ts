@@ -337,3 +337,38 @@ describe('payload conditions on mailbox items', () => {
     }
   });
 });
+
+describe('payloads JSON text holds but jsonb cannot', () => {
+  it('neither fail the insert of an indexed event nor a search that reads them', async () => {
+    const oddDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-payload-odd-'));
+    const odd = await openTestStore(oddDir);
+    try {
+      await odd.events.ensurePayloadIndexes(['ticket_id']);
+      const texts = [
+        String.raw`{"ticket_id":"T-nul","note":"a\u0000b"}`,
+        String.raw`{"ticket_id":"T-lone","note":"\udc00"}`,
+        String.raw`{"ticket_id":"T-plain","note":"\u00e9"}`,
+        '{"ticket_id":"T-fine"}',
+      ];
+      await odd.events.bulkInsert(
+        texts.map((payload, i) => ({
+          event: { event_id: `odd-${i}`, event_name: 'ticket.created', created_at: new Date(BASE + i).toISOString(), source: 'test', payload, entity_id: null, run_id: null, chain_depth: 0, parent_event_id: null, has_dead_letter: 0 },
+          deliveries: [],
+          dead_letters: [],
+        })),
+      );
+      const ids = async (payload: PayloadCondition[]) => (await odd.events.page({ payload }, { limit: 10 })).events.map((e) => e.event_id);
+      expect(await ids([{ path: 'ticket_id', op: 'eq', value: 'T-fine' }])).toEqual(['odd-3']);
+      expect(await ids([{ path: 'ticket_id', op: 'eq', value: 'T-nul' }])).toEqual(['odd-0']);
+      expect(await ids([{ path: 'ticket_id', op: 'eq', value: 'T-plain' }])).toEqual(['odd-2']);
+      // Unindexed: every payload is read, the odd ones included.
+      expect(await ids([{ path: 'ticket_id', op: 'prefix', value: 'T-f' }])).toEqual(['odd-3']);
+      expect(await ids([{ path: 'note', op: 'eq', value: 'é' }])).toEqual(['odd-2']);
+      // A lone surrogate in a value does not fail the search either.
+      expect(await ids([{ path: 'note', op: 'eq', value: '\udc00x' }])).toEqual([]);
+    } finally {
+      await odd.close();
+      fs.rmSync(oddDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -13,7 +13,9 @@ const pathArray = (path: string) => sql`${sql.lit(`{${path.split('.').join(',')}
 
 const jsonOf = (column: RawBuilder<unknown>) => sql`switchboard_payload_json(${column})`;
 const valueAt = (column: string, path: string): RawBuilder<unknown> => sql`(${jsonOf(sql.ref(column))} #> ${pathArray(path)})`;
-const asJsonb = (value: PayloadScalar) => sql`${JSON.stringify(value)}::jsonb`;
+/** A lone surrogate, which JSON.stringify writes as an escape jsonb refuses; node-postgres sends it as U+FFFD anyway. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const asJsonb = (value: PayloadScalar) => sql`${JSON.stringify(typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value)}::jsonb`;
 
 export function postgresPayloadCondition(column: string, condition: PayloadCondition): Expression<SqlBool> {
   const { path } = condition;
