@@ -221,6 +221,21 @@ describe('event.list payload conditions', () => {
     expect(asText.payload_search?.indexed).toBe(false);
   });
 
+  it('combines with the filters that walk deliveries and dead letters (subscriber, reason code)', async () => {
+    const reason = allEvents.flatMap((e) => [...e.deliveries.map((d) => d.reason_code), ...e.dead_letters.map((l) => l.reason_code)]).find(Boolean)!;
+    const exists = [{ path: 'ticket_id', op: 'exists' as const }];
+    for (const filter of [
+      { subscriber_id: 'triage-agent', payload: exists },
+      { reason_code: reason, payload: exists },
+      { event_name: 'ticket.created', subscriber_id: 'triage-agent', payload: exists },
+      { has_dead_letter: true, payload: [{ path: 'ticket_id', op: 'prefix' as const, value: 'T' }] },
+    ]) {
+      const want = allEvents.filter((e) => matches(e, filter) && (filter.payload[0]!.op === 'exists' ? ticketOf(e) != null : String(ticketOf(e) ?? '').startsWith('T')));
+      expect(want.length, JSON.stringify(filter)).toBeGreaterThan(0);
+      expect((await walk(server, 'event.list', { filter, limit: 2 })).items.map((e) => e.event_id), JSON.stringify(filter)).toEqual(want.map((e) => e.event_id));
+    }
+  });
+
   it('binds the cursor to the payload conditions', async () => {
     const filter = { payload: [{ path: 'ticket_id', op: 'exists' as const }] };
     const { next_cursor } = await ok(server, 'event.list', { filter, limit: 1 });
