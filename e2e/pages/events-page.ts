@@ -38,6 +38,14 @@ export class EventsPage {
   /** The detail's run tree view and the button that shows it. */
   readonly runTreeToggle: Locator;
   readonly runTree: RunTree;
+  /** The payload conditions field ("payload.ticket_id = T-1030"), its suggestions (the bundle's indexed fields) and what it says of text it cannot read. */
+  readonly payloadFilter: Locator;
+  readonly payloadSuggestions: Locator;
+  readonly payloadFilterError: Locator;
+  /** The note shown when no index serves the payload search. */
+  readonly unindexedHint: Locator;
+  /** The empty list's "Search further back" when a bounded search found nothing yet. */
+  readonly searchFurther: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('event-row');
@@ -64,6 +72,11 @@ export class EventsPage {
     this.loadedCount = page.getByTestId('loaded-count');
     this.runTreeToggle = page.getByTestId('run-tree-toggle');
     this.runTree = new RunTree(page.getByTestId('run-tree'));
+    this.payloadFilter = page.getByRole('search').getByLabel('Payload', { exact: true });
+    this.payloadSuggestions = page.getByTestId('payload-suggestions').locator('option');
+    this.payloadFilterError = page.getByTestId('payload-filter-error');
+    this.unindexedHint = page.getByTestId('payload-search-hint');
+    this.searchFurther = page.getByTestId('search-further');
   }
 
   async goto(query = ''): Promise<void> {

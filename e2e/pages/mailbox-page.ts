@@ -9,11 +9,14 @@ export class MailboxQueue {
   readonly rows: Locator;
   readonly statusFilter: Locator;
   readonly typeFilter: Locator;
+  /** Payload conditions ("payload.ticket_id = T-1030"), as on the event browser. */
+  readonly payloadFilter: Locator;
 
   constructor(readonly page: Page) {
     this.rows = page.getByTestId('mailbox-row');
     this.statusFilter = page.getByLabel('Status');
     this.typeFilter = page.getByLabel('Type');
+    this.payloadFilter = page.getByRole('search', { name: 'Mailbox filters' }).getByLabel('Payload', { exact: true });
   }
 
   async goto(query = ''): Promise<void> {

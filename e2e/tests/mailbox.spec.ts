@@ -223,6 +223,19 @@ test.describe('mailbox', () => {
     await expect(new MailboxReview(page).root).toBeVisible();
   });
 
+  test('a payload condition finds the item of one ticket, and stays in the URL', async ({ signedIn: page, server }) => {
+    const { mailboxId, ticketId } = await freshRefundItem(server, 'payload');
+    const queue = new MailboxQueue(page);
+    await queue.goto();
+    await queue.payloadFilter.fill(`payload.ticket_id = ${ticketId}`);
+    await expect(page).toHaveURL(/payload=payload\.ticket_id/);
+    await expect(queue.rows).toHaveCount(1);
+    await expect(queue.rowFor(mailboxId)).toHaveCount(1);
+    await page.reload();
+    await expect(queue.payloadFilter).toHaveValue(`payload.ticket_id = ${ticketId}`);
+    await expect(queue.rows).toHaveCount(1);
+  });
+
   test('axe: queue, review, dialogs and a decided item have no serious or critical violations; screenshots', async ({ signedIn: page, server }) => {
     const { mailboxId } = await freshRefundItem(server, 'axe');
     const queue = new MailboxQueue(page);

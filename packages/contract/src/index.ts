@@ -8,4 +8,5 @@ export * from './records';
 export * from './json-depth';
 export * from './limits';
 export * from './nul-text';
+export * from './payload-search';
 export * from './sign-in';

@@ -184,6 +184,7 @@ export class Runtime {
     const provider = options.modelProvider && 'complete' in options.modelProvider ? options.modelProvider : createModelProvider(options.modelProvider);
     const runtime = new Runtime({ ...options, bundle, clock, provider });
     await runtime.servers.join();
+    await runtime.store.events.ensurePayloadIndexes(Object.values(bundle.definition.events).flatMap((e) => e.indexed_payload_fields));
     await runtime.alerts.prepare();
     await runtime.resetLock.prepare();
     await registerAgents(runtime.store, bundle, clock, runtime.servers);

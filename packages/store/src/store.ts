@@ -118,7 +118,7 @@ export class Store {
     this.events = new EventRepository(db, this.changes, engine);
     this.incidents = new IncidentRepository(db, this.changes);
     this.logs = new LogRepository(db, this.changes);
-    this.mailboxReads = new MailboxReadRepository(db);
+    this.mailboxReads = new MailboxReadRepository(db, engine);
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);
     this.runReads = new RunReadRepository(db);

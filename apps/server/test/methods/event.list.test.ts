@@ -12,6 +12,7 @@ let server: TestServer;
 withSeededServer(20, (s) => (server = s));
 
 type Ev = {
+  payload: Record<string, unknown>;
   event_id: string;
   event_name: string;
   created_at: string;
@@ -181,6 +182,92 @@ describe('event.list', () => {
       const err = await errorOf(server, 'event.list', { filter: { event_name: 'ticket.created' }, cursor: junk });
       expect(err.code).toBe('INVALID_CURSOR');
       expect(err.message).not.toMatch(/at .*\.ts|SELECT|sqlite/i);
+    }
+  });
+});
+
+describe('event.list payload conditions', () => {
+  const ticketOf = (e: Ev) => e.payload.ticket_id as string | undefined;
+
+  it('finds events by a declared (indexed) payload field, with other filters and in pages', async () => {
+    const ticket = allEvents.map(ticketOf).find((t) => t !== undefined && allEvents.filter((e) => ticketOf(e) === t).length > 1)!;
+    const want = allEvents.filter((e) => ticketOf(e) === ticket).map((e) => e.event_id);
+    const filter = { payload: [{ path: 'ticket_id', op: 'eq' as const, value: ticket }] };
+    const first = await ok(server, 'event.list', { filter, limit: 1 });
+    expect(first.payload_search).toEqual({ indexed: true, scan_limited: false });
+    expect((await walk(server, 'event.list', { filter, limit: 1 })).items.map((e) => e.event_id)).toEqual(want);
+    const named = { ...filter, event_name: 'ticket.created' };
+    expect((await walk(server, 'event.list', { filter: named, limit: 2 })).items.map((e) => e.event_id)).toEqual(
+      allEvents.filter((e) => ticketOf(e) === ticket && e.event_name === 'ticket.created').map((e) => e.event_id),
+    );
+  });
+
+  it('takes in, prefix and exists, typed: a string never matches a number', async () => {
+    const tickets = [...new Set(allEvents.map(ticketOf).filter((t): t is string => t !== undefined))].slice(0, 3);
+    const inList = await walk(server, 'event.list', { filter: { payload: [{ path: 'ticket_id', op: 'in', value: tickets }] }, limit: 4 });
+    expect(inList.items.map((e) => e.event_id)).toEqual(allEvents.filter((e) => tickets.includes(ticketOf(e)!)).map((e) => e.event_id));
+    const prefix = tickets[0]!.slice(0, 3);
+    const byPrefix = await walk(server, 'event.list', { filter: { payload: [{ path: 'ticket_id', op: 'prefix', value: prefix }] } });
+    expect(byPrefix.items.map((e) => e.event_id)).toEqual(allEvents.filter((e) => ticketOf(e)?.startsWith(prefix)).map((e) => e.event_id));
+    const withAmount = await walk(server, 'event.list', { filter: { payload: [{ path: 'amount', op: 'exists' }] } });
+    const want = allEvents.filter((e) => e.payload.amount !== undefined && e.payload.amount !== null);
+    expect(want.length).toBeGreaterThan(0);
+    expect(withAmount.items.map((e) => e.event_id)).toEqual(want.map((e) => e.event_id));
+    const amount = want[0]!.payload.amount as number;
+    const asNumber = await walk(server, 'event.list', { filter: { payload: [{ path: 'amount', op: 'eq', value: amount }] } });
+    expect(asNumber.items.map((e) => e.event_id)).toEqual(allEvents.filter((e) => e.payload.amount === amount).map((e) => e.event_id));
+    const asText = await ok(server, 'event.list', { filter: { payload: [{ path: 'amount', op: 'eq', value: String(amount) }] } });
+    expect(asText.events).toEqual([]);
+    expect(asText.payload_search?.indexed).toBe(false);
+  });
+
+  it('combines with the filters that walk deliveries and dead letters (subscriber, reason code)', async () => {
+    const reason = allEvents.flatMap((e) => [...e.deliveries.map((d) => d.reason_code), ...e.dead_letters.map((l) => l.reason_code)]).find(Boolean)!;
+    const exists = [{ path: 'ticket_id', op: 'exists' as const }];
+    for (const filter of [
+      { subscriber_id: 'triage-agent', payload: exists },
+      { reason_code: reason, payload: exists },
+      { event_name: 'ticket.created', subscriber_id: 'triage-agent', payload: exists },
+      { has_dead_letter: true, payload: [{ path: 'ticket_id', op: 'prefix' as const, value: 'T' }] },
+    ]) {
+      const want = allEvents.filter((e) => matches(e, filter) && (filter.payload[0]!.op === 'exists' ? ticketOf(e) != null : String(ticketOf(e) ?? '').startsWith('T')));
+      expect(want.length, JSON.stringify(filter)).toBeGreaterThan(0);
+      expect((await walk(server, 'event.list', { filter, limit: 2 })).items.map((e) => e.event_id), JSON.stringify(filter)).toEqual(want.map((e) => e.event_id));
+    }
+  });
+
+  it('binds the cursor to the payload conditions', async () => {
+    const filter = { payload: [{ path: 'ticket_id', op: 'exists' as const }] };
+    const { next_cursor } = await ok(server, 'event.list', { filter, limit: 1 });
+    expect(next_cursor).toBeDefined();
+    const other = await errorOf(server, 'event.list', { filter: { payload: [{ path: 'order_id', op: 'exists' }] }, cursor: next_cursor });
+    expect(other.code).toBe('INVALID_CURSOR');
+  });
+
+  it('refuses malformed conditions with INVALID_PARAMS saying what is wrong', async () => {
+    const refused: [unknown, RegExp][] = [
+      [[{ path: 'a..b', op: 'eq', value: 'x' }], /path segment "" must be/],
+      [[{ path: '1st', op: 'eq', value: 'x' }], /path segment "1st"/],
+      [[{ path: "a'); drop table events; --", op: 'eq', value: 'x' }], /path segment/],
+      [[{ path: 'a.b.c.d.e.f.g.h.i', op: 'exists' }], /at most 8 segments/],
+      [[{ path: 'x'.repeat(201), op: 'exists' }], /at most 200 characters/],
+      [[{ path: '', op: 'exists' }], /must not be empty/],
+      [Array.from({ length: 9 }, () => ({ path: 'a', op: 'exists' })), /at most 8 payload conditions/],
+      [[{ path: 'a', op: 'in', value: Array.from({ length: 101 }, (_, i) => i) }], /at most 100 values/],
+      [[{ path: 'a', op: 'in', value: [] }], /.+/],
+      [[{ path: 'a', op: 'eq', value: { nested: 1 } }], /.+/],
+      [[{ path: 'a', op: 'eq', value: 'x'.repeat(501) }], /at most 500 characters/],
+      [[{ path: 'a', op: 'eq' }], /.+/],
+      [[{ path: 'a', op: 'prefix', value: 5 }], /.+/],
+      [[{ path: 'a', op: 'exists', value: 'x' }], /.+/],
+      [[{ path: 'a', op: 'like', value: 'x' }], /op must be one of eq, in, prefix, exists/],
+      [[], /.+/],
+    ];
+    for (const [payload, message] of refused) {
+      const err = await errorOf(server, 'event.list', { filter: { payload } });
+      expect(err.code, JSON.stringify(payload)).toBe('INVALID_PARAMS');
+      const messages = ((err.details as { issues?: { path: string; message: string }[] }).issues ?? []).map((i) => `${i.path}: ${i.message}`).join('; ');
+      expect(messages, JSON.stringify(payload)).toMatch(message);
     }
   });
 });

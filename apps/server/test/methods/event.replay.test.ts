@@ -99,3 +99,18 @@ describe('event.replay', () => {
     expect((await ok(server, 'event.replays', { event_id: id! })).replays).toEqual([]);
   });
 });
+
+describe('replay selected by payload conditions', () => {
+  it('the estimate selects exactly the events event.list shows for the same payload filter', async () => {
+    const tag = `PL-${Date.now()}`;
+    for (const amount of [10, 20, 30]) await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: tag, amount } });
+    await ok(server, 'event.publish', { event_name: 'order.placed', payload: { order_id: `${tag}-other`, amount: 20 } });
+    await waitForQuiet(server);
+    const filter = { event_name: 'order.placed', payload: [{ path: 'order_id', op: 'eq' as const, value: tag }, { path: 'amount', op: 'in' as const, value: [20, 30] }] };
+    const listed = await ok(server, 'event.list', { filter });
+    expect(listed.events.map((e) => e.payload.amount)).toEqual([30, 20]);
+    const estimate = await ok(server, 'event.replay', { dry_run: true, filter });
+    expect(estimate.plan.matched).toBe(2);
+    expect(estimate.plan.sample.map((s) => s.event_id)).toEqual(listed.events.map((e) => e.event_id));
+  });
+});

@@ -28,4 +28,18 @@ describe('mailbox.list', () => {
     expect((await errorOf(server, 'mailbox.list', { filter: { status: 'archived' } })).code).toBe('INVALID_PARAMS');
     for (const item of items) expect(Object.values(item)).not.toContain(null);
   });
+
+  it('filters by payload conditions, with the other filters and in pages', async () => {
+    const { items } = await walk(server, 'mailbox.list', { limit: 500 });
+    const ticketOf = (i: (typeof items)[number]) => (i.payload as Record<string, unknown>).ticket_id;
+    const ticket = items.map(ticketOf).find((t) => typeof t === 'string') as string;
+    const filter = { payload: [{ path: 'ticket_id', op: 'eq' as const, value: ticket }] };
+    const got = await walk(server, 'mailbox.list', { filter, limit: 1 });
+    expect(got.items.map((i) => i.mailbox_id)).toEqual(items.filter((i) => ticketOf(i) === ticket).map((i) => i.mailbox_id));
+    const pendingWithTicket = await walk(server, 'mailbox.list', { filter: { status: 'pending', payload: [{ path: 'ticket_id', op: 'exists' }] }, limit: 2 });
+    expect(pendingWithTicket.items.map((i) => i.mailbox_id)).toEqual(items.filter((i) => i.status === 'pending' && ticketOf(i) != null).map((i) => i.mailbox_id));
+    expect((await ok(server, 'mailbox.list', { filter: { payload: [{ path: 'ticket_id', op: 'eq', value: 12345 }] } })).items).toEqual([]);
+    const bad = await errorOf(server, 'mailbox.list', { filter: { payload: [{ path: 'ticket-id', op: 'exists' }] } });
+    expect(bad.code).toBe('INVALID_PARAMS');
+  });
 });

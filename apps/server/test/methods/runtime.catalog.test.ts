@@ -21,4 +21,10 @@ describe('runtime.catalog', () => {
     for (const e of events) expect(e.subscribers.map((s) => s.id)).toEqual(bundle[e.name]!.subscribers.map((s) => s.id));
     expect(events.find((e) => e.name === 'refund.approved')?.description).toBeTruthy();
   });
+
+  it('names the payload fields the bundle declares indexed, for the filter bar to suggest', async () => {
+    const { events } = await ok(server, 'runtime.catalog', {});
+    expect(events.find((e) => e.name === 'ticket.created')?.indexed_payload_fields).toEqual(['ticket_id', 'order_id']);
+    expect(events.find((e) => e.name === 'refund.paid')?.indexed_payload_fields).toBeUndefined();
+  });
 });

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
 import { operation, operationKind, runStatus, storedEvent, timestamp, timestampParam } from '../records';
-import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
+import { idempotencyKey, nextCursor, pageCursor, pageLimit, payloadConditions, payloadSearchReport } from './common';
 import { DEFAULT_OPERATION_RATE, MAX_OPERATION_RATE, MAX_ENTITY_ID_LENGTH } from '../limits';
 
 /** The event.list filter, shared with redrive and replay so they select what the list shows. */
@@ -23,13 +23,14 @@ export const eventFilter = z.strictObject({
     .boolean()
     .optional()
     .describe('additive: false keeps events with a dead letter not yet redriven, true events with one already redriven'),
+  payload: payloadConditions.optional(),
 });
 
 export const eventList = defineMethod({
   name: 'event.list',
   summary: 'Canonical event store query, newest first, with deliveries and dead letters nested.',
   description:
-    'Dead-letter inspection is folded in through filter.has_dead_letter and filter.reason_code. Filters combine with AND: subscriber_id keeps events with a delivery to that subscriber; reason_code keeps events with a delivery or a dead letter carrying that reason code. next_cursor is bound to the filter, since and until (not limit).',
+    'Dead-letter inspection is folded in through filter.has_dead_letter and filter.reason_code. Filters combine with AND: subscriber_id keeps events with a delivery to that subscriber; reason_code keeps events with a delivery or a dead letter carrying that reason code. next_cursor is bound to the filter, since and until (not limit). filter.payload holds conditions on the payload (docs/payload-search.md): an eq or in on a field the bundle declares indexed is served by an index; any other search looks at a bounded number of events per page (payload_search.scan_limited), so a page may be short, or empty, and still have a next_cursor.',
   params: z.strictObject({
     filter: eventFilter.optional(),
     since: timestampParam.optional().describe('inclusive lower bound on created_at'),
@@ -37,7 +38,7 @@ export const eventList = defineMethod({
     limit: pageLimit,
     cursor: pageCursor,
   }),
-  result: z.object({ events: z.array(storedEvent), next_cursor: nextCursor }),
+  result: z.object({ events: z.array(storedEvent), next_cursor: nextCursor, payload_search: payloadSearchReport.optional() }),
   errors: ['INVALID_CURSOR'],
   scope: 'read',
   mutating: false,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineMethod } from '../method';
 import { decisionSheet, mailboxApproval, mailboxDeciders, mailboxHistoryEntry, mailboxItem, mailboxPriority, mailboxStatus, subscriberSource } from '../records';
-import { idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
+import { idempotencyKey, nextCursor, pageCursor, pageLimit, payloadConditions } from './common';
 
 export const rejectReason = z.object({ code: z.string(), label: z.string() });
 
@@ -16,6 +16,7 @@ export const mailboxList = defineMethod({
         source_flow: z.string().min(1).optional(),
         priority: mailboxPriority.optional(),
         reason_code: z.string().min(1).optional().describe("additive: rejected items with this reason code"),
+        payload: payloadConditions.optional(),
       })
       .optional(),
     limit: pageLimit,

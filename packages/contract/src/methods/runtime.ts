@@ -160,6 +160,10 @@ export const runtimeCatalog = defineMethod({
             side_effects: z.boolean().optional().describe('additive: true when the bundle marks the subscriber as acting outside the runtime'),
           }),
         ),
+        indexed_payload_fields: z
+          .array(z.string())
+          .optional()
+          .describe('additive: payload paths the bundle declares indexed for this event; an event.list eq or in condition on one is served by an index'),
       }),
     ),
   }),

@@ -38,6 +38,12 @@ describe('bundle loader', () => {
     expect(err.problem).toBe('unknown node "ghost"');
   });
 
+  it('names a declared payload index field that is not a payload path', () => {
+    const bundle = minimalBundle();
+    (bundle.events as any)['order.placed'].indexed_payload_fields = ['order_id', 'customer..id'];
+    expect(loadError(bundle)).toMatchObject({ at: 'events.order.placed.indexed_payload_fields[1]', problem: expect.stringMatching(/path segment ""/) });
+  });
+
   it('rejects bad gate conditions, unsupported schema keywords and unparseable files', () => {
     const gate = loadError(minimalBundle({ entity_types: { order: { initial_state: 'new', states: ['new'], gates: { g: 'amount about 3' } } } }));
     expect(gate.at).toBe('entity_types.order.gates.g');

@@ -3,7 +3,7 @@
  * stops boot with "file: path: problem".
  */
 import { z } from 'zod';
-import { alertTrigger } from '@switchboard/contract';
+import { alertTrigger, MAX_PAYLOAD_CONDITIONS, payloadPathProblem } from '@switchboard/contract';
 
 const name = z.string().regex(/^[a-z][a-z0-9_.-]*$/, 'lowercase letters, digits, ".", "_" and "-", starting with a letter');
 const jsonSchemaLike = z.record(z.string(), z.unknown());
@@ -23,6 +23,19 @@ export const eventDefSchema = z.strictObject({
   /** JSON Schema subset: type object, properties with type, required. */
   payload_schema: jsonSchemaLike.default({ type: 'object' }),
   subscribers: z.array(subscriberSchema).default([]),
+  /**
+   * Payload fields searched often (a ticket or order id): the store keeps an index on each, so an
+   * event.list condition on one answers from the index (docs/payload-search.md).
+   */
+  indexed_payload_fields: z
+    .array(
+      z.string().superRefine((path, ctx) => {
+        const problem = payloadPathProblem(path);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    )
+    .max(MAX_PAYLOAD_CONDITIONS, `at most ${MAX_PAYLOAD_CONDITIONS} indexed payload fields per event`)
+    .default([]),
 });
 
 export const nodeSchema = z.discriminatedUnion('kind', [

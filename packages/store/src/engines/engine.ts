@@ -8,6 +8,7 @@
  * The runtime and the server never ask which engine they run on: they read `StoreCapabilities`.
  */
 import type { Expression, Kysely, Migration, RawBuilder, SelectQueryBuilder, Selectable, SqlBool } from 'kysely';
+import type { PayloadCondition } from '@switchboard/contract';
 import type { Database, EventsTable } from '../schema';
 
 /** A label for logs, health checks and test fixtures; behaviour follows the engine's members and capabilities. */
@@ -172,4 +173,19 @@ export interface StoreEngine {
   tryTransactionLock(trx: Kysely<Database>, key: number): Promise<boolean>;
   /** The transaction's change row (its last statement), telling listeners where the engine can. */
   insertChange(trx: Kysely<Database>, kinds: string, serverId: string | null): Promise<void>;
+
+  // --- payload search (docs/decisions/0019-payload-search.md) ---
+
+  /**
+   * `condition` on the JSON text in `column` (a qualified column reference such as `e.payload`).
+   * The path (strict syntax, checked by the contract) goes in as a literal, so the expression is
+   * the one `ensurePayloadIndex` indexes; values are always bound. Equality is typed: "5" is not 5.
+   */
+  payloadCondition(column: string, condition: PayloadCondition): Expression<SqlBool>;
+  /**
+   * Creates, unless it exists, the index `name` on events over the payload value at `path` (strict
+   * syntax), then created_at and seq (the list's order), holding only events that have the value.
+   * True when it created it.
+   */
+  ensurePayloadIndex(db: Kysely<Database>, name: string, path: string): Promise<boolean>;
 }

@@ -73,6 +73,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '021_trace_context': traceContext,
         '022_server_names': serverNames,
         '024_saved_views': savedViews,
+        '025_payload_search': engineStepsOnly,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

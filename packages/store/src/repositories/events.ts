@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { PayloadCondition } from '@switchboard/contract';
 import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
@@ -21,8 +23,20 @@ export interface EventFilter {
   reason_code?: string;
   /** Keeps events with a dead letter not yet redriven (false) or one already redriven (true). */
   dead_letter_redriven?: boolean;
+  /** Conditions on the payload, all of which hold (docs/payload-search.md). */
+  payload?: PayloadCondition[];
   since?: string;
   until?: string;
+}
+
+/** How a page with payload conditions was searched (event.list's payload_search). */
+export interface PayloadSearchReport {
+  /** An eq or in condition is on a path with an index (a declared field). */
+  indexed: boolean;
+  /** The page stopped at the scan bound: more events may match past its next position. */
+  scan_limited: boolean;
+  /** Events the bounded page looked at, when it stopped at the bound. */
+  scanned_events?: number;
 }
 
 /** Where a page ended, in page order (created_at DESC, seq DESC). */
@@ -45,8 +59,24 @@ export interface EventWithRecords extends EventRow {
 
 export interface EventPage {
   events: EventWithRecords[];
-  /** Set when more events match after this page. */
+  /** Set when more events match after this page (or, when scan_limited, may match). */
   next?: EventPosition;
+  /** Set when the filter has payload conditions. */
+  payload_search?: PayloadSearchReport;
+}
+
+/**
+ * Events an unindexed payload search looks at for one page, newest first from where the page
+ * starts, unless a narrow filter (event_id, entity_id, run_id) bounds the walk already. The page
+ * then ends there, possibly short, with a position to go on from: a search over a large store
+ * answers in bounded time instead of scanning every payload (docs/decisions/0019-payload-search.md).
+ */
+export const PAYLOAD_SCAN_BOUND = 10_000;
+
+/** The index name of a declared payload field: readable where PostgreSQL's 63-byte names allow. */
+export function payloadIndexName(path: string): string {
+  const readable = `events_payload_${path.replaceAll('.', '__')}`;
+  return readable.length <= 63 ? readable : `events_payload_${createHash('sha256').update(path).digest('hex').slice(0, 24)}`;
 }
 
 export interface BulkEvent {
@@ -62,8 +92,9 @@ export type PageTables = Database & { e: EventsTable; d: DeliveriesTable; l: Dea
  * leaves out the filter that drives an index walk. Redrive and replay select with the same
  * conditions, so their estimates count what event.list shows.
  */
-export function eventConditionsOf(eb: ExpressionBuilder<PageTables, 'e'>, filter: EventFilter, skip: 'subscriber' | 'reason' | null): Expression<SqlBool>[] {
+export function eventConditionsOf(eb: ExpressionBuilder<PageTables, 'e'>, filter: EventFilter, skip: 'subscriber' | 'reason' | null, engine: StoreEngine): Expression<SqlBool>[] {
   const c: Expression<SqlBool>[] = [];
+  for (const condition of filter.payload ?? []) c.push(engine.payloadCondition('e.payload', condition));
   if (filter.event_id !== undefined) c.push(eb('e.event_id', '=', filter.event_id));
   if (filter.entity_id !== undefined) c.push(eb('e.entity_id', '=', filter.entity_id));
   if (filter.event_name !== undefined) c.push(eb('e.event_name', '=', filter.event_name));
@@ -122,6 +153,13 @@ export function eventConditionsOf(eb: ExpressionBuilder<PageTables, 'e'>, filter
 }
 
 /** Page order keyset: strictly older than the position, written so the range start is index-usable. */
+/** Page order keyset: the position itself or newer (the inclusive end of a bounded scan). */
+function notOlderThan(createdAt: string, seq: string, bound: EventPosition): Expression<SqlBool> {
+  const ca = sql.ref(createdAt);
+  const sq = sql.ref(seq);
+  return sql<SqlBool>`(${ca} >= ${bound.created_at} and (${ca} > ${bound.created_at} or ${sq} >= ${bound.seq}))`;
+}
+
 function olderThan<DB, TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,
   createdAt: string,
@@ -177,13 +215,70 @@ export class EventRepository {
     private readonly engine: StoreEngine,
   ) {}
 
-  async page(filter: EventFilter, options: { limit: number; after?: EventPosition }): Promise<EventPage> {
+  /** Payload paths with an index (declared fields, see ensurePayloadIndexes). */
+  private readonly indexedPayloadPaths = new Set<string>();
+
+  /**
+   * Creates the index of each declared payload path that has none (at boot; idempotent) and lets
+   * searches on them say they are indexed. The paths it created an index for.
+   */
+  async ensurePayloadIndexes(paths: Iterable<string>): Promise<string[]> {
+    const created: string[] = [];
+    for (const path of new Set(paths)) {
+      if (await this.engine.ensurePayloadIndex(this.db, payloadIndexName(path), path)) created.push(path);
+      this.indexedPayloadPaths.add(path);
+    }
+    return created;
+  }
+
+  /** Whether an index serves the filter's payload conditions: an eq or in on an indexed path. */
+  payloadSearchIndexed(conditions: readonly PayloadCondition[]): boolean {
+    return conditions.some((c) => (c.op === 'eq' || c.op === 'in') && this.indexedPayloadPaths.has(c.path));
+  }
+
+  async page(filter: EventFilter, options: { limit: number; after?: EventPosition; scanBound?: number }): Promise<EventPage> {
     const { limit, after } = options;
-    const rows = await this.pageRows(filter, limit + 1, after);
+    const payload = filter.payload !== undefined && filter.payload.length > 0 ? filter.payload : undefined;
+    const indexed = payload !== undefined && this.payloadSearchIndexed(payload);
+    const narrow = filter.event_id !== undefined || filter.entity_id !== undefined || filter.run_id !== undefined;
+    const scanBound = options.scanBound ?? PAYLOAD_SCAN_BOUND;
+    const bound = payload !== undefined && !indexed && !narrow ? await this.scanEnd(filter, after, scanBound) : undefined;
+    const rows = await this.pageRows(filter, limit + 1, after, bound?.end);
     const pageRows = rows.slice(0, limit);
     const events = await this.nest(pageRows);
     const last = pageRows[pageRows.length - 1];
-    return rows.length > limit && last ? { events, next: { created_at: last.created_at, seq: Number(last.seq) } } : { events };
+    const report = (scanLimited: boolean): Pick<EventPage, 'payload_search'> =>
+      payload === undefined ? {} : { payload_search: { indexed, scan_limited: scanLimited, ...(scanLimited ? { scanned_events: scanBound } : {}) } };
+    if (rows.length > limit && last) return { events, next: { created_at: last.created_at, seq: Number(last.seq) }, ...report(false) };
+    // The bounded scan found less than a page: the next page goes on past the last event it looked at.
+    if (bound?.more) return { events, next: bound.end, ...report(true) };
+    return { events, ...report(false) };
+  }
+
+  /**
+   * Where a bounded scan ends: the position of the `scanBound`-th newest event of the time window
+   * after `after` (a walk of the (created_at, seq) index), and whether any event lies past it;
+   * undefined when fewer remain.
+   */
+  private async scanEnd(filter: EventFilter, after: EventPosition | undefined, scanBound: number): Promise<{ end: EventPosition; more: boolean } | undefined> {
+    const db = this.db as unknown as Kysely<PageTables>;
+    const rows = await db
+      .selectFrom('events as e')
+      .select(['e.created_at', 'e.seq'])
+      .where((eb) => {
+        const c: Expression<SqlBool>[] = [];
+        if (filter.since !== undefined) c.push(sql<SqlBool>`${sql.ref('e.created_at')} >= ${filter.since}`);
+        if (filter.until !== undefined) c.push(sql<SqlBool>`${sql.ref('e.created_at')} < ${filter.until}`);
+        if (after) c.push(olderThan(eb, 'e.created_at', 'e.seq', after));
+        return eb.and(c);
+      })
+      .orderBy('e.created_at', 'desc')
+      .orderBy('e.seq', 'desc')
+      .limit(2)
+      .offset(scanBound - 1)
+      .execute();
+    const row = rows[0];
+    return row ? { end: { created_at: row.created_at, seq: Number(row.seq) }, more: rows.length > 1 } : undefined;
   }
 
   /**
@@ -192,10 +287,10 @@ export class EventRepository {
    * page order and join events by seq; otherwise the planner picks one of the events indexes, all of
    * which end in (created_at, seq). Either way a page is a bounded range walk, at any depth.
    */
-  private pageRows(filter: EventFilter, take: number, after: EventPosition | undefined): Promise<EventRow[]> {
+  private pageRows(filter: EventFilter, take: number, after: EventPosition | undefined, scanEnd: EventPosition | undefined): Promise<EventRow[]> {
     const db = this.db as unknown as Kysely<PageTables>;
 
-    const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => eventConditionsOf(eb, filter, skip);
+    const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => eventConditionsOf(eb, filter, skip, this.engine);
 
     /** Time bounds and the keyset, on whichever (created_at, seq) pair the walk is ordered by. */
     const positionConditions = <TB extends keyof PageTables>(eb: ExpressionBuilder<PageTables, TB>, createdAt: string, seq: string) => {
@@ -203,6 +298,7 @@ export class EventRepository {
       if (filter.since !== undefined) c.push(sql<SqlBool>`${sql.ref(createdAt)} >= ${filter.since}`);
       if (filter.until !== undefined) c.push(sql<SqlBool>`${sql.ref(createdAt)} < ${filter.until}`);
       if (after) c.push(olderThan(eb, createdAt, seq, after));
+      if (scanEnd) c.push(notOlderThan(createdAt, seq, scanEnd));
       return c;
     };
 
@@ -214,6 +310,7 @@ export class EventRepository {
       filter.run_id !== undefined ||
       filter.has_dead_letter !== undefined ||
       filter.dead_letter_redriven !== undefined ||
+      (filter.payload !== undefined && filter.payload.length > 0) ||
       (skip === 'reason' && filter.subscriber_id !== undefined);
 
     if (filter.event_id === undefined && filter.reason_code !== undefined) {

@@ -1,5 +1,7 @@
 import { type Kysely, type Selectable } from 'kysely';
+import type { PayloadCondition } from '@switchboard/contract';
 import type { Database, MailboxHistoryTable, MailboxItemsTable } from '../schema';
+import type { StoreEngine } from '../engines/engine';
 
 export interface MailboxFilter {
   status?: string;
@@ -7,6 +9,8 @@ export interface MailboxFilter {
   source_flow?: string;
   priority?: string;
   reason_code?: string;
+  /** Conditions on the item's payload, all of which hold (docs/payload-search.md). */
+  payload?: PayloadCondition[];
 }
 
 /** Where a page ended: pending items come first, then the rest; newest first within each part. */
@@ -28,7 +32,10 @@ export interface MailboxPage {
  * first by insertion order, so a keyset position is (part, seq) and each part is an index range.
  */
 export class MailboxReadRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: StoreEngine,
+  ) {}
 
   async page(filter: MailboxFilter, options: { limit: number; after?: MailboxPosition }): Promise<MailboxPage> {
     const { limit, after } = options;
@@ -40,6 +47,7 @@ export class MailboxReadRepository {
       if (filter.source_flow !== undefined) q = q.where('source_flow', '=', filter.source_flow);
       if (filter.priority !== undefined) q = q.where('priority', '=', filter.priority);
       if (filter.reason_code !== undefined) q = q.where('reason_code', '=', filter.reason_code);
+      for (const condition of filter.payload ?? []) q = q.where(this.engine.payloadCondition('mailbox_items.payload', condition));
       return q.orderBy('seq', 'desc').limit(take);
     };
     const rows: { row: MailboxItemRow; pending: boolean }[] = [];

@@ -108,7 +108,7 @@ export class OperationRepository {
       .innerJoin('events as e', 'e.seq', 'l.event_seq')
       .select(['l.dead_letter_id', 'l.event_id', 'e.event_name', 'l.subscriber_id', 'l.reason_code', 'l.created_at', 'l.error_message', 'l.redriven_at'])
       .where((eb) => {
-        const c = [...eventConditionsOf(eb, eventFilter, null), ...timeBounds('l.event_created_at', selection)];
+        const c = [...eventConditionsOf(eb, eventFilter, null, this.engine), ...timeBounds('l.event_created_at', selection)];
         if (subscriber_id !== undefined) c.push(eb('l.subscriber_id', '=', subscriber_id));
         if (reason_code !== undefined) c.push(eb('l.reason_code', '=', reason_code));
         if (selection.dead_letter_ids) c.push(eb('l.dead_letter_id', 'in', selection.dead_letter_ids));
@@ -128,7 +128,7 @@ export class OperationRepository {
       .selectFrom('events as e')
       .select(['e.event_id', 'e.event_name', 'e.created_at', 'e.entity_id'])
       .where((eb) => {
-        const c = [...eventConditionsOf(eb, selection, null), ...timeBounds('e.created_at', selection)];
+        const c = [...eventConditionsOf(eb, selection, null, this.engine), ...timeBounds('e.created_at', selection)];
         if (selection.event_ids) c.push(eb('e.event_id', 'in', selection.event_ids));
         return eb.and(c);
       })

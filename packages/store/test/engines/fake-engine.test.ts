@@ -42,6 +42,8 @@ const fakeEngine = {
   skippingLockedRows: unsupported('skippingLockedRows'),
   tryTransactionLock: unsupported('tryTransactionLock'),
   insertChange: unsupported('insertChange'),
+  payloadCondition: unsupported('payloadCondition'),
+  ensurePayloadIndex: unsupported('ensurePayloadIndex'),
 } satisfies StoreEngine;
 
 it('every engine has exactly the members the fake one needed', () => {

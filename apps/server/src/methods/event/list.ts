@@ -10,5 +10,5 @@ export const eventList: Handler<'event.list'> = async (params, ctx) => {
     { method: 'event.list', binding, position: eventPosition, cursor: params.cursor, limit: params.limit },
     (after, limit) => ctx.store.events.page({ ...params.filter, since: params.since, until: params.until }, { limit, after }),
   );
-  return { events: page.events.map(toStoredEvent), ...nextCursor };
+  return { events: page.events.map(toStoredEvent), ...nextCursor, ...(page.payload_search ? { payload_search: page.payload_search } : {}) };
 };

@@ -7,7 +7,7 @@ import { useCallback, useMemo, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { StoredEvent } from '@switchboard/contract';
-import { eventsQuery, useEvents, useNewEventCount, type EventQuery } from '../../api/events';
+import { eventsQuery, useCatalog, useEvents, useNewEventCount, type EventQuery } from '../../api/events';
 import { useRun } from '../../api/runs';
 import { paths } from '../../paths';
 import { CopyId } from '../../ui/CopyId';
@@ -41,6 +41,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
   const events = useEvents(query);
   const rows = useMemo(() => events.data?.pages.flatMap((p) => p.events) ?? [], [events.data]);
   const nextPageError = events.isFetchNextPageError ? events.error : null;
+  const payloadSearch = events.data?.pages[0]?.payload_search;
 
   const live = params.get('live') === '1';
   const newest = useMemo(() => (rows[0] ? { created_at: rows[0].created_at, ids: new Set(rows.map((r) => r.event_id)) } : undefined), [rows]);
@@ -116,6 +117,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         )}
       </div>
       <EventFilters mode={mode} params={params} update={update} />
+      {payloadSearch && !payloadSearch.indexed && <UnindexedSearchHint scanned={events.data?.pages.find((p) => p.payload_search?.scanned_events)?.payload_search?.scanned_events} />}
       {query.filter?.run_id && <RunSummary runId={query.filter.run_id} view={runView} onView={(v) => update({ view: v === 'tree' ? 'tree' : null })} />}
       <div className={`split${selectedId ? ' has-detail' : ''}`}>
         <div className="split-main">
@@ -133,6 +135,13 @@ export function EventBrowser({ mode }: { mode: Mode }) {
             <LoadingState label={`Loading ${title.toLowerCase()}`} />
           ) : events.isError && events.data === undefined ? (
             <ErrorState error={events.error} onRetry={() => void events.refetch()} />
+          ) : rows.length === 0 && events.hasNextPage ? (
+            <EmptyState title={`No ${many} match yet`}>
+              <p>The search has looked at part of the events so far; more may match further back.</p>
+              <button type="button" className="btn" onClick={() => void events.fetchNextPage()} disabled={events.isFetchingNextPage} data-testid="search-further">
+                {events.isFetchingNextPage ? 'Searching…' : 'Search further back'}
+              </button>
+            </EmptyState>
           ) : rows.length === 0 ? (
             <EmptyState title={hasFilters ? `No ${many} match these filters` : mode === 'dead-letters' ? 'No dead letters' : 'No events yet'}>
               {hasFilters ? (
@@ -172,6 +181,18 @@ export function EventBrowser({ mode }: { mode: Mode }) {
       </div>
       {recoveryOpen && <RecoveryDialog kind={kind} selection={recovery.selection} scope={recovery.scope} open={recoveryOpen} onOpenChange={setRecoveryOpen} />}
     </section>
+  );
+}
+
+/** Says that the payload search has no index, what that costs, and which fields have one. */
+function UnindexedSearchHint({ scanned }: { scanned: number | undefined }) {
+  const catalog = useCatalog();
+  const indexed = [...new Set((catalog.data?.events ?? []).flatMap((e) => e.indexed_payload_fields ?? []))];
+  return (
+    <p className="callout callout-info payload-search-hint" role="note" data-testid="payload-search-hint">
+      No index serves this payload search, so each page looks at {scanned ? `up to ${scanned.toLocaleString()}` : 'a bounded number of'} events, newest first, and may come back short: scroll or load more to search further back.
+      {indexed.length > 0 ? ` Indexed fields (fast with = or in): ${indexed.map((f) => `payload.${f}`).join(', ')}.` : ' A bundle can declare indexed_payload_fields to index a field.'}
+    </p>
   );
 }
 

@@ -4,10 +4,12 @@ import { useCatalog } from '../../api/events';
 import { SavedViews } from '../../ui/SavedViews';
 import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { FILTER_KEYS, RANGE_CHOICES, fromLocalInput, rangeOf, toLocalInput, type FilterKey, type Mode } from './event-query';
+import { parsePayloadFilter } from './payload-filter';
 import './EventFilters.css';
 
 const LABELS: Record<FilterKey, { label: string; placeholder: string }> = {
   event_name: { label: 'Event name', placeholder: 'e.g. refund (starts with)' },
+  payload: { label: 'Payload', placeholder: 'e.g. payload.ticket_id = T-1030' },
   entity_id: { label: 'Entity id', placeholder: 'entity id' },
   run_id: { label: 'Run id', placeholder: 'run id' },
   subscriber_id: { label: 'Subscriber', placeholder: 'node or agent id' },
@@ -15,7 +17,7 @@ const LABELS: Record<FilterKey, { label: string; placeholder: string }> = {
   event_id: { label: 'Event id', placeholder: 'event id' },
 };
 /** Shown without opening "More filters". */
-const PRIMARY: FilterKey[] = ['event_name'];
+const PRIMARY: FilterKey[] = ['event_name', 'payload'];
 
 export function EventFilters({ mode, params, update }: { mode: Mode; params: URLSearchParams; update: (patch: UrlPatch) => void }) {
   const committed = Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ''])) as Record<FilterKey, string>;
@@ -33,6 +35,7 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
   };
   useEffect(() => {
     if (FILTER_KEYS.every((k) => draft[k].trim() === committed[k])) return;
+    if (!parsePayloadFilter(draft.payload).ok) return;
     const t = setTimeout(() => commit(draft), 450);
     return () => clearTimeout(t);
   }); // re-armed on every render while a draft differs from the URL
@@ -42,8 +45,23 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
   // The bundle's catalog names every event: the name field suggests them.
   const catalog = useCatalog();
   const catalogListId = useId();
+  const payloadListId = useId();
+  const payloadErrorId = useId();
+  // The payload fields the bundle indexes; those of the events the name filter matches come first.
+  const nameFilter = committed.event_name;
+  const indexedFields = [
+    ...new Set(
+      (catalog.data?.events ?? [])
+        .slice()
+        .sort((a, b) => Number(!a.name.startsWith(nameFilter)) - Number(!b.name.startsWith(nameFilter)))
+        .flatMap((e) => e.indexed_payload_fields ?? []),
+    ),
+  ];
+  const payloadParse = parsePayloadFilter(draft.payload);
+  const payloadError = payloadParse.ok ? undefined : payloadParse.error;
+  const listOf = (k: FilterKey) => (k === 'event_name' ? { list: catalogListId } : k === 'payload' ? { list: payloadListId } : {});
   const field = (k: FilterKey) => (
-    <div className="field" key={k}>
+    <div className={`field${k === 'payload' ? ' payload-field' : ''}`} key={k}>
       <label htmlFor={`filter-${k}`}>{LABELS[k].label}</label>
       <input
         id={`filter-${k}`}
@@ -53,8 +71,23 @@ export function EventFilters({ mode, params, update }: { mode: Mode; params: URL
         placeholder={LABELS[k].placeholder}
         value={draft[k]}
         onChange={(e) => setDraft((d) => ({ ...d, [k]: e.target.value }))}
-        {...(k === 'event_name' ? { list: catalogListId } : {})}
+        {...listOf(k)}
+        {...(k === 'payload' && payloadError ? { 'aria-invalid': true, 'aria-describedby': payloadErrorId } : {})}
       />
+      {k === 'payload' && (
+        <datalist id={payloadListId} data-testid="payload-suggestions">
+          {indexedFields.map((f) => (
+            <option key={f} value={`payload.${f} = `}>
+              indexed
+            </option>
+          ))}
+        </datalist>
+      )}
+      {k === 'payload' && payloadError && (
+        <p className="field-error" id={payloadErrorId} role="alert" data-testid="payload-filter-error">
+          {payloadError}
+        </p>
+      )}
       {k === 'event_name' && (
         <datalist id={catalogListId} data-testid="event-name-suggestions">
           {catalog.data?.events.map((e) => (

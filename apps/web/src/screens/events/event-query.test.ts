@@ -10,6 +10,19 @@ describe('eventQueryFromUrl', () => {
       filter: { event_name_prefix: 'refund.approved', run_id: 'run_1', subscriber_id: 'pay-refund', reason_code: 'TIMEOUT', event_id: 'evt_1', has_dead_letter: true },
     });
   });
+  it('reads payload conditions from the URL and leaves out text the bar cannot read', () => {
+    const p = new URLSearchParams({ payload: 'payload.ticket_id = T-1030; payload.amount = 25', event_name: 'ticket' });
+    expect(eventQueryFromUrl(p, 'events', anchor)).toEqual({
+      filter: {
+        event_name_prefix: 'ticket',
+        payload: [
+          { path: 'ticket_id', op: 'eq', value: 'T-1030' },
+          { path: 'amount', op: 'eq', value: 25 },
+        ],
+      },
+    });
+    expect(eventQueryFromUrl(new URLSearchParams({ payload: 'payload.ticket-id = 1' }), 'events', anchor)).toEqual({});
+  });
   it('forces has_dead_letter in the dead-letters view', () => {
     expect(eventQueryFromUrl(new URLSearchParams('dead=0'), 'dead-letters', anchor)).toEqual({ filter: { has_dead_letter: true } });
     expect(eventQueryFromUrl(new URLSearchParams('dead=0'), 'events', anchor)).toEqual({ filter: { has_dead_letter: false } });

@@ -3,8 +3,10 @@
  * stay relative in the URL and are anchored to "now" when the view loads or refreshes.
  */
 import type { EventQuery } from '../../api/events';
+import { parsePayloadFilter } from './payload-filter';
 
-export const FILTER_KEYS = ['event_name', 'entity_id', 'run_id', 'subscriber_id', 'reason_code', 'event_id'] as const;
+/** `payload` holds the bar's payload conditions as typed (payload-filter.ts reads them). */
+export const FILTER_KEYS = ['event_name', 'payload', 'entity_id', 'run_id', 'subscriber_id', 'reason_code', 'event_id'] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
 export const RANGE_CHOICES = [
@@ -39,7 +41,11 @@ export function eventQueryFromUrl(params: URLSearchParams, mode: Mode, anchor: n
     if (!value) continue;
     // The name filter matches by prefix: "refund" finds refund.approved and refund.paid.
     if (key === 'event_name') filter.event_name_prefix = value;
-    else filter[key] = value;
+    else if (key === 'payload') {
+      // Text the bar cannot read is not sent: the bar says what is wrong with it.
+      const parsed = parsePayloadFilter(value);
+      if (parsed.ok && parsed.conditions.length > 0) filter.payload = parsed.conditions;
+    } else filter[key] = value;
   }
   if (params.get('redriven') === '0') filter.dead_letter_redriven = false;
   else if (params.get('redriven') === '1') filter.dead_letter_redriven = true;

@@ -3,10 +3,11 @@ import { useUrlDraft, type UrlPatch } from '../../url-state';
 import { useRejectReasons } from '../../api/mailbox';
 import { SavedViews } from '../../ui/SavedViews';
 import { PRIORITIES, STATUSES } from './mailbox-format';
+import { parsePayloadFilter } from '../events/payload-filter';
 
 /** Filters of the queue; every value lives in the URL. Text filters settle before they apply. */
 export function MailboxFilters({ params, update }: { params: URLSearchParams; update: (patch: UrlPatch) => void }) {
-  const ids = { status: useId(), type: useId(), flow: useId(), priority: useId(), reason: useId() };
+  const ids = { status: useId(), type: useId(), flow: useId(), priority: useId(), reason: useId(), payload: useId() };
   const reasons = useRejectReasons();
   return (
     <form className="filters" role="search" aria-label="Mailbox filters" onSubmit={(e) => e.preventDefault()}>
@@ -23,6 +24,17 @@ export function MailboxFilters({ params, update }: { params: URLSearchParams; up
       </div>
       <TextFilter id={ids.type} label="Type" placeholder="e.g. refund_approval" value={params.get('type') ?? ''} onChange={(v) => update({ type: v })} />
       <TextFilter id={ids.flow} label="Source flow" placeholder="e.g. support.refunds" value={params.get('source_flow') ?? ''} onChange={(v) => update({ source_flow: v })} />
+      <TextFilter
+        id={ids.payload}
+        label="Payload"
+        placeholder="e.g. payload.ticket_id = T-1030"
+        value={params.get('payload') ?? ''}
+        onChange={(v) => update({ payload: v })}
+        problemOf={(v) => {
+          const parsed = parsePayloadFilter(v);
+          return parsed.ok ? undefined : parsed.error;
+        }}
+      />
       <div className="field">
         <label htmlFor={ids.priority}>Priority</label>
         <select id={ids.priority} value={params.get('priority') ?? ''} onChange={(e) => update({ priority: e.target.value })}>
@@ -52,15 +64,32 @@ export function MailboxFilters({ params, update }: { params: URLSearchParams; up
   );
 }
 
-function TextFilter({ id, label, placeholder, value, onChange }: { id: string; label: string; placeholder: string; value: string; onChange: (v: string) => void }) {
+function TextFilter({
+  id,
+  label,
+  placeholder,
+  value,
+  onChange,
+  problemOf,
+}: {
+  id: string;
+  label: string;
+  placeholder: string;
+  value: string;
+  onChange: (v: string) => void;
+  /** Why the text cannot apply; such text stays a draft, with the reason shown. */
+  problemOf?: (v: string) => string | undefined;
+}) {
   const [draft, setDraft] = useUrlDraft(value);
+  const problem = problemOf?.(draft);
   useEffect(() => {
-    if (draft.trim() === value) return;
+    if (draft.trim() === value || problem) return;
     const t = setTimeout(() => onChange(draft.trim()), 400);
     return () => clearTimeout(t);
-  }, [draft, value, onChange]);
+  }, [draft, value, onChange, problem]);
+  const problemId = `${id}-problem`;
   return (
-    <div className="field">
+    <div className={`field${problemOf ? ' payload-field' : ''}`}>
       <label htmlFor={id}>{label}</label>
       <input
         id={id}
@@ -70,9 +99,15 @@ function TextFilter({ id, label, placeholder, value, onChange }: { id: string; l
         value={draft}
         onChange={(e) => setDraft(e.target.value)}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') onChange(draft.trim());
+          if (e.key === 'Enter' && !problem) onChange(draft.trim());
         }}
+        {...(problem ? { 'aria-invalid': true, 'aria-describedby': problemId } : {})}
       />
+      {problem && (
+        <p className="field-error" id={problemId} role="alert">
+          {problem}
+        </p>
+      )}
     </div>
   );
 }

@@ -20,6 +20,7 @@ import { RefreshButton } from '../../ui/RefreshButton';
 import { approveUnavailable } from './approval-rules';
 import { useViewer } from './use-viewer';
 import { useCan } from '../../api/access';
+import { parsePayloadFilter } from '../events/payload-filter';
 import './MailboxScreen.css';
 
 function filterFromUrl(params: URLSearchParams): MailboxFilter {
@@ -34,6 +35,8 @@ function filterFromUrl(params: URLSearchParams): MailboxFilter {
   if (flow) filter.source_flow = flow;
   const reasonCode = params.get('reason_code')?.trim();
   if (reasonCode) filter.reason_code = reasonCode;
+  const payload = parsePayloadFilter(params.get('payload') ?? '');
+  if (payload.ok && payload.conditions.length > 0) filter.payload = payload.conditions;
   return filter;
 }
 
@@ -49,7 +52,7 @@ export default function MailboxScreen() {
   const location = useLocation();
   const navigate = useNavigate();
   // Only the filter members of the URL, so that selecting an item does not make a new filter (and a refetch).
-  const filterQuery = onlyKeys(params, ['status', 'priority', 'type', 'source_flow', 'reason_code']);
+  const filterQuery = onlyKeys(params, ['status', 'priority', 'type', 'source_flow', 'reason_code', 'payload']);
   const filter = useMemo(() => filterFromUrl(new URLSearchParams(filterQuery)), [filterQuery]);
   const list = useMailboxList(filter);
   const items = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? [], [list.data]);

@@ -17,6 +17,7 @@ import { insertEventsWithDeliveries, insertFromJson, rowsAsJson } from './json-r
 import { postgresMigrationSteps } from './migrations/index';
 import { WRITE_GUARD_REFUSED } from './migrations/013_write_guard';
 import { POSTGRES_PARALLEL_GROUPS } from './open-postgres';
+import { ensurePostgresPayloadIndex, postgresPayloadCondition } from './payload-search';
 
 /**
  * SQLSTATEs of a lost or refused connection, or a server out of room for this one: admin/crash
@@ -193,4 +194,7 @@ export const postgresEngine: StoreEngine = {
   async insertChange(trx, kinds, serverId) {
     await insertChangeNotifying(trx, kinds, serverId);
   },
+
+  payloadCondition: postgresPayloadCondition,
+  ensurePayloadIndex: ensurePostgresPayloadIndex,
 };

@@ -11,6 +11,7 @@ import { prepared } from '../../prepared-statements';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import type { StoreEngine } from '../engine';
 import { claimDueUnlessLockedOnSqlite } from './claim';
+import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
 const DELETE_CHUNK_ROWS = 2000;
@@ -119,4 +120,7 @@ export const sqliteEngine: StoreEngine = {
   async insertChange(trx: Kysely<Database>, kinds: string, serverId: string | null) {
     await insertChange(trx, kinds, serverId);
   },
+
+  payloadCondition: sqlitePayloadCondition,
+  ensurePayloadIndex: ensureSqlitePayloadIndex,
 };
