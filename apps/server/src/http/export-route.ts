@@ -70,6 +70,7 @@ export function exportRoute(deps: ExportDeps) {
         'FORBIDDEN',
         `Forbidden: exporting ${name} needs the ${definition.scope} scope (role ${leastRoleFor(definition.scope)} or above); this ${principal.role}'s token does not have it`,
         { method: list.method, required_scope: definition.scope, role: principal.role, needs_role: leastRoleFor(definition.scope) },
+        403,
       );
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -93,8 +94,11 @@ export function exportRoute(deps: ExportDeps) {
       if (!(error instanceof RpcError)) throw error;
       return errorJson(c, error.code, error.message, error.details, errorRegistry[error.code].httpStatus === 200 ? 400 : undefined);
     }
-    // A read of possibly sensitive data in bulk: who took what out is on the audit trail.
-    await deps.recordQuietly({ ...fact, params: { format, params }, outcome: 'ok' });
+    // A read of possibly sensitive data in bulk: who took what out is on the audit trail. The
+    // list filter goes in flat, so its ids and values are kept as sent rather than hashed whole.
+    const { filter, ...rest } = params;
+    const filterMembers = typeof filter === 'object' && filter !== null ? (filter as Record<string, unknown>) : {};
+    await deps.recordQuietly({ ...fact, params: { format, ...rest, ...filterMembers }, outcome: 'ok' });
 
     const started = performance.now();
     const body = exportStream({
