@@ -117,13 +117,21 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
-    else cell += ch;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else cell += ch;
   }
   if (cell !== '' || row.length > 0) rows.push([...row, cell]);
   return rows;
@@ -284,7 +292,8 @@ describe('refusals', () => {
       expect(res.status, `${list}?${query.slice(0, 80)}`).toBe(status);
       expect(res.headers.get('content-disposition')).toBeNull();
       expectRpcError(body, code as 'INVALID_PARAMS');
-      if (path !== undefined) expect(body.error.data.details.issues.map((i: { path: string }) => i.path), query.slice(0, 80)).toContain(path);
+      const issues = (body.error.data.details.issues ?? []) as { path: string }[];
+      if (path !== undefined) expect(issues.map((i) => i.path), query.slice(0, 80)).toContain(path);
     }
   });
 });

@@ -9,3 +9,4 @@ export * from './json-depth';
 export * from './limits';
 export * from './nul-text';
 export * from './sign-in';
+export * from './export';

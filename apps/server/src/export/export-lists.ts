@@ -6,7 +6,7 @@
  * A row is what the list returns for one item (JSON Lines writes it as is); `columns` flatten it
  * for CSV, nested parts (payloads, deliveries, histories) as JSON text in one cell.
  */
-import type { DecisionSheet, MethodName, Params, Result, StoredEvent } from '@switchboard/contract';
+import { EXPORT_LIST_METHODS, EXPORT_LIST_NAMES, type DecisionSheet, type ExportListName, type MethodName, type Params, type Result, type StoredEvent } from '@switchboard/contract';
 import { auditList } from '../methods/audit/list';
 import { eventList } from '../methods/event/list';
 import { mailboxList } from '../methods/mailbox/list';
@@ -18,8 +18,6 @@ import type { HandlerContext } from '../rpc/handler';
 /** Rows per page read: one page is all an export holds in memory at a time. */
 export const EXPORT_PAGE_SIZE = 500;
 
-export const EXPORT_LIST_NAMES = ['events', 'dead-letters', 'mailbox', 'incidents', 'audit'] as const;
-export type ExportListName = (typeof EXPORT_LIST_NAMES)[number];
 
 export interface ExportPage<Row> {
   rows: Row[];
@@ -70,7 +68,7 @@ const eventColumns: CsvColumn<StoredEvent>[] = [
 
 const events = exportList<StoredEvent>({
   name: 'events',
-  method: 'event.list',
+  method: EXPORT_LIST_METHODS.events,
   async page(params, cursor, ctx) {
     const page = await eventList(paged<'event.list'>(params, cursor), ctx);
     return { rows: page.events, next_cursor: page.next_cursor };
@@ -104,7 +102,7 @@ function deadLettersOf(event: StoredEvent, filter: Params<'event.list'>['filter'
 
 const deadLetters = exportList<DeadLetterRow>({
   name: 'dead-letters',
-  method: 'event.list',
+  method: EXPORT_LIST_METHODS['dead-letters'],
   async page(params, cursor, ctx) {
     const list = params as Params<'event.list'>;
     const filter = { ...list.filter, has_dead_letter: true };
@@ -151,7 +149,7 @@ function lastDecision(row: MailboxRow): MailboxHistoryEntry | undefined {
 
 const mailbox = exportList<MailboxRow>({
   name: 'mailbox',
-  method: 'mailbox.list',
+  method: EXPORT_LIST_METHODS.mailbox,
   async page(params, cursor, ctx) {
     const page = await mailboxList(paged<'mailbox.list'>(params, cursor), ctx);
     const records = await ctx.store.mailboxReads.decisionRecordsOf(page.items.map((i) => i.mailbox_id));
@@ -195,7 +193,7 @@ type Incident = Result<'runtime.incidents'>['incidents'][number];
 
 const incidents = exportList<Incident>({
   name: 'incidents',
-  method: 'runtime.incidents',
+  method: EXPORT_LIST_METHODS.incidents,
   async page(params, cursor, ctx) {
     const page = await runtimeIncidents(paged<'runtime.incidents'>(params, cursor), ctx);
     return { rows: page.incidents, next_cursor: page.next_cursor };
@@ -228,7 +226,7 @@ type AuditRecord = Result<'audit.list'>['items'][number];
 
 const audit = exportList<AuditRecord>({
   name: 'audit',
-  method: 'audit.list',
+  method: EXPORT_LIST_METHODS.audit,
   async page(params, cursor, ctx) {
     const page = await auditList(paged<'audit.list'>(params, cursor), ctx);
     return { rows: page.items, next_cursor: page.next_cursor };

@@ -5,10 +5,9 @@
  * is held at a time. A client that goes away cancels the stream, and no further page is read.
  */
 import { stringify } from 'csv-stringify/sync';
+import type { ExportFormat } from '@switchboard/contract';
 import type { ExportList, ExportPage } from './export-lists';
 
-export const EXPORT_FORMATS = ['jsonl', 'csv'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson; charset=utf-8',

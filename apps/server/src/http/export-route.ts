@@ -5,13 +5,13 @@
  * is sent, with the JSON-RPC error body every other route answers with.
  */
 import type { Context } from 'hono';
-import { MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, errorRegistry, leastRoleFor, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
+import { EXPORT_FORMATS, EXPORT_LIST_NAMES, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, errorRegistry, leastRoleFor, methods, nestsDeeperThan, nulTextPath, type ExportFormat, type MethodDefinition } from '@switchboard/contract';
 import type { z } from 'zod';
 import { errorJson, type AppEnv } from './app-env';
 import type { AppDeps } from './app';
 import { actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
-import { EXPORT_LIST_NAMES, exportLists, isExportListName, type ExportList } from '../export/export-lists';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../export/export-stream';
+import { exportLists, isExportListName, type ExportList } from '../export/export-lists';
+import { EXPORT_CONTENT_TYPES, exportStream } from '../export/export-stream';
 import { issuesOf } from '../rpc/method-executor';
 import type { HandlerContext } from '../rpc/handler';
 
