@@ -6,9 +6,12 @@
  */
 import type { Context } from 'hono';
 import { EXPORT_FORMATS, EXPORT_LIST_NAMES, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, errorRegistry, leastRoleFor, methods, nestsDeeperThan, nulTextPath, type ExportFormat, type MethodDefinition } from '@switchboard/contract';
+import type { Runtime } from '@switchboard/runtime';
+import type { Store } from '@switchboard/store';
 import type { z } from 'zod';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
 import { errorJson, type AppEnv } from './app-env';
-import type { AppDeps } from './app';
 import { actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
 import { exportLists, isExportListName, type ExportList } from '../export/export-lists';
 import { EXPORT_CONTENT_TYPES, exportStream } from '../export/export-stream';
@@ -18,7 +21,14 @@ import type { HandlerContext } from '../rpc/handler';
 /** The params travel in the URL: longer than any real filter, short enough for every proxy. */
 const MAX_PARAMS_TEXT = 4096;
 
-type ExportDeps = Pick<AppDeps, 'config' | 'store' | 'runtime' | 'logger'> & { recordQuietly: (fact: AuditFact) => Promise<void> };
+interface ExportDeps {
+  config: Config;
+  store: Store;
+  runtime: Runtime;
+  logger: Logger;
+  /** Writes an audit record; a failure is logged, never the answer. */
+  recordQuietly: (fact: AuditFact) => Promise<void>;
+}
 
 function isFormat(value: string): value is ExportFormat {
   return (EXPORT_FORMATS as readonly string[]).includes(value);
