@@ -57,10 +57,23 @@ export function exportRoute(deps: ExportDeps) {
     const principal = c.get('principal');
     const correlationId = c.get('correlationId');
     const format = c.req.query('format') ?? 'jsonl';
+    const rawText = c.req.query('params') ?? '{}';
+    const definition = (methods as Record<string, MethodDefinition>)[list.method]!;
+    const fact = { actor: actorOf(principal), channel: channelOf(principal), method: auditMethod, correlationId };
+    // Before the params are read, as for an RPC call: a refused caller learns nothing from them.
+    if (!principal.scopes.has(definition.scope)) {
+      await deps.recordQuietly({ ...fact, params: { format, params: rawText }, outcome: 'FORBIDDEN' });
+      return errorJson(
+        c,
+        'FORBIDDEN',
+        `Forbidden: exporting ${name} needs the ${definition.scope} scope (role ${leastRoleFor(definition.scope)} or above); this ${principal.role}'s token does not have it`,
+        { method: list.method, required_scope: definition.scope, role: principal.role, needs_role: leastRoleFor(definition.scope) },
+        403,
+      );
+    }
     if (!isFormat(format)) {
       return invalidParams(c, `format must be one of ${EXPORT_FORMATS.join(', ')}`, [{ path: 'format', message: `expected one of ${EXPORT_FORMATS.join(', ')}` }]);
     }
-    const rawText = c.req.query('params') ?? '{}';
     if (rawText.length > MAX_PARAMS_TEXT) {
       return invalidParams(c, `params is longer than ${MAX_PARAMS_TEXT} characters`, [{ path: 'params', message: `at most ${MAX_PARAMS_TEXT} characters` }]);
     }
@@ -69,19 +82,6 @@ export function exportRoute(deps: ExportDeps) {
       raw = JSON.parse(rawText);
     } catch {
       return invalidParams(c, 'params is not JSON', [{ path: 'params', message: 'expected the list params as JSON text' }]);
-    }
-
-    const definition = (methods as Record<string, MethodDefinition>)[list.method]!;
-    const fact = { actor: actorOf(principal), channel: channelOf(principal), method: auditMethod, params: { format, params: raw }, correlationId };
-    if (!principal.scopes.has(definition.scope)) {
-      await deps.recordQuietly({ ...fact, outcome: 'FORBIDDEN' });
-      return errorJson(
-        c,
-        'FORBIDDEN',
-        `Forbidden: exporting ${name} needs the ${definition.scope} scope (role ${leastRoleFor(definition.scope)} or above); this ${principal.role}'s token does not have it`,
-        { method: list.method, required_scope: definition.scope, role: principal.role, needs_role: leastRoleFor(definition.scope) },
-        403,
-      );
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       return invalidParams(c, `params must be a JSON object: the params of ${list.method}`, [{ path: '', message: 'expected an object' }]);
