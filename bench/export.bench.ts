@@ -58,6 +58,32 @@ function sampleRss(pid: number): { stop(): number } {
   };
 }
 
+/** The server's V8 heap in use, from its own /metrics (prom-client's default gauges). */
+async function heapUsed(server: ServerProcess): Promise<number> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await res.text());
+  return match ? Number(match[1]) : NaN;
+}
+
+/**
+ * The JS heap beside RSS, every 500 ms: RSS also holds SQLite's page cache (bounded by the store's
+ * cache_size), which fills once on a fresh process whatever reads the pages.
+ */
+function sampleHeap(server: ServerProcess): { stop(): Promise<number> } {
+  let max = 0;
+  let pending = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = heapUsed(server).then((h) => void (max = Math.max(max, h)), () => undefined);
+  }, 500);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+      return Math.max(max, await heapUsed(server));
+    },
+  };
+}
+
 interface ExportFigures {
   format: string;
   rows: number;
@@ -65,12 +91,15 @@ interface ExportFigures {
   seconds: number;
   rssBefore: number;
   rssMax: number;
+  heapBefore: number;
+  heapMax: number;
 }
 
 async function exportAll(server: ServerProcess, format: 'jsonl' | 'csv'): Promise<ExportFigures> {
-  global.gc?.();
+  const heapBefore = await heapUsed(server);
   const rssBefore = rssBytes(server.pid);
   const sampler = sampleRss(server.pid);
+  const heap = sampleHeap(server);
   const started = performance.now();
   const res = await fetch(`${server.url}/v1/export/events?format=${format}&params=${encodeURIComponent('{}')}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
@@ -84,8 +113,9 @@ async function exportAll(server: ServerProcess, format: 'jsonl' | 'csv'): Promis
   }
   const seconds = (performance.now() - started) / 1000;
   const rssMax = sampler.stop();
+  const heapMax = await heap.stop();
   // The bench's payloads, errors and JSON cells hold no line breaks: a line is a row (CSV: + header).
-  return { format, rows: format === 'csv' ? newlines - 1 : newlines, bytes, seconds, rssBefore, rssMax };
+  return { format, rows: format === 'csv' ? newlines - 1 : newlines, bytes, seconds, rssBefore, rssMax, heapBefore, heapMax };
 }
 
 /** Reads at SLOW_BYTES_PER_S for SLOW_SECONDS, then aborts: the server's RSS meanwhile. */
@@ -120,14 +150,14 @@ async function runEngine(label: string, server: () => Promise<ServerProcess>): P
     const log: string[] = [];
     running.child.stdout?.on('data', (d: Buffer) => log.push(...d.toString().split('\n').filter((l) => l.includes('"export ended"'))));
     console.log(`\n${label}: server pid ${running.pid}, RSS at start ${mb(rssBytes(running.pid))} MB, load ${os.loadavg()[0]!.toFixed(2)}`);
-    console.log('format   rows        MB      s      rows/s    MB/s   RSS before  RSS max  growth (MB)');
+    console.log('format   rows        MB      s      rows/s    MB/s   RSS before  RSS max  growth   heap before  heap max (MB)');
     for (const format of ['jsonl', 'csv', 'jsonl'] as const) {
       const f = await exportAll(running, format);
       const growth = f.rssMax - f.rssBefore;
       if (f.rows !== EVENTS) throw new Error(`${format} export wrote ${f.rows} rows, expected ${EVENTS}`);
       met &&= growth < RSS_TARGET_MB * MB;
       console.log(
-        `${f.format.padEnd(6)} ${f.rows.toLocaleString('en').padStart(10)} ${mb(f.bytes).padStart(8)} ${f.seconds.toFixed(1).padStart(6)} ${Math.round(f.rows / f.seconds).toLocaleString('en').padStart(10)} ${(f.bytes / MB / f.seconds).toFixed(1).padStart(7)} ${mb(f.rssBefore).padStart(10)} ${mb(f.rssMax).padStart(8)} ${mb(growth).padStart(8)}`,
+        `${f.format.padEnd(6)} ${f.rows.toLocaleString('en').padStart(10)} ${mb(f.bytes).padStart(8)} ${f.seconds.toFixed(1).padStart(6)} ${Math.round(f.rows / f.seconds).toLocaleString('en').padStart(10)} ${(f.bytes / MB / f.seconds).toFixed(1).padStart(7)} ${mb(f.rssBefore).padStart(10)} ${mb(f.rssMax).padStart(8)} ${mb(growth).padStart(8)} ${mb(f.heapBefore).padStart(12)} ${mb(f.heapMax).padStart(9)}`,
       );
     }
     const slow = await slowClient(running);
@@ -157,7 +187,7 @@ if (!reuse) {
   console.log(`filled SQLite in ${((performance.now() - started) / 1000).toFixed(0)} s (${dir})`);
 } else console.log(`SQLite store ${dir} (reused)`);
 
-const serverEnv = { SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'info' };
+const serverEnv = { SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'info', SWITCHBOARD_METRICS: 'on' };
 let met = await runEngine('SQLite', () => startServerProcess({ dataDir: dir, token: TOKEN, env: serverEnv, baseEnv: 'inherit', stdout: 'capture' }));
 
 const adminUrl = process.env.BENCH_DATABASE_URL;
