@@ -61,7 +61,7 @@ function sampleRss(pid: number): { stop(): number } {
 /** The server's V8 heap in use, from its own /metrics (prom-client's default gauges). */
 async function heapUsed(server: ServerProcess): Promise<number> {
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-  const match = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await res.text());
+  const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(await res.text());
   return match ? Number(match[1]) : NaN;
 }
 

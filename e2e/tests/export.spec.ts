@@ -34,6 +34,13 @@ test.describe('export', () => {
     expect(rows.map((r) => r.split(',')[0])).toEqual(listed.map((e) => e.event_id));
     expect(rows.every((r) => r.includes(`,${entity},`))).toBe(true);
 
+    // From the keyboard: the menu opens with Enter and Escape closes it.
+    await exporter.toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect(exporter.link('CSV')).toBeVisible();
+    await page.keyboard.press('Escape');
+    await expect(exporter.link('CSV')).toBeHidden();
+
     // Who took what out: both downloads are on the audit trail, with the filter they used.
     const audit = new AuditPage(page);
     await audit.goto('?method=export.events');
