@@ -74,7 +74,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [{ name: '@switchboard/contract', allowTypeImports: true, message: 'Import types only from the contract index; values from @switchboard/contract/roles, /limits or /sign-in (no zod in the console).' }],
+          paths: [{ name: '@switchboard/contract', allowTypeImports: true, message: 'Import types only from the contract index; values from @switchboard/contract/roles, /limits, /sign-in, /payload-search or /export (no zod in the console).' }],
         },
       ],
     },

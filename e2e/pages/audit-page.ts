@@ -8,6 +8,10 @@ export class AuditPage {
     this.rows = page.getByTestId('audit-row');
   }
 
+  async goto(query = ''): Promise<void> {
+    await this.page.goto(`/audit${query}`);
+  }
+
   /** Rows of one method by one person (the actor's display name). */
   rowsOf(method: string, actorName: string): Locator {
     return this.rows.filter({ hasText: method }).filter({ hasText: actorName });

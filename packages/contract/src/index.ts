@@ -10,3 +10,4 @@ export * from './limits';
 export * from './nul-text';
 export * from './payload-search';
 export * from './sign-in';
+export * from './export';

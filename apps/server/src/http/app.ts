@@ -25,6 +25,7 @@ import { protocolOf, requireAuth } from './middleware/require-auth';
 import { securityHeaders } from './middleware/security-headers';
 import type { RateLimiter } from './rate-limiter';
 import { serveConsole } from './console-static';
+import { exportRoute } from './export-route';
 import type { OidcSignIn } from './oidc/sign-in';
 import { setSessionCookie } from './session-cookie';
 import { WEBSOCKET_PATH, acceptWebSocket, upgradeRequired, upgradesOnlyAtWebSocketPath } from './websocket-upgrade';
@@ -262,6 +263,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
   };
   app.all('/v1/rpc', postOnly);
   app.all('/v1/rpc/:method', postOnly);
+  // GET so that the console downloads through a plain link (the session cookie), streamed by the browser.
+  app.get('/v1/export/:list', authenticated, rateLimit(deps.limiter), exportRoute({ config, store, runtime: deps.runtime, logger, recordQuietly }));
   // Upgrade requests reach the app through websocket-upgrade.ts; an accepted one goes to the socket server.
   app.all(WEBSOCKET_PATH, upgradeRequired(), authenticated, acceptWebSocket(recordQuietly));
   app.all('/v1/*', (c) => errorJson(c, 'METHOD_NOT_FOUND', `No route ${c.req.method} ${c.req.path}`, {}, 404));

@@ -22,6 +22,14 @@ export interface MailboxPosition {
 export type MailboxItemRow = Selectable<MailboxItemsTable>;
 export type MailboxHistoryRow = Selectable<MailboxHistoryTable>;
 
+/** A mailbox item's decision snapshots (JSON text) and its history, as an export reads them per page. */
+export interface MailboxDecisionRecords {
+  decided_sheet: string | null;
+  emitted_payload: string | null;
+  emitted_event_id: string | null;
+  history: (MailboxHistoryRow & { actor_token_name: string | null })[];
+}
+
 export interface MailboxPage {
   items: MailboxItemRow[];
   next?: MailboxPosition;
@@ -81,6 +89,33 @@ export class MailboxReadRepository {
       .orderBy('h.seq')
       .execute();
     return { item, history };
+  }
+
+  /**
+   * For a page of items (an export), what mailbox.get shows beside each one: the snapshots taken
+   * when it was decided and its history with the actors' token names, oldest first. Two queries
+   * for the whole page rather than two per item.
+   */
+  async decisionRecordsOf(mailboxIds: readonly string[]): Promise<Map<string, MailboxDecisionRecords>> {
+    const byItem = new Map<string, MailboxDecisionRecords>();
+    if (mailboxIds.length === 0) return byItem;
+    const ids = [...mailboxIds];
+    const snapshots = await this.db
+      .selectFrom('mailbox_items')
+      .select(['mailbox_id', 'decided_sheet', 'emitted_payload', 'emitted_event_id'])
+      .where('mailbox_id', 'in', ids)
+      .execute();
+    for (const s of snapshots) byItem.set(s.mailbox_id, { ...s, history: [] });
+    const history = await this.db
+      .selectFrom('mailbox_history as h')
+      .leftJoin('tokens as t', 't.id', 'h.actor_token_id')
+      .selectAll('h')
+      .select('t.name as actor_token_name')
+      .where('h.mailbox_id', 'in', ids)
+      .orderBy('h.seq')
+      .execute();
+    for (const row of history) byItem.get(row.mailbox_id)?.history.push(row);
+    return byItem;
   }
 
   /** Rejected items per (type, reason code); items rejected without a code are not counted. */

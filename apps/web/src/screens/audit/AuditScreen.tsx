@@ -12,6 +12,7 @@ import { ErrorState } from '../../ui/ErrorState';
 import { IdLink } from '../../ui/IdLink';
 import { LoadingState } from '../../ui/LoadingState';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { ExportMenu } from '../../ui/ExportMenu';
 import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { onlyKeys, useUrlState, type UrlPatch } from '../../url-state';
@@ -52,6 +53,7 @@ function AuditPage() {
           </span>
         )}
         <RefreshButton query={query} />
+        <ExportMenu list="audit" params={filters} />
       </div>
       <AuditFilterForm key={key} params={params} update={update} />
       <div className="split-main audit-list">

@@ -27,6 +27,7 @@ import { EventTable, type EventTableHandle } from './EventTable';
 import { FILTER_KEYS, eventQueryFromUrl, rangeOf, type Mode } from './event-query';
 import { GuardedButton } from '../../ui/GuardedButton';
 import { TraceId } from '../../ui/TraceId';
+import { ExportMenu } from '../../ui/ExportMenu';
 import './EventBrowser.css';
 
 export function EventBrowser({ mode }: { mode: Mode }) {
@@ -101,6 +102,7 @@ export function EventBrowser({ mode }: { mode: Mode }) {
         <button type="button" className="btn btn-small" onClick={refresh} disabled={events.isFetching}>
           Refresh
         </button>
+        <ExportMenu list={mode} params={query} />
         <GuardedButton
           action={kind === 'redrive' ? 'event.redrive' : 'event.replay'}
           className="btn btn-small btn-primary"

@@ -15,6 +15,7 @@ import { IncidentFilters, WINDOW_CHOICES } from './IncidentFilters';
 import { IncidentTable } from './IncidentTable';
 import { STATE_CHOICES, sortChoice, stateChoice } from './incident-state';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { ExportMenu } from '../../ui/ExportMenu';
 
 export const HISTOGRAM_BUCKETS = 24;
 
@@ -81,6 +82,7 @@ export default function IncidentsScreen() {
           </span>
         )}
         <RefreshButton query={query} />
+        <ExportMenu list="incidents" params={filters} />
       </div>
       <IncidentFilters windowHours={windowHours} component={filters.component ?? ''} mcpOnly={Boolean(filters.mcp_only)} state={state.value} sort={sort} update={update} />
       <div className={`split${selectedId ? ' has-detail' : ''}`}>

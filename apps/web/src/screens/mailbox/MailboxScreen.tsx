@@ -17,6 +17,7 @@ import { MailboxQueue } from './MailboxQueue';
 import { MailboxReview } from './MailboxReview';
 import { PRIORITIES, STATUSES } from './mailbox-format';
 import { RefreshButton } from '../../ui/RefreshButton';
+import { ExportMenu } from '../../ui/ExportMenu';
 import { approveUnavailable } from './approval-rules';
 import { useViewer } from './use-viewer';
 import { useCan } from '../../api/access';
@@ -117,6 +118,7 @@ export default function MailboxScreen() {
           </span>
         )}
         <RefreshButton query={list} />
+        <ExportMenu list="mailbox" params={filtered ? { filter } : {}} />
       </div>
       <MailboxFilters params={params} update={update} />
       <div className="split mailbox-split">
