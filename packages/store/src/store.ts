@@ -34,6 +34,7 @@ import { MailboxDecisionRepository } from './repositories/mailbox-decisions';
 import { AgentWriteRepository } from './repositories/agent-writes';
 import { ServerRepository } from './repositories/servers';
 import { AlertRepository } from './repositories/alerts';
+import { RetentionRepository } from './repositories/retention';
 import { storeTxOf, type StoreTx } from './store-tx';
 import { ClusterGaugeReads } from './repositories/cluster-gauges';
 import { noopStoreObserver, type StoreObserver } from './store-observer';
@@ -81,6 +82,8 @@ export class Store {
   readonly servers: ServerRepository;
   /** Alert rules, destinations, silences and the notice outbox. */
   readonly alerts: AlertRepository;
+  /** What retention removes and keeps, its lease and the record of its passes (ADR 0018). */
+  readonly retention: RetentionRepository;
   /** The change feed: what committed, for other servers and live consoles (see change-feed.ts). */
   readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
@@ -133,6 +136,7 @@ export class Store {
     this.servers = new ServerRepository(db, engine);
     this.clusterGauges = new ClusterGaugeReads(db, this.runWrites);
     this.alerts = new AlertRepository(db, this.changes, engine);
+    this.retention = new RetentionRepository(db, engine);
   }
 
   /** The engine's name: a label for health checks, logs and test fixtures, never a branch (read `capabilities`). */

@@ -18,6 +18,7 @@ import * as mailboxApprovals from './019_mailbox_approvals';
 import * as alerts from './020_alerts';
 import * as traceContext from './021_trace_context';
 import * as serverNames from './022_server_names';
+import * as retention from './023_retention';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
 const engineStepsOnly: Migration = { async up() {}, async down() {} };
@@ -71,6 +72,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '020_alerts': alerts,
         '021_trace_context': traceContext,
         '022_server_names': serverNames,
+        '023_retention': retention,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

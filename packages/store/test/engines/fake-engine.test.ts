@@ -42,6 +42,8 @@ const fakeEngine = {
   skippingLockedRows: unsupported('skippingLockedRows'),
   tryTransactionLock: unsupported('tryTransactionLock'),
   insertChange: unsupported('insertChange'),
+  storage: unsupported('storage'),
+  reclaimSpace: unsupported('reclaimSpace'),
 } satisfies StoreEngine;
 
 it('every engine has exactly the members the fake one needed', () => {

@@ -21,6 +21,9 @@ const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state
 
 const insertChange = compiledOnce((db, kinds: string, serverId: string | null) => db.insertInto('changes').values({ kinds, server_id: serverId, created_at: now() }));
 
+/** PRAGMA auto_vacuum's value for INCREMENTAL. */
+const INCREMENTAL_AUTO_VACUUM = 2;
+
 export const sqliteEngine: StoreEngine = {
   name: 'sqlite',
   capabilities: { sharedByProcesses: false, concurrentWriters: false, pipelinedGuard: false },
@@ -118,5 +121,23 @@ export const sqliteEngine: StoreEngine = {
 
   async insertChange(trx: Kysely<Database>, kinds: string, serverId: string | null) {
     await insertChange(trx, kinds, serverId);
+  },
+
+  async storage(db) {
+    const pragma = async (name: string) => Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
+    const pageSize = await pragma('page_size');
+    return {
+      bytes: (await pragma('page_count')) * pageSize,
+      freeBytes: (await pragma('freelist_count')) * pageSize,
+      reclaim: (await pragma('auto_vacuum')) === INCREMENTAL_AUTO_VACUUM ? 'incremental' : 'vacuum_needed',
+    };
+  },
+
+  async reclaimSpace(db, maxPages) {
+    const free = async () => Number(Object.values((await sql.raw('pragma freelist_count').execute(db)).rows[0] as object)[0]);
+    const before = await free();
+    // A no-op on a file without incremental auto-vacuum (see open-sqlite.ts).
+    await sql.raw(`pragma incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).execute(db);
+    return before - (await free());
   },
 };
