@@ -35,3 +35,5 @@ export type { IncidentPosition, IncidentSort } from './incidents/incident-order'
 export type { IncidentActivityEntry, IncidentStateFilter, IncidentStateView } from './incidents/incident-state';
 export { newWebhookSecret } from './alerts/alert-config';
 export { maskedUrl } from './alerts/notice-content';
+export { Retention, type RetentionPassOutcome, type RetentionStatus } from './retention/retention';
+export { DEFAULT_RETENTION_SETTINGS, LONGEST_INCIDENT_LOOK_BACK_DAYS, cutoffsAt, type RetentionSettings } from './retention/retention-settings';

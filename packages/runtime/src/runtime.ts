@@ -34,6 +34,8 @@ import { ServerRegistry, type ServerRegistryOptions } from './membership/server-
 import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
 import { Incidents } from './incidents/incidents';
+import { Retention } from './retention/retention';
+import { DEFAULT_RETENTION_SETTINGS, type RetentionSettings } from './retention/retention-settings';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -58,6 +60,8 @@ export interface RuntimeOptions {
   observer?: RuntimeObserver;
   /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
   alerts?: AlertsOptions;
+  /** How long settled history is kept and how fast it is removed (ADR 0018); the defaults otherwise. */
+  retention?: Partial<RetentionSettings>;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -92,6 +96,8 @@ export class Runtime {
   readonly alerts: Alerts;
   /** Incident lists, states and their changes. */
   readonly incidents: Incidents;
+  /** Removal of settled history past its settings, scheduled and on request. */
+  readonly retention: Retention;
 
   readonly store: Store;
   readonly bundle: LoadedBundle;
@@ -151,6 +157,7 @@ export class Runtime {
       },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
+    this.retention = new Retention(store, clock, this.log, this.dispatcher.owner, { ...DEFAULT_RETENTION_SETTINGS, ...parts.retention });
     this.resets = new RuntimeResets({
       context: {
         store,
@@ -214,6 +221,7 @@ export class Runtime {
     this.resetLock.watch();
     this.dispatcher.start();
     this.alerts.start(this.serverId);
+    this.retention.start();
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
     );
@@ -221,6 +229,7 @@ export class Runtime {
 
   /** Stops dispatching and waits for in-flight handlers. */
   async stop(): Promise<void> {
+    await this.retention.stop();
     await this.alerts.stop();
     await this.operationRunner.stop();
     await this.dispatcher.stop();

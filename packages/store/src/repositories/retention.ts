@@ -6,9 +6,9 @@
  * of its dead letter, a new pending item) is not selected; the runtime (runtime/src/retention)
  * owns the schedule, the cut-offs and the pacing.
  */
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { StoreEngine, StorageReading } from '../engines/engine';
-import type { Database } from '../schema';
+import type { Database, RetentionRunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY } from './incidents';
@@ -381,6 +381,11 @@ export class RetentionRepository {
       .execute();
   }
 
+  async run(id: string): Promise<RetentionRunRecord | undefined> {
+    const row = await this.db.selectFrom('retention_runs').selectAll().where('retention_run_id', '=', id).executeTakeFirst();
+    return row && runRecordOf(row);
+  }
+
   /** The latest passes, newest first; `dryRun` narrows to previews or real passes. */
   async latestRuns(limit: number, dryRun?: boolean): Promise<RetentionRunRecord[]> {
     const rows = await this.db
@@ -391,7 +396,12 @@ export class RetentionRepository {
       .orderBy('retention_run_id', 'desc')
       .limit(limit)
       .execute();
-    return rows.map((r) => ({
+    return rows.map(runRecordOf);
+  }
+}
+
+function runRecordOf(r: Selectable<RetentionRunsTable>): RetentionRunRecord {
+  return {
       retention_run_id: r.retention_run_id,
       started_at: r.started_at,
       finished_at: r.finished_at,
@@ -401,7 +411,6 @@ export class RetentionRepository {
       status: r.status as RetentionRunRecord['status'],
       cutoffs: JSON.parse(r.cutoffs) as RetentionCutoffs,
       removed: { ...zeroCounts(), ...(JSON.parse(r.removed) as Partial<RetentionCounts>) },
-      error: r.error,
-    }));
-  }
+    error: r.error,
+  };
 }

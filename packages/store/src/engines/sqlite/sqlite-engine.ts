@@ -134,10 +134,14 @@ export const sqliteEngine: StoreEngine = {
   },
 
   async reclaimSpace(db, maxPages) {
-    const free = async () => Number(Object.values((await sql.raw('pragma freelist_count').execute(db)).rows[0] as object)[0]);
-    const before = await free();
-    // A no-op on a file without incremental auto-vacuum (see open-sqlite.ts).
-    await sql.raw(`pragma incremental_vacuum(${Math.max(1, Math.floor(maxPages))})`).execute(db);
-    return before - (await free());
+    const free = async (on: Kysely<Database>) => Number(Object.values((await sql.raw('pragma freelist_count').execute(on)).rows[0] as object)[0]);
+    return db.transaction().execute(async (trx) => {
+      const before = await free(trx);
+      // The driver steps a statement once, and each step of incremental_vacuum gives back one
+      // page: one statement per page, all in one transaction (one sync). A no-op on a file
+      // without incremental auto-vacuum (see open-sqlite.ts).
+      for (let i = 0; i < Math.min(before, maxPages); i++) await sql.raw('pragma incremental_vacuum(1)').execute(trx);
+      return before - (await free(trx));
+    });
   },
 };
