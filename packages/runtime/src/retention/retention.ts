@@ -80,6 +80,12 @@ export class Retention {
     this.timer.unref();
   }
 
+  /** What health checks show: cheap enough for every heartbeat (one indexed read). */
+  async summary(): Promise<{ enabled: boolean; lastRun: RetentionRunRecord | undefined; nextRunAt: string | undefined }> {
+    const [lastRun] = await this.store.retention.latestRuns(1, false);
+    return { enabled: retentionEnabled(this.settings), lastRun, nextRunAt: this.nextRunAt?.toISOString() };
+  }
+
   async status(): Promise<RetentionStatus> {
     const [lastRun] = await this.store.retention.latestRuns(1, false);
     const [lastPreview] = await this.store.retention.latestRuns(1, true);
