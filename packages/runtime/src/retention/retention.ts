@@ -15,9 +15,15 @@ import { cutoffsAt, retentionEnabled, type RetentionSettings } from './retention
 /** The lease outlives any one batch and its pause many times over; each batch renews it. */
 const LEASE_MS = 60_000;
 /** Free pages given back per step after a pass (SQLite), with a pause between steps. */
-const RECLAIM_PAGES_PER_STEP = 2_000;
+const RECLAIM_PAGES_PER_STEP = 500;
 /** The least pause between two batches, so other work gets the event loop and the database. */
 const MIN_PAUSE_MS = 5;
+/**
+ * A pass works at most this share of the time: after a batch it pauses at least as long as the
+ * batch took times (1 - share) / share. On SQLite a batch holds the event loop and the only writer
+ * while it runs, so this bounds how much of either a pass takes from publishes.
+ */
+const WORK_SHARE = 0.5;
 
 /** A pass's outcome: its record, or that another server holds the lease. */
 export type RetentionPassOutcome = { ran: true; run: RetentionRunRecord; storage_before?: StorageReading; storage_after?: StorageReading } | { ran: false; held_by: string };
@@ -210,19 +216,25 @@ export class Retention {
    */
   private pacer(dryRun: boolean): (removedSoFar: RetentionCounts) => Promise<void> {
     const started = performance.now();
+    let batchStarted = started;
     return async (removedSoFar) => {
       if (this.stopping.signal.aborted) throw new Error('the server is stopping');
-      const dueMs = dryRun ? 0 : (total(removedSoFar) / this.settings.maxRowsPerSecond) * 1000 - (performance.now() - started);
-      await sleep(Math.max(MIN_PAUSE_MS, dueMs), undefined, { signal: this.stopping.signal });
+      const now = performance.now();
+      const dueMs = dryRun ? 0 : (total(removedSoFar) / this.settings.maxRowsPerSecond) * 1000 - (now - started);
+      const shareMs = ((now - batchStarted) * (1 - WORK_SHARE)) / WORK_SHARE;
+      await sleep(Math.max(MIN_PAUSE_MS, dueMs, shareMs), undefined, { signal: this.stopping.signal });
+      batchStarted = performance.now();
     };
   }
 
   /** Gives free pages back in steps where the engine can (SQLite with incremental auto-vacuum). */
   private async reclaim(): Promise<void> {
     for (;;) {
+      const stepStarted = performance.now();
       const given = await this.store.retention.reclaimSpace(RECLAIM_PAGES_PER_STEP);
       if (given < RECLAIM_PAGES_PER_STEP || this.stopping.signal.aborted) return;
-      await sleep(MIN_PAUSE_MS);
+      const stepMs = performance.now() - stepStarted;
+      await sleep(Math.max(MIN_PAUSE_MS, (stepMs * (1 - WORK_SHARE)) / WORK_SHARE));
     }
   }
 

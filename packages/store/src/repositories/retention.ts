@@ -69,7 +69,6 @@ export interface RetentionRunRecord {
 const SAMPLED_PER_INCIDENT = 5;
 const PENDING_STATUSES = ['pending', 'in_progress'];
 const UNFINISHED_OPERATIONS = ['running', 'paused'];
-const SETTLED_RUN_STATUSES = ['completed', 'failed', 'cancelled'];
 
 type RunsEb = ExpressionBuilder<Database, 'runs'>;
 
@@ -184,9 +183,10 @@ export class RetentionRepository {
       const rows = await this.db
         .selectFrom('runs')
         .select(['settled_at', 'run_id'])
+        // A settle time is set exactly while a run is settled (a reopened run loses it): no status
+        // test, which would lead SQLite's planner to runs_status and a sort of every settled run.
         .where('settled_at', 'is not', null)
         .where('settled_at', '<', history)
-        .where('status', 'in', SETTLED_RUN_STATUSES)
         .$if(from !== undefined, (q) => q.where((eb) => eb(eb.refTuple('settled_at', 'run_id'), '>', eb.tuple(from!.settled_at, from!.run_id))))
         .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', PENDING_STATUSES))))
         .where((eb) => eb.not(eb.exists(eb.selectFrom('mailbox_items').select('mailbox_id').whereRef('mailbox_items.run_id', '=', 'runs.run_id').where('mailbox_items.status', '=', 'pending'))))

@@ -135,13 +135,18 @@ export const sqliteEngine: StoreEngine = {
 
   async reclaimSpace(db, maxPages) {
     const free = async (on: Kysely<Database>) => Number(Object.values((await sql.raw('pragma freelist_count').execute(on)).rows[0] as object)[0]);
-    return db.transaction().execute(async (trx) => {
+    const { given, left } = await db.transaction().execute(async (trx) => {
       const before = await free(trx);
       // The driver steps a statement once, and each step of incremental_vacuum gives back one
       // page: one statement per page, all in one transaction (one sync). A no-op on a file
       // without incremental auto-vacuum (see open-sqlite.ts).
       for (let i = 0; i < Math.min(before, maxPages); i++) await sql.raw('pragma incremental_vacuum(1)').execute(trx);
-      return before - (await free(trx));
+      const after = await free(trx);
+      return { given: before - after, left: after };
     });
+    // The pages moved went through the write-ahead log, which keeps its size once grown: with
+    // nothing left to give back, it is written into the file and cut back to nothing.
+    if (given > 0 && left === 0) await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(db);
+    return given;
   },
 };
