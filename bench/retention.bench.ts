@@ -12,7 +12,7 @@
  * PostgreSQL: its tables and indexes).
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_ENGINES (sqlite,postgres), BENCH_SECONDS (10),
- * BENCH_PUBLISH_RATE (50), BENCH_RETENTION_RATE (rows/s the pass may remove, 20,000),
+ * BENCH_PUBLISH_RATE (50), BENCH_RETENTION_RATE (rows/s the pass may remove; 5,000, the server default),
  * BENCH_BATCH (runs per batch, 200), BENCH_DATABASE_URL (a PostgreSQL role that may create
  * databases; default: the local test cluster).
  */
@@ -31,7 +31,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((e) => e.trim());
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PUBLISH_RATE = Number(process.env.BENCH_PUBLISH_RATE ?? 50);
-const RETENTION_RATE = Number(process.env.BENCH_RETENTION_RATE ?? 20_000);
+const RETENTION_RATE = Number(process.env.BENCH_RETENTION_RATE ?? 5_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 200);
 const EVENTS_PER_RUN = 4;
 const OLD_SHARE = 0.9;
