@@ -49,7 +49,7 @@ test.describe('retention on its own server', () => {
     await expect(retention.lastRun).toContainText('run by hand');
     await expect(own.rpc('run.get', { run_id: runs[0]! })).rejects.toThrow(/NOT_FOUND|not found/i);
     expect((await own.rpc('run.get', { run_id: runs[2]! })).run.run_id).toBe(runs[2]);
-    await shotAtBothWidths(page, '41-runtime-retention');
+    await shotAtBothWidths(page, '41-runtime-retention', { scrollTo: retention.root });
   });
 
   test('a viewer sees the settings but not the buttons it may not use', async ({ browser }) => {

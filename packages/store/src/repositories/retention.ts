@@ -131,12 +131,13 @@ export class RetentionRepository {
    * ignored until a number of occurrences (they are counted). Read once per pass.
    */
   async sampledRecords(): Promise<SampledRecords> {
-    const groups = await this.db
-      .selectFrom('logs')
-      .select(['component', 'error_code', 'cause_key'])
-      .where(sql.ref('level_rank'), '>=', sql.lit(INCIDENT_MIN_LEVEL_RANK))
-      .groupBy(['component', 'error_code', 'cause_key'])
-      .execute();
+    // The groups from the rollup (a few rows per hour) rather than a grouping of every record; a
+    // group whose rollup hours all expired has no record younger than history's cut-off either.
+    const groups = (await this.db.selectFrom('incident_hours').select(['component', 'error_key', 'cause_key']).distinct().execute()).map((g) => ({
+      component: g.component,
+      error_code: g.error_key === '' ? null : g.error_key,
+      cause_key: g.cause_key,
+    }));
     const ignored = await this.db.selectFrom('incident_states').select(['component', 'error_key', 'cause_key', 'changed_at', 'ignore_occurrences']).where('state', '=', 'ignored').where('ignore_occurrences', 'is not', null).execute();
     const logSeqs = new Set<number>();
     const runIds = new Set<string>();
