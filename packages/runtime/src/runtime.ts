@@ -157,7 +157,7 @@ export class Runtime {
       },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
-    this.retention = new Retention(store, clock, this.log, this.dispatcher.owner, { ...DEFAULT_RETENTION_SETTINGS, ...parts.retention });
+    this.retention = new Retention(store, clock, this.log, this.dispatcher.owner, { ...DEFAULT_RETENTION_SETTINGS, ...parts.retention }, () => this.isResetting());
     this.resets = new RuntimeResets({
       context: {
         store,

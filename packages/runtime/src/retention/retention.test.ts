@@ -288,3 +288,15 @@ it('gives the room back: the SQLite file shrinks after a pass (PostgreSQL reuses
     expect(after.bytes).toBeGreaterThan(0);
   }
 });
+
+it('runs on its schedule, and says when the next pass is due', async () => {
+  fx = await bootFixture(minimalBundle(), { retention: { ...SETTINGS, intervalMs: 200 } });
+  const { store, runtime } = fx;
+  await seedRun(store, 'scheduled_old');
+  runtime.retention.start();
+  expect(Date.parse((await runtime.retention.summary()).nextRunAt!)).toBeGreaterThan(Date.now() - 1_000);
+  await expect.poll(async () => (await runtime.retention.summary()).lastRun?.status, { timeout: 10_000 }).toBe('completed');
+  const { lastRun } = await runtime.retention.summary();
+  expect(lastRun).toMatchObject({ trigger: 'schedule', dry_run: false, removed: { runs: 1 } });
+  expect(await runIds(store)).toEqual([]);
+});

@@ -58,6 +58,8 @@ export class Retention {
     private readonly log: RuntimeLog,
     private readonly serverId: string,
     readonly settings: RetentionSettings,
+    /** A reset empties what a pass would remove: a scheduled pass waits for the next interval. */
+    private readonly isResetting: () => boolean = () => false,
   ) {}
 
   /** Schedules passes every interval (none when every setting keeps forever). */
@@ -77,6 +79,7 @@ export class Retention {
   private schedule(): void {
     this.nextRunAt = new Date(this.clock.now().getTime() + this.settings.intervalMs);
     this.timer = setTimeout(() => {
+      if (this.isResetting()) return this.schedule();
       void this.run({ dryRun: false, trigger: 'schedule' })
         .catch(() => undefined)
         .finally(() => {
