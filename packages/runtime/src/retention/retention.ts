@@ -50,6 +50,7 @@ export class Retention {
   private timer: NodeJS.Timeout | undefined;
   private nextRunAt: Date | undefined;
   private running: Promise<RetentionPassOutcome> | undefined;
+  private runningDryRun = false;
   private readonly stopping = new AbortController();
 
   constructor(
@@ -110,9 +111,14 @@ export class Retention {
     };
   }
 
-  /** One pass (or preview); a second call while this server runs one waits for it and gets its outcome. */
+  /**
+   * One pass (or preview). A call of the same kind while this server runs one waits for it and
+   * gets its outcome; a preview during a pass (or a pass during a preview) is told this server is
+   * busy, as it would be told of another server's.
+   */
   run(options: { dryRun: boolean; trigger: 'schedule' | 'manual' }): Promise<RetentionPassOutcome> {
-    if (this.running) return this.running;
+    if (this.running) return this.runningDryRun === options.dryRun ? this.running : Promise.resolve({ ran: false, held_by: this.serverId });
+    this.runningDryRun = options.dryRun;
     this.running = this.pass(options).finally(() => {
       this.running = undefined;
     });
