@@ -17,6 +17,7 @@ export class RuntimePage {
   /** The publishes a paused ingress holds, one list item each. */
   readonly queuedPublishes: Locator;
   readonly queuedPublishItems: Locator;
+  readonly retention: RetentionPanel;
 
   constructor(readonly page: Page) {
     this.ingressState = page.getByTestId('ingress-state');
@@ -31,6 +32,7 @@ export class RuntimePage {
     this.pastResets = page.getByTestId('past-reset');
     this.queuedPublishes = page.getByTestId('queued-publishes');
     this.queuedPublishItems = this.queuedPublishes.locator('li');
+    this.retention = new RetentionPanel(page);
   }
 
   /** `origin` is the server's URL when the test runs against its own server rather than the shared one. */
@@ -169,5 +171,40 @@ export class ServersPanel {
 
   row(pid: number): Locator {
     return this.rows.filter({ has: this.root.page().getByTestId('server-pid').getByText(String(pid), { exact: true }) });
+  }
+}
+
+/** The Retention section: settings, last and next pass, Preview and Run now with its confirmation. */
+export class RetentionPanel {
+  readonly root: Locator;
+  readonly settings: Locator;
+  readonly size: Locator;
+  readonly lastRun: Locator;
+  readonly nextRun: Locator;
+  readonly previewButton: Locator;
+  readonly runNowButton: Locator;
+  readonly confirmButton: Locator;
+  readonly outcome: Locator;
+  readonly outcomeSummary: Locator;
+  /** The "needs admin" note a guarded button carries for a role without the scope. */
+  readonly needsRole: Locator;
+
+  constructor(page: Page) {
+    this.root = page.getByTestId('retention');
+    this.settings = this.root.getByTestId('retention-settings');
+    this.size = this.root.getByTestId('retention-size');
+    this.lastRun = this.root.getByTestId('retention-last-run');
+    this.nextRun = this.root.getByTestId('retention-next-run');
+    this.previewButton = this.root.getByTestId('retention-preview');
+    this.runNowButton = this.root.getByTestId('retention-run-now');
+    this.confirmButton = this.root.getByTestId('retention-confirm');
+    this.outcome = this.root.getByTestId('retention-outcome');
+    this.outcomeSummary = this.root.getByTestId('retention-outcome-summary');
+    this.needsRole = this.root.getByTestId('needs-role');
+  }
+
+  /** The row of a kind in the outcome's counts ("runs", "events", ...). */
+  count(kind: string): Locator {
+    return this.outcome.getByRole('row', { name: kind, exact: false }).locator('td');
   }
 }

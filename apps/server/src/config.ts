@@ -5,9 +5,12 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { ROLES, isRole, type Role } from '@switchboard/contract';
+import { LONGEST_INCIDENT_LOOK_BACK_DAYS, type RetentionSettings } from '@switchboard/runtime';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** Days to keep a kind of record; 0 keeps it forever. */
+const retentionDays = z.coerce.number().int().min(0).max(36_500);
 
 const schema = z.object({
   PORT: port.default(8787),
@@ -72,6 +75,13 @@ const schema = z.object({
   SWITCHBOARD_ALERT_BACKOFF_MS: positiveInt.min(10).default(2_000),
   SWITCHBOARD_ALERT_LEASE_MS: positiveInt.min(1_000).default(20_000),
   SWITCHBOARD_ALERT_EVALUATE_MS: positiveInt.min(100).default(5_000),
+  SWITCHBOARD_RETENTION_HISTORY_DAYS: retentionDays.default(30),
+  SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS: retentionDays.default(90),
+  SWITCHBOARD_RETENTION_INCIDENT_DAYS: retentionDays.default(400),
+  SWITCHBOARD_RETENTION_AUDIT_DAYS: retentionDays.default(0),
+  SWITCHBOARD_RETENTION_INTERVAL_S: positiveInt.max(7 * 86_400).default(3_600),
+  SWITCHBOARD_RETENTION_BATCH_SIZE: positiveInt.max(500).default(200),
+  SWITCHBOARD_RETENTION_MAX_ROWS_PER_S: positiveInt.min(10).default(5_000),
   SWITCHBOARD_TEST_FAILPOINT: z
     .string()
     .regex(/^kill-after-effect:[1-9][0-9]*$/, 'must be kill-after-effect:N (crash tests only)')
@@ -139,6 +149,8 @@ export interface Config {
   publicUrl?: string;
   /** Alert notices: attempts before failed, first retry delay, claim lease, condition evaluation interval. */
   alerts: { maxAttempts: number; backoffMs: number; leaseMs: number; evaluateMs: number };
+  /** How long settled history, dead letters, incident counts and audit records are kept, and a pass's pace (ADR 0018; docs/retention.md). */
+  retention: RetentionSettings;
   /** Crash tests only: SIGKILL this process after the Nth keyed mutation's effect, before its answer. */
   killAfterEffect?: number;
 }
@@ -210,6 +222,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.SWITCHBOARD_METRICS_PORT !== undefined && e.SWITCHBOARD_METRICS_PORT !== 0 && e.SWITCHBOARD_METRICS_PORT === e.PORT) {
     throw new ConfigError(`invalid configuration:\n  SWITCHBOARD_METRICS_PORT: must differ from PORT (both ${e.PORT}); /metrics is served on PORT anyway`);
   }
+  const retentionProblems = retentionProblemsOf(e);
+  if (retentionProblems.length > 0) throw new ConfigError(`invalid configuration:\n${retentionProblems.map((p) => `  ${p}`).join('\n')}`);
   const oidc = oidcConfigOf(e);
   return {
     renamedVariables,
@@ -251,8 +265,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     traceUrlTemplate: e.SWITCHBOARD_TRACE_URL_TEMPLATE,
     publicUrl: e.SWITCHBOARD_PUBLIC_URL,
     alerts: { maxAttempts: e.SWITCHBOARD_ALERT_MAX_ATTEMPTS, backoffMs: e.SWITCHBOARD_ALERT_BACKOFF_MS, leaseMs: e.SWITCHBOARD_ALERT_LEASE_MS, evaluateMs: e.SWITCHBOARD_ALERT_EVALUATE_MS },
+    retention: {
+      historyDays: e.SWITCHBOARD_RETENTION_HISTORY_DAYS,
+      deadLetterDays: e.SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS,
+      incidentRollupDays: e.SWITCHBOARD_RETENTION_INCIDENT_DAYS,
+      auditDays: e.SWITCHBOARD_RETENTION_AUDIT_DAYS,
+      intervalMs: e.SWITCHBOARD_RETENTION_INTERVAL_S * 1000,
+      batchSize: e.SWITCHBOARD_RETENTION_BATCH_SIZE,
+      maxRowsPerSecond: e.SWITCHBOARD_RETENTION_MAX_ROWS_PER_S,
+    },
     killAfterEffect: e.SWITCHBOARD_TEST_FAILPOINT ? Number(e.SWITCHBOARD_TEST_FAILPOINT.split(':')[1]) : undefined,
   };
+}
+
+/**
+ * Settings that are each valid but not together: a dead letter's own setting is the longer one
+ * (it keeps a run history would remove), and the incident rollup must outlive the longest
+ * incident look-back, or a window would count hours that were removed.
+ */
+function retentionProblemsOf(e: Env): string[] {
+  const problems: string[] = [];
+  const history = e.SWITCHBOARD_RETENTION_HISTORY_DAYS;
+  const deadLetters = e.SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS;
+  const incidents = e.SWITCHBOARD_RETENTION_INCIDENT_DAYS;
+  if (history > 0 && deadLetters > 0 && deadLetters < history) {
+    problems.push(`SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS: must be 0 (keep forever) or at least SWITCHBOARD_RETENTION_HISTORY_DAYS (got ${deadLetters} with history ${history})`);
+  }
+  if (incidents > 0 && incidents <= LONGEST_INCIDENT_LOOK_BACK_DAYS) {
+    problems.push(`SWITCHBOARD_RETENTION_INCIDENT_DAYS: must be 0 (keep forever) or more than ${LONGEST_INCIDENT_LOOK_BACK_DAYS}, the longest incident look-back (got ${incidents})`);
+  }
+  return problems;
 }
 
 const OIDC_REQUIRED = ['SWITCHBOARD_OIDC_ISSUER', 'SWITCHBOARD_OIDC_CLIENT_ID', 'SWITCHBOARD_OIDC_CLIENT_SECRET', 'SWITCHBOARD_OIDC_REDIRECT_URL'] as const;

@@ -114,6 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       server: { ...config.server, version: SERVER_VERSION },
       dispatcher: { concurrency: config.dispatchConcurrency },
       alerts: { ...config.alerts, publicUrl: config.publicUrl },
+      retention: config.retention,
       modelProvider:
         config.modelProvider === 'openai'
           ? { kind: 'openai', baseUrl: config.openai.baseUrl ?? '', apiKey: config.openai.apiKey, model: config.openai.model }

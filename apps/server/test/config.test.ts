@@ -126,4 +126,13 @@ describe('loadConfig', () => {
     ]);
     expect(loadConfig({ [oldName('BEAT_MS')]: '250', SWITCHBOARD_SERVER_BEAT_MS: '300' }).server.beatMs).toBe(300);
   });
+  test('retention: 30 days of history, 90 for unredriven dead letters, 400 of incident counts, audit kept; bad combinations are refused', () => {
+    expect(loadConfig({}).retention).toEqual({ historyDays: 30, deadLetterDays: 90, incidentRollupDays: 400, auditDays: 0, intervalMs: 3_600_000, batchSize: 200, maxRowsPerSecond: 5_000 });
+    expect(loadConfig({ SWITCHBOARD_RETENTION_HISTORY_DAYS: '0', SWITCHBOARD_RETENTION_INCIDENT_DAYS: '0' }).retention).toMatchObject({ historyDays: 0, incidentRollupDays: 0 });
+    expect(errorOf({ SWITCHBOARD_RETENTION_HISTORY_DAYS: '-1' })).toContain('SWITCHBOARD_RETENTION_HISTORY_DAYS:');
+    expect(errorOf({ SWITCHBOARD_RETENTION_HISTORY_DAYS: '1.5' })).toContain('SWITCHBOARD_RETENTION_HISTORY_DAYS:');
+    expect(errorOf({ SWITCHBOARD_RETENTION_BATCH_SIZE: '501' })).toContain('SWITCHBOARD_RETENTION_BATCH_SIZE:');
+    expect(errorOf({ SWITCHBOARD_RETENTION_HISTORY_DAYS: '60', SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS: '30' })).toContain('SWITCHBOARD_RETENTION_DEAD_LETTER_DAYS: must be 0 (keep forever) or at least SWITCHBOARD_RETENTION_HISTORY_DAYS');
+    expect(errorOf({ SWITCHBOARD_RETENTION_INCIDENT_DAYS: '90' })).toContain('SWITCHBOARD_RETENTION_INCIDENT_DAYS: must be 0 (keep forever) or more than 90');
+  });
 });

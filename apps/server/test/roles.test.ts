@@ -167,6 +167,8 @@ const cases: Cases = {
   },
   'runtime.nuke': { params: () => ({ dry_run: true }) },
   'runtime.resets': { params: () => ({ limit: 5 }) },
+  'runtime.retention': { params: () => ({}) },
+  'runtime.retention_run': { params: () => ({ dry_run: true }) },
   'runtime.queue': { params: () => ({ limit: 5 }) },
   'runtime.lookup': { params: () => ({ id: seen.eventId }) },
   'runtime.catalog': { params: () => ({}) },

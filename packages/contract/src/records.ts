@@ -304,6 +304,43 @@ export const serverProcess = z.object({
   self: z.boolean(),
 });
 
+/** Rows a retention pass removed (or a preview would), per kind (ADR 0018). */
+export const retentionCounts = z.object({
+  runs: z.number().int().nonnegative(),
+  events: z.number().int().nonnegative(),
+  deliveries: z.number().int().nonnegative(),
+  dead_letters: z.number().int().nonnegative(),
+  turns: z.number().int().nonnegative(),
+  conversations: z.number().int().nonnegative().describe('ended conversations scoped to a removed run'),
+  queued_publishes: z.number().int().nonnegative().describe('released ingress queue rows of removed runs'),
+  logs: z.number().int().nonnegative(),
+  incident_hours: z.number().int().nonnegative().describe('hourly incident rollup rows'),
+  audit: z.number().int().nonnegative(),
+});
+
+/** One retention pass or preview. */
+export const retentionRun = z.object({
+  retention_run_id: z.string(),
+  started_at: timestamp,
+  finished_at: timestamp.optional(),
+  dry_run: z.boolean(),
+  trigger: z.enum(['schedule', 'manual']),
+  server_id: z.string().describe('the server that ran it'),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+  cutoffs: z
+    .object({ history: timestamp.optional(), dead_letters: timestamp.optional(), incident_hours: timestamp.optional(), audit: timestamp.optional() })
+    .describe('records older than these were removed; absent: that kind is kept forever'),
+  removed: retentionCounts.describe('rows removed, or for a preview rows it would remove'),
+  error: z.string().optional(),
+});
+
+/** Retention's summary in health.check: whether it is on, its last pass, and this server's next. */
+export const retentionHealth = z.object({
+  enabled: z.boolean(),
+  last_run: retentionRun.optional(),
+  next_run_at: timestamp.optional().describe("this server's next scheduled pass"),
+});
+
 export const healthCheckResult = z.object({
   ok: z.boolean(),
   ts: timestamp,
@@ -315,6 +352,7 @@ export const healthCheckResult = z.object({
   /** Every live server process on this store (one on SQLite), the answering one marked `self`. */
   servers: z.array(serverProcess),
   tracing: z.object({ enabled: z.boolean().describe('whether this server started the OpenTelemetry SDK (OTEL_* variables)') }).optional().describe('additive'),
+  retention: retentionHealth.optional().describe('additive: the last retention pass and the next (runtime.retention has the details)'),
 });
 
 export type Incident = z.infer<typeof incident>;
@@ -390,6 +428,8 @@ export const operationItem = z.object({
 });
 
 export type HealthCheckResult = z.infer<typeof healthCheckResult>;
+export type RetentionRun = z.infer<typeof retentionRun>;
+export type RetentionCounts = z.infer<typeof retentionCounts>;
 export type ServerProcess = z.infer<typeof serverProcess>;
 export type Operation = z.infer<typeof operation>;
 export type OperationItem = z.infer<typeof operationItem>;

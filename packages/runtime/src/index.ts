@@ -36,3 +36,5 @@ export type { IncidentActivityEntry, IncidentStateFilter, IncidentStateView } fr
 export { newWebhookSecret } from './alerts/alert-config';
 export { maskedUrl } from './alerts/notice-content';
 export { SavedViews, type ViewActor, type ViewChanges, type ViewInput } from './saved-views';
+export { Retention, type RetentionPassOutcome, type RetentionStatus } from './retention/retention';
+export { DEFAULT_RETENTION_SETTINGS, LONGEST_INCIDENT_LOOK_BACK_DAYS, cutoffsAt, type RetentionSettings } from './retention/retention-settings';

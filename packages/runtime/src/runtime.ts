@@ -35,6 +35,8 @@ import { noopRuntimeObserver, type RuntimeObserver } from './observer';
 import { Alerts, type AlertsOptions } from './alerts/alerts';
 import { Incidents } from './incidents/incidents';
 import { SavedViews } from './saved-views';
+import { Retention } from './retention/retention';
+import { DEFAULT_RETENTION_SETTINGS, type RetentionSettings } from './retention/retention-settings';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
@@ -59,6 +61,8 @@ export interface RuntimeOptions {
   observer?: RuntimeObserver;
   /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
   alerts?: AlertsOptions;
+  /** How long settled history is kept and how fast it is removed (ADR 0018); the defaults otherwise. */
+  retention?: Partial<RetentionSettings>;
 }
 
 export type RuntimeStatus = Result<'runtime.status'>;
@@ -95,6 +99,8 @@ export class Runtime {
   readonly incidents: Incidents;
   /** People's saved views of the console's lists, and who may see or change each. */
   readonly savedViews: SavedViews;
+  /** Removal of settled history past its settings, scheduled and on request. */
+  readonly retention: Retention;
 
   readonly store: Store;
   readonly bundle: LoadedBundle;
@@ -155,6 +161,7 @@ export class Runtime {
       },
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
+    this.retention = new Retention(store, clock, this.log, this.dispatcher.owner, { ...DEFAULT_RETENTION_SETTINGS, ...parts.retention }, () => this.isResetting());
     this.resets = new RuntimeResets({
       context: {
         store,
@@ -219,6 +226,7 @@ export class Runtime {
     this.resetLock.watch();
     this.dispatcher.start();
     this.alerts.start(this.serverId);
+    this.retention.start();
     void this.operationRunner.start().catch((err: Error) =>
       this.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message: `resuming operations failed: ${err.message}` }),
     );
@@ -226,6 +234,7 @@ export class Runtime {
 
   /** Stops dispatching and waits for in-flight handlers. */
   async stop(): Promise<void> {
+    await this.retention.stop();
     await this.alerts.stop();
     await this.operationRunner.stop();
     await this.dispatcher.stop();

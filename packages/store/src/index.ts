@@ -1,5 +1,5 @@
 export * from './clock';
-export type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind } from './engines/engine';
+export type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind, StorageReading } from './engines/engine';
 export * from './repositories/idempotency';
 export * from './repositories/audit';
 export * from './repositories/tokens';
@@ -30,6 +30,7 @@ export * from './repositories/alerts';
 export * from './repositories/alerts-notices';
 export * from './repositories/alerts-conditions';
 export * from './repositories/saved-views';
+export * from './repositories/retention';
 export type { StoreTx } from './store-tx';
 export { CHANGE_CHANNEL, CHANGE_KINDS, ChangeFeedRepository, type ChangeKind, type ChangeRecord } from './change-feed';
 export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions } from './change-listener';

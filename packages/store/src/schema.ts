@@ -451,6 +451,35 @@ export interface AuditHeadTable {
   id: number;
   seq: number;
   hash: string;
+  /** The last record retention removed (0: none) and its hash: where the remaining chain starts (migration 023). */
+  pruned_through_seq: Generated<number>;
+  pruned_through_hash: Generated<string>;
+}
+
+/** One retention pass or preview (migration 023). */
+export interface RetentionRunsTable {
+  retention_run_id: string;
+  started_at: string;
+  finished_at: string | null;
+  dry_run: number;
+  /** schedule | manual */
+  trigger: string;
+  server_id: string;
+  /** running | completed | failed | interrupted */
+  status: string;
+  /** JSON: the cut-off times the pass used, per kind. */
+  cutoffs: string;
+  /** JSON: rows removed (or, for a preview, that would be) per kind. */
+  removed: string;
+  error: string | null;
+}
+
+/** The one row (id 1) a pruning server holds: owner, fencing epoch, expiry on the database clock. */
+export interface RetentionLeaseTable {
+  id: number;
+  owner: string | null;
+  epoch: number;
+  expires_at: string | null;
 }
 
 /** An alert rule (see migration 020): JSON lists of destination ids and, for bundle rules, names. */
@@ -553,6 +582,8 @@ export interface Database {
   audit: AuditTable;
   audit_targets: AuditTargetsTable;
   audit_head: AuditHeadTable;
+  retention_runs: RetentionRunsTable;
+  retention_lease: RetentionLeaseTable;
   servers: ServersTable;
   changes: ChangesTable;
   tokens: TokensTable;

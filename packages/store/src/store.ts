@@ -35,6 +35,7 @@ import { AgentWriteRepository } from './repositories/agent-writes';
 import { ServerRepository } from './repositories/servers';
 import { AlertRepository } from './repositories/alerts';
 import { SavedViewRepository } from './repositories/saved-views';
+import { RetentionRepository } from './repositories/retention';
 import { storeTxOf, type StoreTx } from './store-tx';
 import { ClusterGaugeReads } from './repositories/cluster-gauges';
 import { noopStoreObserver, type StoreObserver } from './store-observer';
@@ -84,6 +85,8 @@ export class Store {
   readonly alerts: AlertRepository;
   /** People's saved views of the console's lists. */
   readonly savedViews: SavedViewRepository;
+  /** What retention removes and keeps, its lease and the record of its passes (ADR 0018). */
+  readonly retention: RetentionRepository;
   /** The change feed: what committed, for other servers and live consoles (see change-feed.ts). */
   readonly changes: ChangeFeedRepository;
   readonly groupCommit: GroupCommit;
@@ -137,6 +140,7 @@ export class Store {
     this.clusterGauges = new ClusterGaugeReads(db, this.runWrites);
     this.alerts = new AlertRepository(db, this.changes, engine);
     this.savedViews = new SavedViewRepository(db);
+    this.retention = new RetentionRepository(db, engine);
   }
 
   /** The engine's name: a label for health checks, logs and test fixtures, never a branch (read `capabilities`). */

@@ -33,6 +33,8 @@ import { runtimePause } from './runtime/pause';
 import { runtimeResume } from './runtime/resume';
 import { runtimeNuke } from './runtime/nuke';
 import { runtimeResets } from './runtime/resets';
+import { runtimeRetention } from './runtime/retention';
+import { runtimeRetentionRun } from './runtime/retention_run';
 import { runtimeQueue } from './runtime/queue';
 import { runtimeLookup } from './runtime/lookup';
 import { runtimeCatalog } from './runtime/catalog';
@@ -98,6 +100,8 @@ export const handlers = {
   'runtime.resume': runtimeResume,
   'runtime.nuke': runtimeNuke,
   'runtime.resets': runtimeResets,
+  'runtime.retention': runtimeRetention,
+  'runtime.retention_run': runtimeRetentionRun,
   'runtime.queue': runtimeQueue,
   'runtime.lookup': runtimeLookup,
   'runtime.catalog': runtimeCatalog,

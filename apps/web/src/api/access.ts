@@ -16,6 +16,7 @@ function scopesOfActions<T extends { [M in keyof Methods]?: ScopeOf<M> }>(table:
 
 export const actionScopes = scopesOfActions({
   'runtime.nuke': 'runtime:reset',
+  'runtime.retention_run': 'runtime:reset',
   'runtime.pause': 'runtime:pause',
   'runtime.resume': 'runtime:pause',
   'runtime.incident_update': 'incidents:write',

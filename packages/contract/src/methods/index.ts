@@ -12,7 +12,7 @@ import { userCreate, userList, userUpdate } from './user';
 import { viewCreate, viewDelete, viewList, viewUpdate } from './view';
 import { rpcDiscover } from './rpc';
 import { runGet, runStart, runTree } from './run';
-import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeSetToolServerFaults, runtimeStatus, runtimeToolServers } from './runtime';
+import { runtimeIncidentActivity, runtimeIncidentLogs, runtimeIncidentUpdate, runtimeCatalog, runtimeIncidents, runtimeLookup, runtimeNuke, runtimePause, runtimeQueue, runtimeResets, runtimeResume, runtimeRetention, runtimeRetentionRun, runtimeSetToolServerFaults, runtimeStatus, runtimeToolServers } from './runtime';
 
 /**
  * Every method of the v1 surface, keyed by its wire name. A method is defined in the file named
@@ -33,6 +33,8 @@ export const methods = {
   [runtimeResume.name]: runtimeResume,
   [runtimeNuke.name]: runtimeNuke,
   [runtimeResets.name]: runtimeResets,
+  [runtimeRetention.name]: runtimeRetention,
+  [runtimeRetentionRun.name]: runtimeRetentionRun,
   [runtimeQueue.name]: runtimeQueue,
   [runtimeLookup.name]: runtimeLookup,
   [runtimeCatalog.name]: runtimeCatalog,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { role } from '../access';
 import { defineMethod } from '../method';
-import { incident, incidentActivity, incidentStateName, logRecord, timestamp, timestampParam } from '../records';
+import { incident, incidentActivity, incidentStateName, logRecord, retentionRun, timestamp, timestampParam } from '../records';
 import { emptyParams, idempotencyKey, nextCursor, pageCursor, pageLimit } from './common';
 
 export const runtimeIncidents = defineMethod({
@@ -294,5 +294,59 @@ export const runtimeSetToolServerFaults = defineMethod({
   result: z.object({ tool_server: toolServer }),
   errors: ['NOT_FOUND', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_IN_PROGRESS'],
   scope: 'tool_servers:faults',
+  mutating: true,
+});
+
+const retentionStorage = z.object({
+  bytes: z.number().int().nonnegative().describe('the SQLite file, or the PostgreSQL tables and their indexes'),
+  free_bytes: z.number().int().nonnegative().describe('free room inside the SQLite file; 0 on PostgreSQL'),
+  reclaim: z
+    .enum(['incremental', 'vacuum_needed', 'reused'])
+    .describe('incremental: SQLite gives pages back after each pass; vacuum_needed: an SQLite file made before retention, which shrinks only after a one-time VACUUM (docs/retention.md); reused: PostgreSQL reuses the room'),
+});
+
+export const runtimeRetention = defineMethod({
+  name: 'runtime.retention',
+  summary: 'Additive: retention settings, the last pass and preview, the next scheduled pass on this server, and the store size.',
+  params: emptyParams,
+  result: z.object({
+    enabled: z.boolean().describe('false when every setting keeps forever: no pass is scheduled'),
+    settings: z.object({
+      history_days: z.number().int().nonnegative().describe('settled runs with their events, deliveries, dead letters, turns and log records; 0 keeps forever'),
+      dead_letter_days: z.number().int().nonnegative().describe('a settled run with a dead letter not redriven is kept this long; 0 keeps it forever'),
+      incident_rollup_days: z.number().int().nonnegative().describe('hourly incident counts; 0 keeps forever'),
+      audit_days: z.number().int().nonnegative().describe('audit records; 0 keeps forever'),
+      interval_s: z.number().int().positive(),
+      batch_size: z.number().int().positive().describe('runs removed per transaction'),
+      max_rows_per_second: z.number().int().positive(),
+    }),
+    last_run: retentionRun.optional(),
+    last_preview: retentionRun.optional(),
+    next_run_at: timestamp.optional().describe("this server's next scheduled pass"),
+    running_on: z.string().optional().describe('the server pruning now, when one is'),
+    storage: retentionStorage,
+  }),
+  errors: [],
+  scope: 'read',
+  mutating: false,
+});
+
+export const runtimeRetentionRun = defineMethod({
+  name: 'runtime.retention_run',
+  summary: 'Additive: runs a retention pass now, or previews one (dry_run: true counts what it would remove and removes nothing).',
+  description:
+    'One server prunes at a time: when another holds the pruning lease, ran is false and held_by names it. A pass removes whole settled runs in batches at the configured rate, so it may take a while; the answer comes when it has finished.',
+  params: z.strictObject({
+    dry_run: z.boolean({ error: 'dry_run is required: true to preview, false to remove' }).describe('required: true previews (counts only), false removes'),
+  }),
+  result: z.object({
+    ran: z.boolean(),
+    run: retentionRun.optional(),
+    held_by: z.string().optional().describe('when ran is false: the server pruning now'),
+    storage_before: retentionStorage.optional(),
+    storage_after: retentionStorage.optional(),
+  }),
+  errors: ['RESET_IN_PROGRESS'],
+  scope: 'runtime:reset',
   mutating: true,
 });

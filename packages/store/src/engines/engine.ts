@@ -44,6 +44,21 @@ export interface AutoIncrementKey {
   primaryKey(column: any): any;
 }
 
+/** How much room the store takes, and how much of it retention can give back. */
+export interface StorageReading {
+  /** The store's size on disk: the SQLite file, or the PostgreSQL tables and indexes of this schema. */
+  bytes: number;
+  /** Room inside it that is free for reuse (SQLite's free pages); 0 where the engine does not say. */
+  freeBytes: number;
+  /**
+   * How freed room comes back: `incremental` (SQLite with incremental auto-vacuum: retention gives
+   * pages back after a pass), `vacuum_needed` (a SQLite file made before it: free pages are reused
+   * but the file shrinks only after a one-time VACUUM, see docs/retention.md), `reused` (PostgreSQL:
+   * autovacuum makes dead rows' room reusable; the files do not shrink).
+   */
+  reclaim: 'incremental' | 'vacuum_needed' | 'reused';
+}
+
 /** Rows encoded for a one-statement insert (see StoreEngine.insertAsOne). */
 export interface RowsInOneStatement {
   columns: string[];
@@ -188,4 +203,10 @@ export interface StoreEngine {
    * True when it created it.
    */
   ensurePayloadIndex(db: Kysely<Database>, name: string, path: string): Promise<boolean>;
+  // --- space ---
+
+  /** The store's size and how its freed room comes back. */
+  storage(db: Kysely<Database>): Promise<StorageReading>;
+  /** Gives up to `maxPages` free pages back to the file system where the engine can; the pages given back. */
+  reclaimSpace(db: Kysely<Database>, maxPages: number): Promise<number>;
 }

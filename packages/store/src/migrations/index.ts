@@ -18,6 +18,7 @@ import * as mailboxApprovals from './019_mailbox_approvals';
 import * as alerts from './020_alerts';
 import * as traceContext from './021_trace_context';
 import * as serverNames from './022_server_names';
+import * as retention from './023_retention';
 import * as savedViews from './024_saved_views';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
@@ -72,6 +73,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '020_alerts': alerts,
         '021_trace_context': traceContext,
         '022_server_names': serverNames,
+        '023_retention': retention,
         '024_saved_views': savedViews,
         '025_payload_search': engineStepsOnly,
       };

@@ -273,8 +273,12 @@ export class AuditRepository {
    * first record that does not match.
    */
   async verify(): Promise<ChainVerdict> {
-    let expectedSeq = 1;
-    let prevHash = AUDIT_GENESIS_HASH;
+    // Retention may have removed the oldest records: the chain then starts after the last one it
+    // removed, whose hash the head keeps.
+    const start = await this.db.selectFrom('audit_head').select(['pruned_through_seq', 'pruned_through_hash']).where('id', '=', 1).executeTakeFirst();
+    const prunedThrough = Number(start?.pruned_through_seq ?? 0);
+    let expectedSeq = prunedThrough + 1;
+    let prevHash = start?.pruned_through_hash ?? AUDIT_GENESIS_HASH;
     let verified = 0;
     for (;;) {
       const rows = await this.db.selectFrom('audit').selectAll().where('seq', '>=', expectedSeq).orderBy('seq').limit(VERIFY_PAGE).execute();
@@ -291,8 +295,8 @@ export class AuditRepository {
     }
     const head = await this.db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirst();
     if (!head) return { ok: false, verified, broken: { seq: expectedSeq, reason: 'the chain head row is missing' } };
-    if (Number(head.seq) !== verified || head.hash !== prevHash) {
-      return { ok: false, verified, broken: { seq: Number(head.seq), reason: `the chain head names record ${Number(head.seq)} but the chain ends at ${verified}` } };
+    if (Number(head.seq) !== prunedThrough + verified || head.hash !== prevHash) {
+      return { ok: false, verified, broken: { seq: Number(head.seq), reason: `the chain head names record ${Number(head.seq)} but the chain ends at ${prunedThrough + verified}` } };
     }
     return { ok: true, verified };
   }

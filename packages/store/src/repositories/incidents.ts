@@ -146,6 +146,8 @@ export interface IncidentActivityRecord {
 export type LogRow = Selectable<LogsTable>;
 
 const SAMPLE_SIZE = 5;
+/** runtime_state key: the hour (ISO) before which retention removed log records; see windowGroups. */
+export const RECORDS_COMPLETE_FROM_KEY = 'retention_logs_complete_from';
 const HOUR_MS = 3_600_000;
 
 /** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
@@ -466,9 +468,12 @@ export class IncidentRepository {
       if (q.histogramBuckets > 0) g.histogram[r.bucket]! += r.n;
     };
 
-    // Hours that a window edge or a bucket boundary cuts: read from the records, clipped to the window.
+    // Hours that a window edge or a bucket boundary cuts: read from the records, clipped to the
+    // window; but not before retention removed records (ADR 0018): the rollup then counts each of
+    // those hours whole, as it counted them before the records went.
+    const completeFrom = await this.recordsCompleteFrom();
     const cutHours = new Set<number>();
-    for (const at of [start, ...boundsMs, end]) if (at % HOUR_MS !== 0) cutHours.add(at - (at % HOUR_MS));
+    for (const at of [start, ...boundsMs, end]) if (at % HOUR_MS !== 0 && at - (at % HOUR_MS) >= completeFrom) cutHours.add(at - (at % HOUR_MS));
     // Adjacent cut hours are read as one range (a 24-hour window in hourly buckets is one query).
     const ranges: [number, number][] = [];
     for (const hour of [...cutHours].sort((x, y) => x - y)) {
@@ -505,9 +510,12 @@ export class IncidentRepository {
           .groupBy(['component', 'error_code', 'cause_key', sql`bucket`]) as Piece,
       );
     }
-    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket.
-    const firstWhole = Math.ceil(start / HOUR_MS) * HOUR_MS;
-    const wholeEnd = Math.floor(end / HOUR_MS) * HOUR_MS;
+    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket. Hours
+    // before the records are complete are whole for the rollup even where the window cuts them.
+    const startHour = start - (start % HOUR_MS);
+    const endHour = end - (end % HOUR_MS);
+    const firstWhole = startHour < completeFrom ? startHour : Math.ceil(start / HOUR_MS) * HOUR_MS;
+    const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
       // A whole hour is before a boundary exactly when it is before the boundary's hour (the hour
       // a boundary cuts is read from the records), so the rollup's hour text is compared as is.
@@ -543,6 +551,15 @@ export class IncidentRepository {
       add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
     }
     return [...out.values()];
+  }
+
+  /**
+   * From when every warn-or-worse record is still stored (epoch ms, an hour's start): retention
+   * removed some before it (ADR 0018). -Infinity until a pass removed any.
+   */
+  private async recordsCompleteFrom(): Promise<number> {
+    const row = await this.db.selectFrom('runtime_state').select('value').where('key', '=', RECORDS_COMPLETE_FROM_KEY).executeTakeFirst();
+    return row ? Date.parse(row.value) : Number.NEGATIVE_INFINITY;
   }
 
   /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */

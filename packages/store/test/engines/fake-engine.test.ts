@@ -44,6 +44,8 @@ const fakeEngine = {
   insertChange: unsupported('insertChange'),
   payloadCondition: unsupported('payloadCondition'),
   ensurePayloadIndex: unsupported('ensurePayloadIndex'),
+  storage: unsupported('storage'),
+  reclaimSpace: unsupported('reclaimSpace'),
 } satisfies StoreEngine;
 
 it('every engine has exactly the members the fake one needed', () => {

@@ -3,6 +3,7 @@ import type { Runtime } from '@switchboard/runtime';
 import type { Store } from '@switchboard/store';
 import type { Handler } from '../../rpc/handler';
 import { tracingEnabled } from '../../observability/tracing';
+import { retentionRunOf } from '../../records/retention';
 
 /** Store latency above this marks the runtime degraded rather than healthy. */
 const STORE_DEGRADED_MS = 250;
@@ -28,6 +29,7 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
   const allOk = Object.values(checks).every((c) => c.ok);
   const ingress = storeOk ? await runtime.ingressState() : 'open';
   const servers = storeOk ? await runtime.servers.liveServers().catch(() => []) : [];
+  const retention = storeOk ? await retentionHealth(runtime).catch(() => undefined) : undefined;
   return {
     ok: storeOk && allOk,
     ts: store.clock.now().toISOString(),
@@ -38,7 +40,13 @@ export async function computeHealth(store: Store, runtime: Runtime): Promise<Res
     checks,
     servers,
     tracing: { enabled: tracingEnabled() },
+    ...(retention ? { retention } : {}),
   };
+}
+
+async function retentionHealth(runtime: Runtime): Promise<Result<'health.check'>['retention']> {
+  const { enabled, lastRun, nextRunAt } = await runtime.retention.summary();
+  return { enabled, ...(lastRun ? { last_run: retentionRunOf(lastRun) } : {}), ...(nextRunAt ? { next_run_at: nextRunAt } : {}) };
 }
 
 export const healthCheck: Handler<'health.check'> = async (_params, ctx) => computeHealth(ctx.store, ctx.runtime);

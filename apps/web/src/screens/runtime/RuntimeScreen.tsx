@@ -1,6 +1,6 @@
 /**
  * The runtime: ingress state with pause and resume, the loaded bundle, queue depth and activity,
- * the live servers, and the reset (runtime.nuke) behind a three-step dialog.
+ * the live servers, retention, and the reset (runtime.nuke) behind a three-step dialog.
  */
 import { useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
@@ -12,6 +12,7 @@ import { RelativeTime } from '../../ui/RelativeTime';
 import { StatusBadge } from '../../ui/StatusBadge';
 import { IngressDialog } from './IngressDialog';
 import { ServersSection } from './ServersSection';
+import { RetentionSection } from './RetentionSection';
 import { NukeDialog } from './NukeDialog';
 import { RefreshButton } from '../../ui/RefreshButton';
 import { OperationsSection } from '../operations/OperationsSection';
@@ -33,7 +34,7 @@ export default function RuntimeScreen() {
   useEffect(() => {
     // Links made before the rename of ADR 0017 still land on their section.
     if (location.hash === '#nodes') return void navigate({ hash: '#servers' }, { replace: true });
-    if (loaded && ['#ingress', '#servers', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+    if (loaded && ['#ingress', '#servers', '#retention', '#resets'].includes(location.hash)) document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }, [loaded, location.hash, navigate]);
 
   return (
@@ -114,6 +115,7 @@ export default function RuntimeScreen() {
             <ServersSection />
             <OperationsSection />
             <ToolServersSection />
+            <RetentionSection />
             <PastResets />
             <section className="panel panel-danger panel-full" aria-labelledby="reset-title">
               <h2 id="reset-title">Reset the runtime</h2>

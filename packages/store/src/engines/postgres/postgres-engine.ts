@@ -197,4 +197,14 @@ export const postgresEngine: StoreEngine = {
 
   payloadCondition: postgresPayloadCondition,
   ensurePayloadIndex: ensurePostgresPayloadIndex,
+  /** The tables (with their indexes and TOAST) of the schema the store runs in. */
+  async storage(db) {
+    const { rows } = await sql<{ bytes: string | null }>`
+      select sum(pg_total_relation_size(c.oid))::text as bytes from pg_class c
+      where c.relkind = 'r' and c.relnamespace = current_schema()::regnamespace`.execute(db);
+    return { bytes: Number(rows[0]?.bytes ?? 0), freeBytes: 0, reclaim: 'reused' };
+  },
+
+  /** Autovacuum makes removed rows' room reusable; nothing to give back by hand. */
+  reclaimSpace: async () => 0,
 };

@@ -15,6 +15,9 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: Better
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, SQLITE_FILE_NAME);
   const raw = new BetterSqlite3(file);
+  // Free pages go back to the file system in steps after a retention pass (ADR 0018). Takes effect
+  // only on a file without tables yet: an older file keeps its mode until a one-time VACUUM.
+  raw.pragma('auto_vacuum = INCREMENTAL');
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');

@@ -22,6 +22,9 @@ const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state
 
 const insertChange = compiledOnce((db, kinds: string, serverId: string | null) => db.insertInto('changes').values({ kinds, server_id: serverId, created_at: now() }));
 
+/** PRAGMA auto_vacuum's value for INCREMENTAL. */
+const INCREMENTAL_AUTO_VACUUM = 2;
+
 export const sqliteEngine: StoreEngine = {
   name: 'sqlite',
   capabilities: { sharedByProcesses: false, concurrentWriters: false, pipelinedGuard: false },
@@ -123,4 +126,30 @@ export const sqliteEngine: StoreEngine = {
 
   payloadCondition: sqlitePayloadCondition,
   ensurePayloadIndex: ensureSqlitePayloadIndex,
+  async storage(db) {
+    const pragma = async (name: string) => Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
+    const pageSize = await pragma('page_size');
+    return {
+      bytes: (await pragma('page_count')) * pageSize,
+      freeBytes: (await pragma('freelist_count')) * pageSize,
+      reclaim: (await pragma('auto_vacuum')) === INCREMENTAL_AUTO_VACUUM ? 'incremental' : 'vacuum_needed',
+    };
+  },
+
+  async reclaimSpace(db, maxPages) {
+    const free = async (on: Kysely<Database>) => Number(Object.values((await sql.raw('pragma freelist_count').execute(on)).rows[0] as object)[0]);
+    const { given, left } = await db.transaction().execute(async (trx) => {
+      const before = await free(trx);
+      // The driver steps a statement once, and each step of incremental_vacuum gives back one
+      // page: one statement per page, all in one transaction (one sync). A no-op on a file
+      // without incremental auto-vacuum (see open-sqlite.ts).
+      for (let i = 0; i < Math.min(before, maxPages); i++) await sql.raw('pragma incremental_vacuum(1)').execute(trx);
+      const after = await free(trx);
+      return { given: before - after, left: after };
+    });
+    // The pages moved went through the write-ahead log, which keeps its size once grown: with
+    // nothing left to give back, it is written into the file and cut back to nothing.
+    if (given > 0 && left === 0) await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(db);
+    return given;
+  },
 };

@@ -1,0 +1,74 @@
+/**
+ * Retention's effect on incident counts (ADR 0018), on both engines: once records before an hour
+ * were removed and that hour marked, windows count the earlier hours from the rollup, so counts are
+ * as before the removal; a window that starts inside such an hour counts that hour whole.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { NewLogRecord, Store } from '@switchboard/store';
+import { databaseOf, openTestStore } from '@switchboard/store/testing';
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-retention-'));
+  store = await openTestStore(dir);
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+const warn = (ts: string): NewLogRecord => ({
+  log_id: `log-${++n}`,
+  ts,
+  level: 'warn',
+  level_rank: 2,
+  component: 'svc',
+  error_code: 'E1',
+  message: 'warn',
+  is_mcp: 0,
+  event_id: null,
+  run_id: `run-${n}`,
+  delivery_id: null,
+  dead_letter_id: null,
+  entity_id: null,
+  session_id: null,
+});
+
+const countIn = async (windowStart: string, windowEnd: string, histogramBuckets = 0) => {
+  const groups = await store.incidents.windowGroups({ windowStart, windowEnd, histogramBuckets });
+  return groups.map((g) => ({ count: g.count, first_seen: g.first_seen, last_seen: g.last_seen }));
+};
+
+it('counts hours before the removal mark from the rollup: the same counts after the records are gone', async () => {
+  const times = ['2026-03-01T10:10:00.000Z', '2026-03-01T10:50:00.000Z', '2026-03-01T13:20:00.000Z', '2026-03-02T09:00:00.000Z'];
+  for (const ts of times) await store.logs.write(warn(ts));
+  const windows: [string, string][] = [
+    ['2026-02-28T00:00:00.000Z', '2026-03-03T00:00:00.000Z'],
+    ['2026-03-01T09:30:00.000Z', '2026-03-02T12:15:00.000Z'],
+    ['2026-03-01T11:00:00.000Z', '2026-03-02T09:30:00.000Z'],
+  ];
+  const before = [];
+  for (const [from, to] of windows) before.push(await countIn(from, to));
+  expect(before.map((w) => w[0]?.count)).toEqual([4, 4, 2]);
+
+  // A pass with its cut-off at 2026-03-02T00: the three records before it go, the mark is set.
+  const seqs = (await databaseOf(store).selectFrom('logs').select('seq').where('ts', '<', '2026-03-02T00:00:00.000Z').execute()).map((r) => Number(r.seq));
+  await store.transaction(async (tx) => {
+    await store.retention.markRecordsIncompleteBefore('2026-03-02T00:00:00.000Z', tx);
+    expect(await store.retention.removeLogs(seqs, tx)).toBe(3);
+  });
+  const after = [];
+  for (const [from, to] of windows) after.push(await countIn(from, to));
+  expect(after).toEqual(before);
+  // A later mark never moves it back.
+  await store.transaction((tx) => store.retention.markRecordsIncompleteBefore('2026-02-01T00:00:00.000Z', tx));
+  expect(await countIn(...windows[1]!)).toEqual(before[1]);
+
+  // Inside a removed hour the window's start no longer splits it: 10:30 counts all of 10:00-11:00.
+  expect((await countIn('2026-03-01T10:30:00.000Z', '2026-03-03T00:00:00.000Z'))[0]!.count).toBe(4);
+});
