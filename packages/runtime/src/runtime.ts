@@ -4,11 +4,12 @@
  * returns was produced here by processing events.
  */
 import { fileURLToPath } from 'node:url';
+import type { RuntimeOptions, RuntimeParts } from './runtime-options';
 import { RpcError, type Result } from '@switchboard/contract';
 import type { Clock, Store } from '@switchboard/store';
 import { systemClock } from '@switchboard/store';
 import { loadBundle, type LoadedBundle } from './bundle/load';
-import { Dispatcher, type DispatcherOptions } from './dispatcher';
+import { Dispatcher } from './dispatcher';
 import { buildHandlers } from './subscriber-handlers';
 import { runtimeHealthChecks, runtimeStatus, type ComponentHealth } from './runtime-health';
 import { registerAgents } from './agents/register-agents';
@@ -18,8 +19,7 @@ import type { OnEffectCommit } from './effect-commit';
 import type { RuntimeServices } from './handler';
 import { Ingress, type IngressState, type PublishInput, type PublishResult } from './ingress';
 import { MailboxService, type ApproveInput, type DecisionOutcome, type RejectInput } from './mailbox';
-import { createModelProvider, type ModelProviderConfig } from './providers/index';
-import type { ModelProvider } from './providers/provider';
+import { createModelProvider } from './providers/index';
 import { RuntimeLog } from './runtime-log';
 import { ToolRegistry } from './tool-servers/registry';
 import type { ContainerManager } from './containers/container-manager';
@@ -30,49 +30,20 @@ import { RuntimeResets, type AppliedReset } from './reset/runtime-resets';
 import { RESET_LOCK_KEY, ResetLock } from './reset/reset-lock';
 import { OperationRunner } from './operations/operation-runner';
 import { Recovery } from './operations/recovery';
-import { ServerRegistry, type ServerRegistryOptions } from './membership/server-registry';
-import { noopRuntimeObserver, type RuntimeObserver } from './observer';
-import { Alerts, type AlertsOptions } from './alerts/alerts';
+import { ServerRegistry } from './membership/server-registry';
+import { noopRuntimeObserver } from './observer';
+import { Alerts } from './alerts/alerts';
 import { Incidents } from './incidents/incidents';
 import { SavedViews } from './saved-views';
 import { Retention } from './retention/retention';
-import { DEFAULT_RETENTION_SETTINGS, type RetentionSettings } from './retention/retention-settings';
+import { DEFAULT_RETENTION_SETTINGS } from './retention/retention-settings';
 
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
 
 export type { IngressState };
-
-export interface RuntimeOptions {
-  store: Store;
-  bundlePath?: string;
-  clock?: Clock;
-  /** A provider instance, or the configuration selecting one; scripted by default. */
-  modelProvider?: ModelProvider | ModelProviderConfig;
-  dispatcher?: DispatcherOptions;
-  /** Start the dispatcher loop at boot (default true). Tests turn it off and call runUntilIdle (testing/run-until-idle.ts). */
-  autoStart?: boolean;
-  /** Container manager for entities of managed_container types; local child processes by default. */
-  containers?: ContainerManager;
-  /** Bound on reset quiescence waiting for running handlers (default 10 s). */
-  resetDrainTimeoutMs?: number;
-  /** This process as a server of the store: heartbeat, when a silent server counts as dead, version. */
-  server?: ServerRegistryOptions;
-  /** Told of publishes, delivery outcomes and decisions (the server's metrics); nothing by default. */
-  observer?: RuntimeObserver;
-  /** Alert notices: how they are sent (attempts, backoff, lease), how often conditions are evaluated, where links point. */
-  alerts?: AlertsOptions;
-  /** How long settled history is kept and how fast it is removed (ADR 0018); the defaults otherwise. */
-  retention?: Partial<RetentionSettings>;
-}
+export type { RuntimeOptions };
 
 export type RuntimeStatus = Result<'runtime.status'>;
-
-/** What the constructor is given: the options, with the bundle, clock and provider they chose. */
-interface RuntimeParts extends RuntimeOptions {
-  bundle: LoadedBundle;
-  clock: Clock;
-  provider: ModelProvider;
-}
 
 export type { AppliedReset };
 
@@ -334,12 +305,12 @@ export class Runtime {
     return setToolServerFaults({ store: this.store, tools: this.services.tools, log: this.log, bundleName: this.bundle.definition.name }, name, faults, actorTokenId, onCommit);
   }
 
-  /** True while a reset on this server or (as last seen, within ~250 ms) another one holds the runtime. */
   /** No managed container is waiting to be started for a new entity (starts run after the entity commits). */
   get containerStartsIdle(): boolean {
     return this.entityContainers.idle;
   }
 
+  /** True while a reset on this server or (as last seen, within ~250 ms) another one holds the runtime. */
   isResetting(): boolean {
     return this.resetLock.isHeldByAnyone();
   }

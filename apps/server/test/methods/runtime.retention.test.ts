@@ -27,7 +27,7 @@ describe('runtime.retention', () => {
     const next = Date.parse(status.next_run_at!) - Date.now();
     expect(next).toBeGreaterThan(500_000);
     expect(next).toBeLessThanOrEqual(600_000);
-    expect(status.storage.reclaim).toBe(server.store.engine === 'sqlite' ? 'incremental' : 'reused');
+    expect(status.storage.reclaim).toBe(server.store.capabilities.sharedByProcesses ? 'reused' : 'incremental');
 
     const preview = await ok(server, 'runtime.retention_run', { dry_run: true });
     const after = await ok(server, 'runtime.retention', {});
