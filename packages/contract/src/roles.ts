@@ -32,7 +32,7 @@ export const scopeDescriptions: Record<Scope, string> = {
   'incidents:write': 'runtime.incident_update',
   'tool_servers:faults': 'runtime.set_tool_server_faults',
   'alerts:write': 'alert rules, destinations, test notices and silences',
-  'runtime:reset': 'runtime.nuke',
+  'runtime:reset': 'runtime.nuke, runtime.retention_run',
   'users:admin': 'user.* and token.* (people and their tokens)',
 };
 
