@@ -151,7 +151,7 @@ export class Retention {
         const counts = dryRun
           ? await this.counted(lease, () => retention.countRuns(ids))
           : await this.inBatch(lease, async (tx) => {
-              const c = await retention.removeRuns(ids, tx);
+              const c = await retention.removeRuns(ids, cutoffs, tx);
               if (c.logs) await retention.markRecordsIncompleteBefore(cutoffs.history!, tx);
               return c;
             });

@@ -189,13 +189,7 @@ export class RetentionRepository {
         .where('settled_at', 'is not', null)
         .where('settled_at', '<', history)
         .$if(from !== undefined, (q) => q.where((eb) => eb(eb.refTuple('settled_at', 'run_id'), '>', eb.tuple(from!.settled_at, from!.run_id))))
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', PENDING_STATUSES))))
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('mailbox_items').select('mailbox_id').whereRef('mailbox_items.run_id', '=', 'runs.run_id').where('mailbox_items.status', '=', 'pending'))))
-        .where((eb) => this.noUnfinishedOperationAims(eb))
-        .where((eb) => {
-          const noDeadLetterLeft = eb.not(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').whereRef('dead_letters.run_id', '=', 'runs.run_id').where('dead_letters.redriven_at', 'is', null)));
-          return deadLetters ? eb.or([eb('settled_at', '<', deadLetters), noDeadLetterLeft]) : noDeadLetterLeft;
-        })
+        .where((eb) => this.nothingUnfinished(eb, deadLetters))
         .orderBy('settled_at')
         .orderBy('run_id')
         .limit(limit)
@@ -204,6 +198,17 @@ export class RetentionRepository {
       if (out.length > 0 || rows.length < limit) return out;
       from = { settled_at: rows[rows.length - 1]!.settled_at!, run_id: rows[rows.length - 1]!.run_id };
     }
+  }
+
+  /** No pending or leased delivery, pending mailbox item, unfinished operation's item or dead letter left to redrive (see prunableRuns). */
+  private nothingUnfinished(eb: RunsEb, deadLetters: string | undefined) {
+    const noDeadLetterLeft = eb.not(eb.exists(eb.selectFrom('dead_letters').select('dead_letter_id').whereRef('dead_letters.run_id', '=', 'runs.run_id').where('dead_letters.redriven_at', 'is', null)));
+    return eb.and([
+      eb.not(eb.exists(eb.selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', PENDING_STATUSES))),
+      eb.not(eb.exists(eb.selectFrom('mailbox_items').select('mailbox_id').whereRef('mailbox_items.run_id', '=', 'runs.run_id').where('mailbox_items.status', '=', 'pending'))),
+      this.noUnfinishedOperationAims(eb),
+      deadLetters ? eb.or([eb('settled_at', '<', deadLetters), noDeadLetterLeft]) : noDeadLetterLeft,
+    ]);
   }
 
   private noUnfinishedOperationAims(eb: RunsEb) {
@@ -244,10 +249,24 @@ export class RetentionRepository {
    * conversations, queued publishes, log records, deliveries, dead letters, events and the runs.
    * The incident rollup is not touched: it keeps the counts of the records removed.
    */
-  async removeRuns(runIds: readonly string[], tx: StoreTx): Promise<Partial<RetentionCounts>> {
-    if (runIds.length === 0) return {};
-    const ids = [...runIds];
+  async removeRuns(runIds: readonly string[], cutoffs: RetentionCutoffs, tx: StoreTx): Promise<Partial<RetentionCounts>> {
+    if (runIds.length === 0 || !cutoffs.history) return {};
     const trx = executorOf(tx);
+    // Checked again in the deleting transaction, its rows held where writers are concurrent: a run
+    // reopened since it was selected (a redrive, a replay's operation) is passed over this time.
+    const held = await this.engine
+      .skippingLockedRows(
+        trx
+          .selectFrom('runs')
+          .select('run_id')
+          .where('run_id', 'in', [...runIds])
+          .where('settled_at', 'is not', null)
+          .where('settled_at', '<', cutoffs.history)
+          .where((eb) => this.nothingUnfinished(eb, cutoffs.deadLetters)),
+      )
+      .execute();
+    const ids = held.map((r) => r.run_id);
+    if (ids.length === 0) return {};
     const removed = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) => Number((await q.executeTakeFirst()).numDeletedRows);
     const counts: Partial<RetentionCounts> = {
       turns: await removed(trx.deleteFrom('turns').where('trigger_event_id', 'in', trx.selectFrom('events').select('event_id').where('run_id', 'in', ids))),

@@ -72,3 +72,19 @@ it('counts hours before the removal mark from the rollup: the same counts after 
   // Inside a removed hour the window's start no longer splits it: 10:30 counts all of 10:00-11:00.
   expect((await countIn('2026-03-01T10:30:00.000Z', '2026-03-03T00:00:00.000Z'))[0]!.count).toBe(4);
 });
+
+it('removes a selected run only if it is still finished when its batch is deleted: one reopened meanwhile stays', async () => {
+  const db = databaseOf(store);
+  const settled = '2026-01-01T00:00:00.000Z';
+  const run = (run_id: string) => ({ run_id, status: 'completed', root_event_id: `evt-${run_id}`, event_name: 'work', entity_id: null, bundle_fingerprint: 'b', created_at: settled, settled_at: settled });
+  await db.insertInto('runs').values([run('run-kept'), run('run-gone')]).execute();
+  const cutoffs = { history: '2026-02-01T00:00:00.000Z' };
+  const selected = await store.retention.prunableRuns(cutoffs, 10, undefined, new Set());
+  expect(selected.map((r) => r.run_id).sort()).toEqual(['run-gone', 'run-kept']);
+
+  // Between the selection and the delete, a redrive reopens one of them (its settle time cleared).
+  await db.updateTable('runs').set({ status: 'running', settled_at: null }).where('run_id', '=', 'run-kept').execute();
+  const removed = await store.transaction((tx) => store.retention.removeRuns(selected.map((r) => r.run_id), cutoffs, tx));
+  expect(removed.runs).toBe(1);
+  expect((await db.selectFrom('runs').select('run_id').execute()).map((r) => r.run_id)).toEqual(['run-kept']);
+});
