@@ -11,6 +11,7 @@ import { zeroCounts, RETENTION_KINDS, type Clock, type RetentionCounts, type Ret
 import { newId } from '../ids';
 import type { RuntimeLog } from '../runtime-log';
 import { cutoffsAt, retentionEnabled, type RetentionSettings } from './retention-settings';
+import { BatchSizer } from './batch-sizer';
 
 /** The lease outlives any one batch and its pause many times over; each batch renews it. */
 const LEASE_MS = 60_000;
@@ -143,8 +144,10 @@ export class Retention {
       const sampled = await retention.sampledRecords();
 
       let after: SettledRunPosition | undefined;
+      const runsPerBatch = new BatchSizer(this.settings.batchSize);
       for (;;) {
-        const batch = await retention.prunableRuns(cutoffs, this.settings.batchSize, after, sampled.runIds);
+        const batchStarted = performance.now();
+        const batch = await retention.prunableRuns(cutoffs, runsPerBatch.size, after, sampled.runIds);
         if (batch.length === 0) break;
         after = batch[batch.length - 1];
         const ids = batch.map((r) => r.run_id);
@@ -155,12 +158,15 @@ export class Retention {
               if (c.logs) await retention.markRecordsIncompleteBefore(cutoffs.history!, tx);
               return c;
             });
+        runsPerBatch.took(performance.now() - batchStarted);
         await pacer(add(removed, counts));
       }
 
       let afterSeq = 0;
+      const logsPerBatch = new BatchSizer(this.settings.batchSize * 10);
       for (;;) {
-        const { seqs, lastSeq } = await retention.looseLogs(cutoffs, this.settings.batchSize * 10, afterSeq, sampled.logSeqs);
+        const batchStarted = performance.now();
+        const { seqs, lastSeq } = await retention.looseLogs(cutoffs, logsPerBatch.size, afterSeq, sampled.logSeqs);
         if (seqs.length > 0) {
           const n = dryRun
             ? seqs.length
@@ -168,6 +174,7 @@ export class Retention {
                 await retention.markRecordsIncompleteBefore(cutoffs.history!, tx);
                 return retention.removeLogs(seqs, tx);
               });
+          logsPerBatch.took(performance.now() - batchStarted);
           await pacer(add(removed, { logs: n }));
         }
         if (lastSeq === undefined) break;
@@ -178,11 +185,14 @@ export class Retention {
       add(removed, { incident_hours: hours });
 
       let auditAfter = 0;
+      const auditPerBatch = new BatchSizer(this.settings.batchSize * 10);
       for (;;) {
-        const seqs = await retention.oldAuditSeqs(cutoffs, this.settings.batchSize * 10, auditAfter);
+        const batchStarted = performance.now();
+        const seqs = await retention.oldAuditSeqs(cutoffs, auditPerBatch.size, auditAfter);
         if (seqs.length === 0) break;
         auditAfter = seqs[seqs.length - 1]!;
         const n = dryRun ? seqs.length : await this.inBatch(lease, (tx) => retention.removeAuditThrough(auditAfter, tx));
+        auditPerBatch.took(performance.now() - batchStarted);
         await pacer(add(removed, { audit: n }));
       }
 
