@@ -13,8 +13,8 @@ test.describe('payload search', () => {
 
     const browser = new EventsPage(page);
     await browser.goto();
-    // The bundle's indexed fields are suggested.
-    expect(await browser.payloadSuggestions.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toContain('payload.ticket_id = ');
+    // The bundle's indexed fields are suggested, once the catalog has loaded.
+    await expect.poll(() => browser.payloadSuggestions.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toContain('payload.ticket_id = ');
 
     await browser.payloadFilter.fill(`payload.ticket_id = ${wanted}`);
     await expect(page).toHaveURL(new RegExp(`payload=payload\\.ticket_id`));
