@@ -72,6 +72,25 @@ const UNFINISHED_OPERATIONS = ['running', 'paused'];
 
 type RunsEb = ExpressionBuilder<Database, 'runs'>;
 
+/** A select (a preview counts) or a delete (a pass removes) on one table, narrowed to the records of some runs: both builders take the same where. */
+type RunScope = (query: any, db: Kysely<Database>, runIds: string[]) => any;
+const ofRuns: RunScope = (q, _db, runIds) => q.where('run_id', 'in', runIds);
+
+/**
+ * What a removed run takes with it, per kind, children before the rows they point at: the order
+ * a batch deletes in, and what a preview counts.
+ */
+const RUN_RECORDS: { kind: keyof RetentionCounts; table: keyof Database; scope: RunScope }[] = [
+  { kind: 'turns', table: 'turns', scope: (q, db, runIds) => q.where('trigger_event_id', 'in', db.selectFrom('events').select('event_id').where('run_id', 'in', runIds)) },
+  { kind: 'conversations', table: 'conversations', scope: (q, db, runIds) => ofRuns(q, db, runIds).where('status', '<>', 'active') },
+  { kind: 'queued_publishes', table: 'ingress_queue', scope: ofRuns },
+  { kind: 'logs', table: 'logs', scope: ofRuns },
+  { kind: 'deliveries', table: 'deliveries', scope: ofRuns },
+  { kind: 'dead_letters', table: 'dead_letters', scope: ofRuns },
+  { kind: 'events', table: 'events', scope: ofRuns },
+  { kind: 'runs', table: 'runs', scope: ofRuns },
+];
+
 export class RetentionRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -229,19 +248,14 @@ export class RetentionRepository {
   /** What removing `runIds` would remove, per kind (a preview's batch). */
   async countRuns(runIds: readonly string[]): Promise<Partial<RetentionCounts>> {
     if (runIds.length === 0) return {};
-    const ids = [...runIds];
-    const count = async (q: { select: any }) => Number(((await (q as any).select((e: any) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()) as { n: number | string }).n);
-    const db = this.db;
-    return {
-      turns: await count(db.selectFrom('turns').where('trigger_event_id', 'in', db.selectFrom('events').select('event_id').where('run_id', 'in', ids))),
-      conversations: await count(db.selectFrom('conversations').where('run_id', 'in', ids).where('status', '<>', 'active')),
-      queued_publishes: await count(db.selectFrom('ingress_queue').where('run_id', 'in', ids)),
-      logs: await count(db.selectFrom('logs').where('run_id', 'in', ids)),
-      deliveries: await count(db.selectFrom('deliveries').where('run_id', 'in', ids)),
-      dead_letters: await count(db.selectFrom('dead_letters').where('run_id', 'in', ids)),
-      events: await count(db.selectFrom('events').where('run_id', 'in', ids)),
-      runs: await count(db.selectFrom('runs').where('run_id', 'in', ids)),
-    };
+    const counts: Partial<RetentionCounts> = {};
+    for (const { kind, table, scope } of RUN_RECORDS) {
+      const row = await scope(this.db.selectFrom(table), this.db, [...runIds])
+        .select((eb: ExpressionBuilder<Database, typeof table>) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
+      counts[kind] = Number((row as { n: number | string }).n);
+    }
+    return counts;
   }
 
   /**
@@ -267,17 +281,11 @@ export class RetentionRepository {
       .execute();
     const ids = held.map((r) => r.run_id);
     if (ids.length === 0) return {};
-    const removed = async (q: { executeTakeFirst(): Promise<{ numDeletedRows: bigint }> }) => Number((await q.executeTakeFirst()).numDeletedRows);
-    const counts: Partial<RetentionCounts> = {
-      turns: await removed(trx.deleteFrom('turns').where('trigger_event_id', 'in', trx.selectFrom('events').select('event_id').where('run_id', 'in', ids))),
-      conversations: await removed(trx.deleteFrom('conversations').where('run_id', 'in', ids).where('status', '<>', 'active')),
-      queued_publishes: await removed(trx.deleteFrom('ingress_queue').where('run_id', 'in', ids)),
-      logs: await removed(trx.deleteFrom('logs').where('run_id', 'in', ids)),
-      deliveries: await removed(trx.deleteFrom('deliveries').where('run_id', 'in', ids)),
-      dead_letters: await removed(trx.deleteFrom('dead_letters').where('run_id', 'in', ids)),
-      events: await removed(trx.deleteFrom('events').where('run_id', 'in', ids)),
-      runs: await removed(trx.deleteFrom('runs').where('run_id', 'in', ids)),
-    };
+    const counts: Partial<RetentionCounts> = {};
+    for (const { kind, table, scope } of RUN_RECORDS) {
+      const res = await scope(trx.deleteFrom(table), trx, ids).executeTakeFirst();
+      counts[kind] = Number((res as { numDeletedRows: bigint }).numDeletedRows);
+    }
     markChange(tx, 'runs');
     markChange(tx, 'events');
     return counts;
