@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { Store, type BulkEvent, type EventFilter, type EventPosition } from '@switchboard/store';
 import { databaseOf, sql } from '@switchboard/store/testing';
+import { prng } from './prng';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -22,17 +23,6 @@ const DEEP_PAGE = 100;
 const SPAN_MS = 30 * 24 * 3600_000;
 const BATCH = 5000;
 
-/** Deterministic PRNG (mulberry32) so two runs build the same data. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(1);
 
 // Event catalog: name, share of traffic, subscribers.

@@ -14,6 +14,7 @@ import { PostgresAdmin, removeDataDir, temporaryDataDir } from '@switchboard/tes
 import { PAYLOAD_SCAN_BOUND, Store, type BulkEvent, type EventFilter } from '@switchboard/store';
 import { databaseOf, sql } from '@switchboard/store/testing';
 import { loadAverage, median } from './rounds';
+import { prng } from './prng';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -26,16 +27,6 @@ const EVENTS_PER_TICKET = 20;
 const SPAN_MS = 30 * 24 * 3600_000;
 const NAMES = ['ticket.created', 'ticket.updated', 'refund.requested', 'refund.approved', 'refund.paid'];
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(39);
 const tickets = Math.max(1, Math.floor(EVENTS / EVENTS_PER_TICKET));
 
