@@ -15,6 +15,15 @@ import { Store, type StoreOptions } from './store';
  * An admin URL of a PostgreSQL server (a role that may create databases). When set, tests open
  * their stores on PostgreSQL (see openTestStore).
  */
+/** A seeded random source (an LCG) for model-based tests: one seed, the same cases every run. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
 export const TEST_DATABASE_URL_ENV = 'SWITCHBOARD_TEST_DATABASE_URL';
 
 export function testEngine(): Engine {

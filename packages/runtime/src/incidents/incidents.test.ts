@@ -8,18 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incidentGroupKey, type NewLogRecord, type Store } from '@switchboard/store';
-import { expectedIncidentGroups, openTestStore, type ReferenceLog } from '@switchboard/store/testing';
+import { expectedIncidentGroups, openTestStore, type ReferenceLog, seededRandom } from '@switchboard/store/testing';
 import { Incidents, type IncidentRow } from './incidents';
 
 /** Small deterministic PRNG so a failure reproduces. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 const W_START = '2026-04-01T00:00:00.000Z';
 const W_END = '2026-04-02T00:00:00.000Z';
 const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'];
@@ -62,7 +54,7 @@ describe('Incidents.page', () => {
   const logs: ReferenceLog[] = [];
 
   beforeAll(async () => {
-    const r = prng(7);
+    const r = seededRandom(7);
     const components = ['dispatcher', 'agent.triage-agent', 'mcp.payments', 'mcp.crm', 'ingress'];
     const codes = ['DELIVERY_RETRY', 'DEAD_LETTER', 'MCP_TOOL_ERROR', null];
     const rows: NewLogRecord[] = [];

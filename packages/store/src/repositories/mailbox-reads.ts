@@ -80,15 +80,7 @@ export class MailboxReadRepository {
   async get(mailboxId: string): Promise<{ item: MailboxItemRow; history: (MailboxHistoryRow & { actor_token_name: string | null })[] } | undefined> {
     const item = await this.db.selectFrom('mailbox_items').selectAll().where('mailbox_id', '=', mailboxId).executeTakeFirst();
     if (!item) return undefined;
-    const history = await this.db
-      .selectFrom('mailbox_history as h')
-      .leftJoin('tokens as t', 't.id', 'h.actor_token_id')
-      .selectAll('h')
-      .select('t.name as actor_token_name')
-      .where('h.mailbox_id', '=', mailboxId)
-      .orderBy('h.seq')
-      .execute();
-    return { item, history };
+    return { item, history: await this.historyOf([mailboxId]) };
   }
 
   /**
@@ -106,16 +98,20 @@ export class MailboxReadRepository {
       .where('mailbox_id', 'in', ids)
       .execute();
     for (const s of snapshots) byItem.set(s.mailbox_id, { ...s, history: [] });
-    const history = await this.db
+    for (const row of await this.historyOf(ids)) byItem.get(row.mailbox_id)?.history.push(row);
+    return byItem;
+  }
+
+  /** The history of these items with the actors' token names, oldest first. */
+  private historyOf(mailboxIds: string[]) {
+    return this.db
       .selectFrom('mailbox_history as h')
       .leftJoin('tokens as t', 't.id', 'h.actor_token_id')
       .selectAll('h')
       .select('t.name as actor_token_name')
-      .where('h.mailbox_id', 'in', ids)
+      .where('h.mailbox_id', 'in', mailboxIds)
       .orderBy('h.seq')
       .execute();
-    for (const row of history) byItem.get(row.mailbox_id)?.history.push(row);
-    return byItem;
   }
 
   /** Rejected items per (type, reason code); items rejected without a code are not counted. */

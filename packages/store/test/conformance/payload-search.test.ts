@@ -10,18 +10,11 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayloadCondition, PayloadScalar } from '@switchboard/contract';
-import { databaseOf, openTestStore, testEngine } from '@switchboard/store/testing';
+import { databaseOf, openTestStore, testEngine, seededRandom } from '@switchboard/store/testing';
 import { Store, eventConditionsOf, payloadIndexName, type BulkEvent, type EventFilter, type EventPosition, type PageTables } from '@switchboard/store';
 import { STORE_ENGINES } from '../../src/engines/index';
 
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-const rand = prng(39);
+const rand = seededRandom(39);
 const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const chance = (p: number) => rand() < p;
 

@@ -4,22 +4,14 @@
  * same filter applied in plain TypeScript.
  */
 import fs from 'node:fs';
-import { databaseOf, expectedIncidentGroups, openTestStore, type ReferenceLog } from '@switchboard/store/testing';
+import { databaseOf, expectedIncidentGroups, openTestStore, type ReferenceLog, seededRandom } from '@switchboard/store/testing';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store, incidentGroupKey, type BulkEvent, type EventFilter, type EventPosition, type NewLogRecord } from '@switchboard/store';
 
 /** Small deterministic PRNG so a failure reproduces. */
-function prng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-const rand = prng(42);
+const rand = seededRandom(42);
 const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
 const BASE = Date.parse('2026-03-01T00:00:00.000Z');
@@ -320,7 +312,7 @@ describe('IncidentRepository', () => {
   const LEVELS = ['debug', 'info', 'warn', 'error', 'fatal'];
 
   beforeAll(async () => {
-    const r = prng(7);
+    const r = seededRandom(7);
     const components = ['dispatcher', 'agent.triage-agent', 'mcp.payments', 'mcp.crm', 'ingress'];
     const codes = ['DELIVERY_RETRY', 'DEAD_LETTER', 'MCP_TOOL_ERROR', null];
     const rows: NewLogRecord[] = [];
@@ -397,7 +389,7 @@ describe('IncidentRepository', () => {
   }
 
   it('agrees with a direct count of the records over random windows, bucket counts and filters (the rollup covers whole hours, the records the cut ones)', async () => {
-    const r = prng(99);
+    const r = seededRandom(99);
     const dataStart = Date.parse(W_START) - 3 * 3600_000;
     const components = [undefined, undefined, 'dispatcher', 'mcp.payments'];
     for (let trial = 0; trial < 60; trial++) {
