@@ -75,9 +75,12 @@ async function signInAndCoreScreens(page: Page, server: ServerProcess): Promise<
   await shot('10-events-empty');
 
   const servers = new ServersPanel(page);
-  await new RuntimePage(page).goto(server.url);
+  const runtime = new RuntimePage(page);
+  await runtime.goto(server.url);
   await expect(servers.selfRow).toBeVisible();
   await shot('16-runtime-servers');
+  await expect(runtime.retention.settings).toBeVisible();
+  await saveAtBothWidths(page, outDir, '17-runtime-retention', { scrollTo: runtime.retention.root });
 }
 
 async function alertScreens(page: Page, server: ServerProcess): Promise<void> {

@@ -59,7 +59,7 @@ function RetentionView({ status }: { status: RetentionStatus }) {
           <dd>{keptFor(s.audit_days)}</dd>
           <dt>Pace</dt>
           <dd className="small">
-            {s.batch_size.toLocaleString()} runs a batch, at most {s.max_rows_per_second.toLocaleString()} rows/s, every {formatInterval(s.interval_s)}
+            up to {s.batch_size.toLocaleString()} runs a batch, at most {s.max_rows_per_second.toLocaleString()} rows/s, every {formatInterval(s.interval_s)}
           </dd>
         </dl>
         <dl className="kv" data-testid="retention-state">
