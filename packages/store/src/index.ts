@@ -35,7 +35,7 @@ export type { StoreTx } from './store-tx';
 export { CHANGE_CHANNEL, CHANGE_KINDS, ChangeFeedRepository, type ChangeKind, type ChangeRecord } from './change-feed';
 export { ChangeListener, LISTENER_APPLICATION_NAME, type ChangeListenerOptions } from './change-listener';
 export type * from './schema';
-export { Store, type StoreOptions } from './store';
+export { Store, type BulkReader, type StoreOptions } from './store';
 export { failedAsGroup } from './group-commit';
 export { Coalescer, type CoalescerOptions } from './coalescer';
 export type { GroupCommit } from './group-commit';

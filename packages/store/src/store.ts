@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock';
 import { DatabaseClock } from './database-clock';
 import type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind } from './engines/engine';
 import { migrationProvider } from './migrations/index';
-import { openSqlite } from './engines/sqlite/open-sqlite';
+import { openSqlite, openSqliteBulkReader } from './engines/sqlite/open-sqlite';
 import { sqliteEngine } from './engines/sqlite/sqlite-engine';
 import { DatabaseUnreachableError, openPostgres, redactedUrl } from './engines/postgres/open-postgres';
 import { postgresEngine } from './engines/postgres/postgres-engine';
@@ -41,6 +41,12 @@ import { ClusterGaugeReads } from './repositories/cluster-gauges';
 import { noopStoreObserver, type StoreObserver } from './store-observer';
 import { ChangeFeedRepository } from './change-feed';
 import { ChangeListener, type ChangeListenerOptions } from './change-listener';
+
+/** A store for reads that walk a whole list (exports); `close` when the walk ends. */
+export interface BulkReader {
+  store: Store;
+  close(): Promise<void>;
+}
 
 export interface StoreOptions {
   /** The SQLite store's folder (the embedded default). */
@@ -106,6 +112,7 @@ export class Store {
     private readonly onClose: () => void,
     changeCounter: (() => number) | undefined,
     databaseUrl?: string,
+    private readonly bulkReaderConnection?: () => { db: Kysely<Database>; close: () => void },
   ) {
     const engine = storeEngine;
     this.capabilities = engine.capabilities;
@@ -179,7 +186,11 @@ export class Store {
     const { db, raw, file } = openSqlite(options.dataDir);
     // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.
     const dataVersion = raw.prepare('PRAGMA data_version').pluck();
-    const store = new Store(db, sqliteEngine, clock, file, () => raw.close(), () => dataVersion.get() as number);
+    const bulkReaderConnection = () => {
+      const reader = openSqliteBulkReader(file);
+      return { db: reader.db, close: () => reader.raw.close() };
+    };
+    const store = new Store(db, sqliteEngine, clock, file, () => raw.close(), () => dataVersion.get() as number, undefined, bulkReaderConnection);
     await store.migrate();
     return store;
   }
@@ -239,6 +250,18 @@ export class Store {
     await listener.start();
     this.listener = listener;
     return listener;
+  }
+
+  /**
+   * A store for one walk over a whole list. On SQLite it reads through a connection of its own
+   * with a small page cache (openSqliteBulkReader), so an export's memory stays bounded; its
+   * writes are refused. On PostgreSQL the page cache is the database server's, and this store is it.
+   */
+  openBulkReader(): BulkReader {
+    if (!this.bulkReaderConnection) return { store: this, close: async () => {} };
+    const connection = this.bulkReaderConnection();
+    const reader = new Store(connection.db, this.storeEngine, this.clock, this.location, connection.close, () => 0);
+    return { store: reader, close: () => reader.close() };
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,7 @@ import { actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
 import { exportLists, isExportListName, type ExportList } from '../export/export-lists';
 import { EXPORT_CONTENT_TYPES, exportStream } from '../export/export-stream';
 import { issuesOf } from '../rpc/method-executor';
+import { shareCursorSecret } from '../pagination/cursor';
 import type { HandlerContext } from '../rpc/handler';
 
 /** The params travel in the URL: longer than any real filter, short enough for every proxy. */
@@ -96,11 +97,16 @@ export function exportRoute(deps: ExportDeps) {
     if (nulAt !== undefined) return invalidParams(c, `Invalid params for the ${name} export`, [{ path: nulAt, message: NUL_TEXT_MESSAGE }]);
     const params = parsed.data as Record<string, unknown>;
 
-    const ctx: HandlerContext = { store, runtime, config, logger, principal, correlationId, transport: 'http' };
+    // The walk reads through a bulk reader: on SQLite a connection whose small page cache bounds
+    // what a whole-table walk leaves in memory. Closed however the walk ends.
+    const reader = store.openBulkReader();
+    shareCursorSecret(store, reader.store);
+    const ctx: HandlerContext = { store: reader.store, runtime, config, logger, principal, correlationId, transport: 'http' };
     let first;
     try {
       first = await list.page(params, undefined, ctx);
     } catch (error) {
+      await reader.close();
       if (!(error instanceof RpcError)) throw error;
       return errorJson(c, error.code, error.message, error.details, errorRegistry[error.code].httpStatus === 200 ? 400 : undefined);
     }
@@ -118,6 +124,7 @@ export function exportRoute(deps: ExportDeps) {
       first,
       readPage: (cursor) => list.page(params, cursor, ctx),
       onEnd: ({ outcome, rows, pages, error }) => {
+        reader.close().catch((closeError: unknown) => logger.error('export reader did not close', { correlation_id: correlationId, error: String(closeError) }));
         const fields = { correlation_id: correlationId, list: name, format, outcome, rows, pages, ms: Math.round(performance.now() - started) };
         if (outcome === 'failed') logger.error('export failed', { ...fields, error: error instanceof Error ? error.message : String(error) });
         else logger.info('export ended', fields);

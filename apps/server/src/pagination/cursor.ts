@@ -34,6 +34,14 @@ function secretFor(store: Store): Promise<Buffer> {
   return secret;
 }
 
+/**
+ * Lets `reader` (a bulk reader of `store`, which refuses writes) sign and check cursors with
+ * `store`'s secret, loaded through `store`: the first load may insert it.
+ */
+export function shareCursorSecret(store: Store, reader: Store): void {
+  if (reader !== store) secrets.set(reader, secretFor(store));
+}
+
 /** The filter a cursor is bound to: everything that decides membership and order, defaults applied. */
 export function filterHash(filter: unknown): string {
   // 128 bits of the hash keeps cursors short; collisions across filters are not a practical risk.

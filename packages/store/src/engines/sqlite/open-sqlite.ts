@@ -27,3 +27,24 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: Better
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return { db, raw, file };
 }
+
+/**
+ * Pages of the SQLite page cache a bulk reader may hold (negative: KiB). A walk over a whole table
+ * touches every page once, so a large cache buys it nothing and fills to its limit.
+ */
+const BULK_READER_CACHE_KIB = 8192;
+
+/**
+ * A second connection to an open store's file for reads that walk a whole table (exports): its
+ * page cache stays small, so a walk does not fill the main connection's 64 MB cache. WAL lets it
+ * read while the main connection writes; `query_only` refuses any write, which could otherwise
+ * wait for the main connection's lock on this same thread.
+ */
+export function openSqliteBulkReader(file: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
+  const raw = new BetterSqlite3(file, { fileMustExist: true });
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`cache_size = -${BULK_READER_CACHE_KIB}`);
+  raw.pragma('query_only = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  return { db, raw };
+}
