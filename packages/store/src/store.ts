@@ -146,7 +146,7 @@ export class Store {
     this.servers = new ServerRepository(db, engine);
     this.clusterGauges = new ClusterGaugeReads(db, this.runWrites);
     this.alerts = new AlertRepository(db, this.changes, engine);
-    this.savedViews = new SavedViewRepository(db);
+    this.savedViews = new SavedViewRepository(db, engine);
     this.retention = new RetentionRepository(db, engine);
   }
 

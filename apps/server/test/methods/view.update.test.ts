@@ -38,6 +38,16 @@ describe('view.update', () => {
     expect((await ok(owner.as, 'view.update', { view_id: view.id, name: 'FREE' })).view.name).toBe('FREE');
   });
 
+  it('two renames onto one name at once: one is made, the other refused as a clash, never an internal error', async () => {
+    const owner = await viewPerson(server, 'operator');
+    for (let round = 0; round < 5; round++) {
+      const [a, b] = [await savedBy(owner, `a ${round}`), await savedBy(owner, `b ${round}`)];
+      const answers = await Promise.all([a, b].map((v) => owner.as.rpcUnchecked('view.update', { view_id: v.id, name: `same ${round}` })));
+      const codes = answers.map((r) => (r.error ? (r.error.data as { code: string }).code : 'ok')).sort();
+      expect(codes, JSON.stringify(answers.map((r) => r.error?.message))).toEqual(['INVALID_PARAMS', 'ok']);
+    }
+  });
+
   it("someone else's private view is NOT_FOUND, exactly like an id that does not exist, and stays as it was", async () => {
     const [owner, other] = [await viewPerson(server, 'viewer'), await viewPerson(server, 'admin')];
     const view = await savedBy(owner, 'private one');

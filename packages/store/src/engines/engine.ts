@@ -34,8 +34,11 @@ export interface StoreCapabilities {
   readonly pipelinedGuard: boolean;
 }
 
-/** How the server should answer a failed store call: busy and unavailable are retryable. */
-export type StoreErrorKind = 'busy' | 'unavailable' | 'other';
+/**
+ * What a failed store call means: busy and unavailable are retryable; duplicate is a unique key
+ * that another write took first (a repository turns it into its own clash error).
+ */
+export type StoreErrorKind = 'busy' | 'unavailable' | 'duplicate' | 'other';
 
 /** An auto-incrementing integer key column, as each engine declares it in a migration. */
 export interface AutoIncrementKey {
@@ -114,7 +117,7 @@ export interface StoreEngine {
 
   // --- errors, time, schema ---
 
-  /** What a driver error means for the caller: a passing conflict, a lost connection, or neither. */
+  /** What a driver error means for the caller: a passing conflict, a lost connection, a unique key taken, or none of them. */
   classifyError(err: unknown): StoreErrorKind;
   /** Now on the database's clock, `offsetMs` added, as ISO 8601 UTC text with milliseconds. */
   now(offsetMs?: number): RawBuilder<string>;

@@ -3,6 +3,7 @@
  * which view is the runtime's rule (saved-views.ts there); this file reads and writes rows.
  */
 import type { Kysely } from 'kysely';
+import type { StoreEngine } from '../engines/engine';
 import type { Database, SavedViewsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 
@@ -67,7 +68,10 @@ function recordOf(row: Row): SavedViewRecord {
 }
 
 export class SavedViewRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: StoreEngine,
+  ) {}
 
   private on(tx?: StoreTx): Kysely<Database> {
     return tx ? executorOf(tx) : this.db;
@@ -152,7 +156,13 @@ export class SavedViewRepository {
     }
     if (changes.filters !== undefined) set.filters = JSON.stringify(changes.filters);
     if (changes.shared !== undefined) set.shared = changes.shared ? 1 : 0;
-    await trx.updateTable('saved_views').set(set).where('id', '=', id).execute();
+    try {
+      await trx.updateTable('saved_views').set(set).where('id', '=', id).execute();
+    } catch (err) {
+      // Another rename onto this name committed between the check above and this write.
+      if (changes.name !== undefined && this.engine.classifyError(err) === 'duplicate') throw new SavedViewNameTakenError(changes.name);
+      throw err;
+    }
     return this.get(id, tx);
   }
 

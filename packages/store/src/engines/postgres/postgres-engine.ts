@@ -27,6 +27,8 @@ import { ensurePostgresPayloadIndex, postgresPayloadCondition } from './payload-
 const CONNECTION_LOST_STATES = /^(57P0[123]|08...|53...)$/;
 /** SQLSTATEs a retry resolves: serialization failure, deadlock detected. */
 const CONFLICT_STATES = new Set(['40001', '40P01']);
+/** unique_violation: another write took the key first. */
+const UNIQUE_VIOLATION = '23505';
 const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 /** node-postgres's own words for a connection it lost or could not get from the pool in time. */
 const CONNECTION_LOST_MESSAGES = /^Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect/;
@@ -125,6 +127,7 @@ export const postgresEngine: StoreEngine = {
     const code = (err as { code?: unknown } | null)?.code;
     if (typeof code === 'string') {
       if (CONFLICT_STATES.has(code)) return 'busy';
+      if (code === UNIQUE_VIOLATION) return 'duplicate';
       if (CONNECTION_LOST_STATES.test(code) || SOCKET_ERRORS.has(code)) return 'unavailable';
     }
     const message = err instanceof Error ? err.message : '';

@@ -36,7 +36,9 @@ export const sqliteEngine: StoreEngine = {
   /** "database is locked" (SQLITE_BUSY and its extended codes) passes once the writer ahead is done. */
   classifyError(err) {
     const code = (err as { code?: unknown } | null)?.code;
-    return typeof code === 'string' && code.startsWith('SQLITE_BUSY') ? 'busy' : 'other';
+    if (typeof code !== 'string') return 'other';
+    if (code.startsWith('SQLITE_BUSY')) return 'busy';
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? 'duplicate' : 'other';
   },
 
   now,
