@@ -43,6 +43,8 @@ const DAY_MS = 86_400_000;
 interface Latencies {
   ping: number[];
   publish: number[];
+  /** When each publish in `publish` was sent, ms after the phase began. */
+  publishAt: number[];
   errors: number;
 }
 
@@ -71,7 +73,8 @@ function call(port: number, method: string, params: unknown): Promise<any> {
 
 /** health.ping one at a time and publishes on a fixed schedule, until `until` resolves. */
 async function underLoad(port: number, until: Promise<unknown>): Promise<Latencies> {
-  const out: Latencies = { ping: [], publish: [], errors: 0 };
+  const out: Latencies = { ping: [], publish: [], publishAt: [], errors: 0 };
+  const began = performance.now();
   let done = false;
   void until.finally(() => (done = true));
   const pings = (async () => {
@@ -91,7 +94,10 @@ async function underLoad(port: number, until: Promise<unknown>): Promise<Latenci
     n += 1;
     inFlight.push(
       call(port, 'event.publish', { event_name: 'survey.requested', payload: { ticket_id: `T-BENCH-${process.pid}-${n}` } }).then(
-        () => void out.publish.push(performance.now() - t),
+        () => {
+          out.publish.push(performance.now() - t);
+          out.publishAt.push(t - began);
+        },
         () => void (out.errors += 1),
       ),
     );
@@ -272,5 +278,9 @@ for (const r of results) {
       `${r.idle.errors + r.during.errors}`,
     ].join(' | '),
   );
+  // Where in the pass the slow publishes were: p99 per tenth of its time (the deletes come first,
+  // then the space given back).
+  const tenths = Array.from({ length: 10 }, (_, i) => r.during.publish.filter((_, j) => Math.floor((r.during.publishAt[j]! / (r.seconds * 1000)) * 10) === i));
+  console.log(`          publish p99 per tenth of the pass: ${tenths.map((t) => (t.length ? p99(t).toFixed(0) : '-')).join(' ')} ms`);
   console.log(`          pings ${r.idle.ping.length} idle, ${r.during.ping.length} during; publishes ${r.idle.publish.length} idle, ${r.during.publish.length} during; pass ${r.seconds.toFixed(1)} s; store layer ${mb(r.before.bytes)} -> ${mb(r.after.bytes)}, ${mb(r.after.freeBytes)} free`);
 }

@@ -15,7 +15,11 @@ import { BatchSizer } from './batch-sizer';
 
 /** The lease outlives any one batch and its pause many times over; each batch renews it. */
 const LEASE_MS = 60_000;
-/** Free pages given back per step after a pass (SQLite), with a pause between steps. */
+/**
+ * Free pages given back per step after a pass (SQLite), with a pause between steps: at most
+ * this, fewer while steps take longer than a batch may (BatchSizer), since a step holds the only
+ * writer and publishes wait for it.
+ */
 const RECLAIM_PAGES_PER_STEP = 500;
 /** The least pause between two batches, so other work gets the event loop and the database. */
 const MIN_PAUSE_MS = 5;
@@ -248,11 +252,14 @@ export class Retention {
 
   /** Gives free pages back in steps where the engine can (SQLite with incremental auto-vacuum). */
   private async reclaim(): Promise<void> {
+    const pagesPerStep = new BatchSizer(RECLAIM_PAGES_PER_STEP);
     for (;;) {
       const stepStarted = performance.now();
-      const given = await this.store.retention.reclaimSpace(RECLAIM_PAGES_PER_STEP);
-      if (given < RECLAIM_PAGES_PER_STEP || this.stopping.signal.aborted) return;
+      const asked = pagesPerStep.size;
+      const given = await this.store.retention.reclaimSpace(asked);
+      if (given < asked || this.stopping.signal.aborted) return;
       const stepMs = performance.now() - stepStarted;
+      pagesPerStep.took(stepMs);
       await sleep(Math.max(MIN_PAUSE_MS, (stepMs * (1 - WORK_SHARE)) / WORK_SHARE));
     }
   }
