@@ -5,7 +5,8 @@
  * or per delivery moves far less, so it tells whether a change made the work dearer.
  *
  *   ping     one SQLite server, health.ping from wrk at 64 connections for BENCH_SECONDS after
- *            3 s of the same untimed: the server's CPU per request.
+ *            3 s of the same untimed: the server's CPU per request (its main thread is saturated
+ *            here, so this is about 1 / throughput; the PostgreSQL scenarios leave CPU to spare).
  *   drain    2 servers on a fresh PostgreSQL database drain a backlog (bench:pg's drain: 10,000
  *            untimed, then BENCH_DELIVERIES timed): deliveries/s of the timed part, and CPU per
  *            delivery over both parts in the servers and in PostgreSQL (every postgres process,
