@@ -19,3 +19,9 @@ it('halves the batch while batches take longer than the target, down to one, and
   }
   expect(grown).toEqual([2, 4, 8, 16, 32, 64, 128, 200, 200]);
 });
+
+it('keeps the setting where batches are not bounded by time (writers that run concurrently)', () => {
+  const sizer = new BatchSizer(200, false);
+  for (let i = 0; i < 5; i++) sizer.took(BATCH_TARGET_MS * 10);
+  expect(sizer.size).toBe(200);
+});

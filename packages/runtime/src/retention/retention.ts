@@ -148,7 +148,7 @@ export class Retention {
       const sampled = await retention.sampledRecords();
 
       let after: SettledRunPosition | undefined;
-      const runsPerBatch = new BatchSizer(this.settings.batchSize);
+      const runsPerBatch = new BatchSizer(this.settings.batchSize, this.batchesBoundedByTime);
       for (;;) {
         const batchStarted = performance.now();
         const batch = await retention.prunableRuns(cutoffs, runsPerBatch.size, after, sampled.runIds);
@@ -167,7 +167,7 @@ export class Retention {
       }
 
       let afterSeq = 0;
-      const logsPerBatch = new BatchSizer(this.settings.batchSize * 10);
+      const logsPerBatch = new BatchSizer(this.settings.batchSize * 10, this.batchesBoundedByTime);
       for (;;) {
         const batchStarted = performance.now();
         const { seqs, lastSeq } = await retention.looseLogs(cutoffs, logsPerBatch.size, afterSeq, sampled.logSeqs);
@@ -189,7 +189,7 @@ export class Retention {
       add(removed, { incident_hours: hours });
 
       let auditAfter = 0;
-      const auditPerBatch = new BatchSizer(this.settings.batchSize * 10);
+      const auditPerBatch = new BatchSizer(this.settings.batchSize * 10, this.batchesBoundedByTime);
       for (;;) {
         const batchStarted = performance.now();
         const seqs = await retention.oldAuditSeqs(cutoffs, auditPerBatch.size, auditAfter);
@@ -250,9 +250,14 @@ export class Retention {
     };
   }
 
+  /** Batches hold the only writer (and the event loop) where writers do not run concurrently: see BatchSizer. */
+  private get batchesBoundedByTime(): boolean {
+    return !this.store.capabilities.concurrentWriters;
+  }
+
   /** Gives free pages back in steps where the engine can (SQLite with incremental auto-vacuum). */
   private async reclaim(): Promise<void> {
-    const pagesPerStep = new BatchSizer(RECLAIM_PAGES_PER_STEP);
+    const pagesPerStep = new BatchSizer(RECLAIM_PAGES_PER_STEP, this.batchesBoundedByTime);
     for (;;) {
       const stepStarted = performance.now();
       const asked = pagesPerStep.size;
