@@ -117,8 +117,10 @@ describe('reset coordinator', () => {
       .toBe('failed');
     expect(record).toMatchObject({ entity_id: 'order-c1', implementation: 'docker', status: 'failed' });
     expect(record.last_error).toMatch(/docker create failed: .*unreachable/);
-    const log = await databaseOf(store).selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirstOrThrow();
-    expect(log).toMatchObject({ level: 'warn', component: 'containers', entity_id: 'order-c1' });
+    // The log record is written after the container's status, in a write of its own.
+    const startFailure = () => databaseOf(store).selectFrom('logs').selectAll().where('error_code', '=', 'CONTAINER_START_FAILED').executeTakeFirst();
+    await expect.poll(async () => (await startFailure()) !== undefined, { timeout: 10_000 }).toBe(true);
+    expect(await startFailure()).toMatchObject({ level: 'warn', component: 'containers', entity_id: 'order-c1' });
     const result = await runtime.reset({ dryRun: false });
     expect(result).toMatchObject({ status: 'completed', containers: { already_stopped: [record.container_id], failed: [] } });
     expect(await databaseOf(store).selectFrom('containers').selectAll().execute()).toEqual([]);
