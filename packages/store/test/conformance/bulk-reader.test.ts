@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openTestStore } from '@switchboard/store/testing';
+import { openTestStore, testEngine } from '@switchboard/store/testing';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Store } from '@switchboard/store';
 
@@ -35,10 +35,11 @@ it('reads what the store committed before and while it is open, and closes witho
   expect(await store.runtimeState.get('bulk-reader-c')).toBe('third');
 });
 
-it('refuses writes where it reads through a connection of its own, and the store is unharmed', async () => {
+// On PostgreSQL the bulk reader is the store itself, whose writes are the store's.
+it.skipIf(testEngine() === 'postgres')('refuses writes where it reads through a connection of its own, and the store is unharmed', async () => {
   const reader = store.openBulkReader();
   try {
-    if (reader.store === store) return; // PostgreSQL: the store itself, whose writes are the store's.
+    expect(reader.store).not.toBe(store);
     await expect(reader.store.runtimeState.set('bulk-reader-write', 'x')).rejects.toThrow(/readonly|read-only/i);
     expect(await store.runtimeState.get('bulk-reader-write')).toBeUndefined();
     await store.runtimeState.set('bulk-reader-write', 'y');
