@@ -62,6 +62,7 @@ export class ServerProcess {
         SWITCHBOARD_HEARTBEAT_INTERVAL_MS: String(this.opts.heartbeatMs ?? 1000),
         SWITCHBOARD_WEB_DIST: path.join(repoRoot, 'dist', 'web'),
         SWITCHBOARD_LOG_LEVEL: 'warn',
+        SWITCHBOARD_CHECK_RESULTS: 'on',
         ...this.opts.env,
       },
       stdout: 'capture',

@@ -52,6 +52,7 @@ const schema = z.object({
   SWITCHBOARD_METRICS: z.enum(['on', 'off']).default('on'),
   SWITCHBOARD_METRICS_PORT: port.optional(),
   SWITCHBOARD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  SWITCHBOARD_CHECK_RESULTS: z.enum(['on', 'off']).default('off'),
   SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS: positiveInt.min(100).default(10_000),
   SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS: positiveInt.min(100).default(30_000),
   SWITCHBOARD_HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt.min(100).default(5_000),
@@ -131,6 +132,8 @@ export interface Config {
    */
   metrics: { enabled: boolean; port?: number };
   logLevel: Env['SWITCHBOARD_LOG_LEVEL'];
+  /** Tests and development: every method result is checked against its contract schema (a mismatch answers INTERNAL). */
+  checkResults: boolean;
   http: {
     /** Time to receive a request's headers. */
     headersTimeoutMs: number;
@@ -255,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     metrics: { enabled: e.SWITCHBOARD_METRICS === 'on', port: e.SWITCHBOARD_METRICS_PORT },
     logLevel: e.SWITCHBOARD_LOG_LEVEL,
+    checkResults: e.SWITCHBOARD_CHECK_RESULTS === 'on',
     http: {
       headersTimeoutMs: Math.min(e.SWITCHBOARD_HTTP_HEADERS_TIMEOUT_MS, e.SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS),
       requestTimeoutMs: e.SWITCHBOARD_HTTP_REQUEST_TIMEOUT_MS,

@@ -157,7 +157,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.serverId);
     await store.idempotency.purgeExpired();
-    methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics);
+    methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics, config.checkResults);
     const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.serverId) }) : undefined;
     app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {

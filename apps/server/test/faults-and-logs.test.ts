@@ -60,6 +60,14 @@ describe('handler faults', () => {
     expect(line).toMatchObject({ method: 'test.bad_result', issues: [expect.objectContaining({ path: 'ok' })] });
   });
 
+  test('a result with a member outside its schema is INTERNAL while results are checked', async () => {
+    const res = await call('test.extra_member');
+    expectRpcError(res.json, 'INTERNAL');
+    expect(res.text).not.toContain('internal_column');
+    const line = linesFor(res.json.error.data.correlation_id).find((l) => l.msg === 'result does not match the contract');
+    expect(line).toMatchObject({ method: 'test.extra_member' });
+  });
+
   test('no error response anywhere carries a stack trace', async () => {
     const more = await Promise.all([
       rawPost(server, '/v1/rpc', '{"broken'),

@@ -55,6 +55,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SWITCHBOARD_TOKEN: TEST_TOKEN,
     SWITCHBOARD_DEMO: 'off',
     SWITCHBOARD_RATE_LIMIT_PER_S: '0',
+    SWITCHBOARD_CHECK_RESULTS: 'on',
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];

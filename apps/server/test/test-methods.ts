@@ -47,6 +47,16 @@ export const badResultDefinition = defineMethod({
   mutating: false,
 });
 
+export const extraMemberDefinition = defineMethod({
+  name: 'test.extra_member',
+  summary: 'Returns its result with a member outside its schema (test only).',
+  params: z.strictObject({}),
+  result: z.object({ ok: z.boolean() }),
+  errors: [],
+  scope: 'read',
+  mutating: false,
+});
+
 export const recordDefinition = defineMethod({
   name: 'test.record',
   summary: 'A mutating method that counts its executions (test only).',
@@ -96,6 +106,7 @@ export function createTestMethods(): TestMethods {
       return {};
     }),
     extraMethod(badResultDefinition, async () => ({ ok: 'not a boolean' }) as never),
+    extraMethod(extraMemberDefinition, async () => ({ ok: true, internal_column: 'x' }) as never),
     extraMethod(recordDefinition, async (params) => {
       executions += 1;
       const execution = executions;

@@ -24,7 +24,7 @@ export interface ClusterOptions {
 }
 
 /** A test server's defaults: no demo traffic, no rate limit, only errors logged. */
-const TEST_SERVER_ENV = { SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error' };
+const TEST_SERVER_ENV = { SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error', SWITCHBOARD_CHECK_RESULTS: 'on' };
 
 /** Three tsx processes booting side by side on two busy cores have taken over 30 s. */
 const SERVER_READY_TIMEOUT_MS = 90_000;

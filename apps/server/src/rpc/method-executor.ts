@@ -1,11 +1,12 @@
 /**
  * Runs one JSON-RPC request: method lookup, the scope check, params validation against the
  * contract, the idempotency layer and the audit record for mutating methods, the handler, and
- * result validation. Transport-agnostic: HTTP and WebSocket both call it.
+ * in tests and development a check of the result against the contract. Transport-agnostic: HTTP and WebSocket both call it.
  */
 import { leastRoleFor, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
+import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { withIdempotency, type MutationCall } from './idempotency';
+import { withIdempotency } from './idempotency';
 import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-trail';
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
@@ -47,6 +48,8 @@ export class MethodExecutor {
     handlers: HandlerRegistry,
     extraMethods: readonly ExtraMethod[] = [],
     private readonly observer?: RpcCallObserver,
+    /** Whether every result is checked against its contract schema (tests and development). */
+    private readonly checkResults = false,
   ) {
     for (const [name, handler] of Object.entries(handlers)) {
       const definition = (methods as Record<string, MethodDefinition>)[name];
@@ -205,21 +208,35 @@ export class MethodExecutor {
       throw new RpcError('INVALID_PARAMS', `Invalid params for ${name}`, { issues: [{ path: nulAt, message: NUL_TEXT_MESSAGE }] });
     }
     const params = parsed.data as Record<string, unknown>;
-    const invoke = async (mutation?: MutationCall) => {
-      const result = await handler(params, mutation ? { ...ctx, mutation } : ctx);
-      const checked = def.result.safeParse(result);
-      if (!checked.success) {
-        ctx.logger.error('result does not match the contract', {
-          correlation_id: ctx.correlationId,
-          method: name,
-          issues: issuesOf(checked.error),
-        });
-        throw new RpcError('INTERNAL', INTERNAL_MESSAGE);
-      }
-      return checked.data;
-    };
-    if (!withEffect) return invoke();
+    if (!withEffect) return this.invoke(def, handler, params, ctx);
     const key = typeof params.idempotency_key === 'string' ? params.idempotency_key : undefined;
-    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, serverId: ctx.runtime.serverId }, request.params, def.result, withEffect, invoke, ctx.config.killAfterEffect);
+    return withIdempotency(ctx.store.idempotency, { method: name, tokenId: ctx.principal.tokenId, key, serverId: ctx.runtime.serverId }, request.params, def.result, withEffect, (mutation) => this.invoke(def, handler, params, mutation ? { ...ctx, mutation } : ctx), ctx.config.killAfterEffect);
   }
+
+  private async invoke(def: MethodDefinition, handler: Callable['handler'], params: Record<string, unknown>, ctx: HandlerContext): Promise<unknown> {
+    const result = await handler(params, ctx);
+    return this.checkResults ? checkedResult(def, result, ctx) : result;
+  }
+}
+
+/**
+ * Tests and development (SWITCHBOARD_CHECK_RESULTS=on): the result must match its contract schema
+ * exactly as sent, with no member the schema would strip, add or change; a mismatch is INTERNAL
+ * so that a test fails on it. In production the handler's result goes out as it is.
+ */
+function checkedResult(def: MethodDefinition, result: unknown, ctx: HandlerContext): unknown {
+  const checked = def.result.safeParse(result);
+  const issues = checked.success
+    ? isDeepStrictEqual(asSent(result), asSent(checked.data))
+      ? undefined
+      : [{ path: '', message: 'the result differs from what its schema makes of it (a member outside the contract, or one the schema fills in)' }]
+    : issuesOf(checked.error);
+  if (!issues) return result;
+  ctx.logger.error('result does not match the contract', { correlation_id: ctx.correlationId, method: def.name, issues });
+  throw new RpcError('INTERNAL', INTERNAL_MESSAGE);
+}
+
+/** A value as a client receives it: what JSON keeps of it. */
+function asSent(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
