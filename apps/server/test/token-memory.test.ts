@@ -1,6 +1,7 @@
 /**
  * Bearer tokens are verified from memory after the first request, yet a revoke takes effect on the
- * very next request: made in this process, or committed by another process (the token CLI).
+ * very next request: made in this process, or committed by another process (the token CLI). The
+ * memory learns of other processes' commits once per turn of the event loop (its documented bound).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import path from 'node:path';
@@ -42,4 +43,16 @@ it('a token created by another process is accepted on its first request', async 
     .run('tok_fromcli0000001', 'from-cli', 'sbk_not_', createHash('sha256').update('sbk_not_yet_created_token_000001').digest('hex'), new Date().toISOString());
   other.close();
   expect((await ping('sbk_not_yet_created_token_000001')).result).toBeTruthy();
+});
+
+it("learns of another process's commit in the next turn of the event loop, not later", async () => {
+  const { token, secret } = await server.store.tokens.create('memory-test-turn');
+  expect(await server.store.tokens.verify(secret)).toBeTruthy();
+  const other = new BetterSqlite3(path.join(server.dataDir, 'switchboard.db'));
+  other.prepare('update tokens set revoked_at = ? where id = ?').run(new Date().toISOString(), token.id);
+  other.close();
+  // Still the turn that read the change counter: the memory answers (the bound, one turn).
+  expect((await server.store.tokens.verify(secret))?.id).toBe(token.id);
+  await new Promise((turnEnded) => setImmediate(turnEnded));
+  expect(await server.store.tokens.verify(secret)).toBeUndefined();
 });

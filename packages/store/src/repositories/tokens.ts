@@ -40,9 +40,10 @@ function newId(prefix: string): string {
  *
  * Verified tokens are remembered by hash so that a request does not pay a SQL round trip. A revoke
  * in this process drops its entry at once; a change committed by another process is seen through
- * `changeCounter`, which moves when another process may have changed tokens, and empties the memory
- * before the next verification: on SQLite whenever another connection commits to the file (the
- * token CLI), on PostgreSQL whenever the change feed carries a token change (another server, the CLI).
+ * `changeCounter`, which moves when another process may have changed tokens (read once per turn of
+ * the event loop, see counterThisTurn), and empties the memory before the next verification: on
+ * SQLite whenever another connection commits to the file (the token CLI), on PostgreSQL whenever
+ * the change feed carries a token change (another server, the CLI).
  * Creating and revoking a token are recorded in the change feed for that.
  */
 export class TokenRepository {
@@ -85,19 +86,39 @@ export class TokenRepository {
     return { token, secret: value };
   }
 
+  /**
+   * The change counter, read at most once per turn of the event loop: under load one read serves
+   * every request of the turn (on SQLite each read is a statement). A request read from its socket
+   * after another process's commit is verified in a later turn than the commit, or in a turn whose
+   * first verification came after the commit, so it sees it; the bound is one loop turn.
+   */
+  private counterThisTurn(): number | undefined {
+    if (this.counterReadThisTurn) return this.verifiedAt;
+    const version = this.changeCounter();
+    this.counterReadThisTurn = true;
+    setImmediate(this.nextTurn);
+    if (version !== this.verifiedAt) {
+      this.verified.clear();
+      this.verifiedAt = version;
+    }
+    return version;
+  }
+
+  private counterReadThisTurn = false;
+  private readonly nextTurn = () => {
+    this.counterReadThisTurn = false;
+  };
+
   /** Forgets every verified token (a user's role or state changed in this process). */
   forgetVerified(): void {
     this.verified.clear();
+    this.counterReadThisTurn = false;
   }
 
   /** Returns the active token for a presented secret, with its user, or undefined. */
   async verify(secret: string): Promise<VerifiedToken | undefined> {
     const hash = hashSecret(secret);
-    const version = this.changeCounter();
-    if (version !== this.verifiedAt) {
-      this.verified.clear();
-      this.verifiedAt = version;
-    }
+    const version = this.counterThisTurn();
     const known = version === undefined ? undefined : this.verified.get(hash);
     if (known) return known;
     const row = await this.db.selectFrom('tokens').selectAll().where('hash', '=', hash).executeTakeFirst();
