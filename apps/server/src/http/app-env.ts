@@ -22,6 +22,8 @@ export type AppEnv = {
     outcome?: string;
     /** For the request's log line: why authentication failed. */
     authFailure?: string;
+    /** The response was built with the frame's headers (request-frame.ts), which need not add them again. */
+    framed?: boolean;
     /** For the request's log line: the upgrade was accepted, so the client gets 101, not the route's answer. */
     switchingProtocols?: boolean;
   };

@@ -10,10 +10,8 @@ import type { Logger } from '../logger';
 import { AuditTrail } from '../audit/audit-trail';
 import { errorJson, type AppEnv } from '../http/app-env';
 import { INTERNAL_MESSAGE } from '../rpc/envelope';
-import { accessLog } from '../http/middleware/access-log';
-import { correlationId } from '../http/middleware/correlation-id';
+import { requestFrame } from '../http/middleware/request-frame';
 import { requireAuth } from '../http/middleware/require-auth';
-import { securityHeaders } from '../http/middleware/security-headers';
 import type { Metrics } from './metrics';
 
 export const METRICS_PATH = '/metrics';
@@ -54,9 +52,7 @@ export function metricsHandlers(deps: MetricsRouteDeps): readonly [MiddlewareHan
 /** The separate scrape listener's application: /metrics and nothing else. */
 export function createMetricsApp(deps: MetricsRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use('*', correlationId());
-  app.use('*', securityHeaders());
-  app.use('*', accessLog(deps.logger));
+  app.use('*', requestFrame(deps.logger));
   app.onError((err, c) => {
     deps.logger.error('metrics route error', { correlation_id: c.get('correlationId'), error: err.message, stack: err.stack });
     return errorJson(c, 'INTERNAL', INTERNAL_MESSAGE, {}, 500);

@@ -18,7 +18,17 @@ export function protocolOf(c: Context<AppEnv>): string {
  * console's own "am I signed in?" probe that presents nothing.
  */
 export function requireAuth(store: Store, audit: AuditTrail, logger: Logger): MiddlewareHandler<AppEnv> {
+  const refusal = authRefusal(store, audit, logger);
   return async (c, next) => {
+    const refused = await refusal(c);
+    if (refused) return refused;
+    await next();
+  };
+}
+
+/** requireAuth as a check: the 401 answer (audited), or undefined with the principal set. */
+export function authRefusal(store: Store, audit: AuditTrail, logger: Logger): (c: Context<AppEnv>) => Promise<Response | undefined> {
+  return async (c) => {
     const authorization = c.req.header('authorization');
     const cookie = c.req.header('cookie');
     const upgrade = isUpgrade(c);
@@ -46,6 +56,6 @@ export function requireAuth(store: Store, audit: AuditTrail, logger: Logger): Mi
       return errorJson(c, 'UNAUTHENTICATED', `Unauthenticated: ${outcome.reason}`);
     }
     c.set('principal', outcome.principal);
-    await next();
+    return undefined;
   };
 }
