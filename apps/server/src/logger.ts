@@ -1,6 +1,13 @@
-/** Structured JSON log lines on stdout; one object per line so they can be grepped and shipped. */
+/**
+ * Structured JSON log lines on stdout, one object per line so they can be grepped and shipped:
+ * `level`, `ts` (ISO time), the fields, `msg`. Written by pino to an asynchronous destination:
+ * a slow reader of stdout (a full pipe, a busy log shipper) holds lines in memory instead of
+ * holding the event loop, and lines written while a write is in flight go out together. What is
+ * still buffered is flushed when the process exits; a SIGKILL loses it.
+ */
+import pino, { type DestinationStream } from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const rank: Record<LogLevel | 'silent', number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 9 };
 
 export interface Logger {
   /** Whether a line at this level would be written (lets callers skip building it). */
@@ -13,31 +20,27 @@ export interface Logger {
 }
 
 /**
- * Lines written in one turn of the event loop go to stdout in one write: under load that is one
- * system call per turn instead of one per request. A SIGKILL can lose at most that turn's lines.
+ * `write` receives each line without its newline (tests collect them); without it, lines go to
+ * stdout asynchronously.
  */
-function batchedStdout(): (line: string) => void {
-  let pending: string[] = [];
-  const flush = () => {
-    if (pending.length === 0) return;
-    const text = pending.join('\n') + '\n';
-    pending = [];
-    process.stdout.write(text);
-  };
-  process.once('exit', flush);
-  return (line) => {
-    if (pending.length === 0) setImmediate(flush);
-    pending.push(line);
-  };
-}
-
-export function createLogger(minLevel: LogLevel | 'silent' = 'info', write: (line: string) => void = batchedStdout()): Logger {
-  const log = (level: LogLevel, msg: string, fields: Record<string, unknown> = {}) => {
-    if (rank[level] < rank[minLevel]) return;
-    write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }));
+export function createLogger(minLevel: LogLevel | 'silent' = 'info', write?: (line: string) => void): Logger {
+  const destination: DestinationStream = write ? { write: (line) => write(line.endsWith('\n') ? line.slice(0, -1) : line) } : pino.destination({ dest: 1, sync: false });
+  const lines = pino(
+    {
+      level: minLevel,
+      base: undefined,
+      messageKey: 'msg',
+      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  const log = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (fields) lines[level](fields, msg);
+    else lines[level](msg);
   };
   return {
-    enabled: (level) => rank[level] >= rank[minLevel],
+    enabled: (level) => lines.isLevelEnabled(level),
     log,
     info: (m, f) => log('info', m, f),
     warn: (m, f) => log('warn', m, f),
