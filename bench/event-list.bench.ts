@@ -15,6 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Store, type BulkEvent, type EventFilter, type EventPosition } from '@switchboard/store';
 import { databaseOf, sql } from '@switchboard/store/testing';
 import { prng } from './prng';
+import { incidentPageReads } from './incident-page-reads';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
@@ -441,14 +442,7 @@ async function main() {
     if (s100 && s100.p99 > Math.max(s1.p99 * 1.5, s1.p99 + 0.5)) verdicts.push(`${name}: page 100 slower than page 1`);
   }
 
-  // The store's reads behind one runtime.incidents page; the runtime sorts, pages and states them in memory.
-  const incidentPageReads = async (window: { windowStart: string; windowEnd: string; mcpOnly: boolean }) => {
-    const groups = await store.incidents.windowGroups({ ...window, histogramBuckets: 24 });
-    await store.incidents.groupCounts({ ...window, windowStart: new Date(Math.max(Date.parse(window.windowStart), Date.parse(window.windowEnd) - 3600_000)).toISOString() });
-    await store.incidents.states();
-    const latest = groups.sort((a, b) => (a.last_seen < b.last_seen ? 1 : a.last_seen > b.last_seen ? -1 : 0)).slice(0, PAGE);
-    return store.incidents.samples(window, latest);
-  };
+  const incidentReads = (window: { windowStart: string; windowEnd: string; mcpOnly: boolean }) => incidentPageReads(store, window, PAGE);
   for (const [name, mcpOnly, hours] of [
     ['runtime.incidents 24 h', false, 24],
     ['runtime.incidents 24 h mcp_only', true, 24],
@@ -459,7 +453,7 @@ async function main() {
     const windowStart = new Date(end + 1 - hours * 3600_000).toISOString();
     const rawQ = rawIncidents(raw, mcpOnly);
     const { store: s, raw: r } = await timePair(
-      () => incidentPageReads({ windowStart, windowEnd, mcpOnly }),
+      () => incidentReads({ windowStart, windowEnd, mcpOnly }),
       () => rawQ(windowStart, windowEnd),
     );
     table.push([name, fmt(s.p50), fmt(s.p99), fmt(r.p50), fmt(r.p99), '-', '-', '-', '-']);

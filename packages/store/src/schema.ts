@@ -221,6 +221,12 @@ export interface IncidentHoursTable {
   level_rank: number;
 }
 
+/** The per-minute rollup beside `incident_hours` (migration 025): the same counts per minute. */
+export interface IncidentMinutesTable extends Omit<IncidentHoursTable, 'hour'> {
+  /** The minute's ISO prefix, "YYYY-MM-DDTHH:MM" (UTC). */
+  minute: string;
+}
+
 export interface EntitiesTable {
   entity_id: string;
   entity_type: string;
@@ -597,6 +603,7 @@ export interface Database {
   dead_letters: DeadLettersTable;
   logs: LogsTable;
   incident_hours: IncidentHoursTable;
+  incident_minutes: IncidentMinutesTable;
   entities: EntitiesTable;
   mailbox_items: MailboxItemsTable;
   mailbox_history: MailboxHistoryTable;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { rebuildIncidentRollup } from '../repositories/logs';
+import { rebuildIncidentHours } from '../repositories/logs';
 
 /**
  * Issue 36: an incident has one cause. A dead letter's record (`dispatcher · DEAD_LETTER`) carried
@@ -64,7 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('incident_hours_cause_pk', ['hour', 'component', 'error_key', 'cause_key'])
     .execute();
   await db.schema.createIndex('incident_hours_component').on('incident_hours').columns(['component', 'hour']).execute();
-  await rebuildIncidentRollup(db);
+  await rebuildIncidentHours(db);
 
   // States: a table with the cause in its key (a primary key cannot be altered on SQLite).
   await db.schema

@@ -20,6 +20,7 @@ import * as traceContext from './021_trace_context';
 import * as serverNames from './022_server_names';
 import * as retention from './023_retention';
 import * as savedViews from './024_saved_views';
+import * as incidentMinutes from './026_incident_minutes';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
 const engineStepsOnly: Migration = { async up() {}, async down() {} };
@@ -76,6 +77,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '023_retention': retention,
         '024_saved_views': savedViews,
         '025_payload_search': engineStepsOnly,
+        '026_incident_minutes': incidentMinutes,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

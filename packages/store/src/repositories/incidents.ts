@@ -149,9 +149,12 @@ const SAMPLE_SIZE = 5;
 /** runtime_state key: the hour (ISO) before which retention removed log records; see windowGroups. */
 export const RECORDS_COMPLETE_FROM_KEY = 'retention_logs_complete_from';
 const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
 
 /** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
 export const hourOf = (ts: string) => ts.slice(0, 13);
+/** The per-minute rollup's minute of an ISO timestamp: "YYYY-MM-DDTHH:MM". */
+export const minuteOf = (ts: string) => ts.slice(0, 16);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -443,9 +446,10 @@ export class IncidentRepository {
 
   /**
    * Every group in the window with its aggregates and per-bucket counts. Whole hours that no
-   * bucket boundary cuts come from the hourly rollup (a few rows per hour); the hours at the
-   * window's edges and at bucket boundaries are counted from the records themselves, so counts,
-   * first/last seen and the histogram stay exact.
+   * bucket boundary cuts come from the hourly rollup (a few rows per hour); in the hours at the
+   * window's edges and at bucket boundaries, whole minutes come from the per-minute rollup and
+   * the minutes a cut falls inside from the records themselves, so counts, first/last seen and
+   * the histogram stay exact.
    */
   async windowGroups(q: IncidentWindow & { histogramBuckets: number }): Promise<IncidentAggregate[]> {
     const buckets = Math.max(1, q.histogramBuckets);
@@ -468,25 +472,23 @@ export class IncidentRepository {
       if (q.histogramBuckets > 0) g.histogram[r.bucket]! += r.n;
     };
 
-    // Hours that a window edge or a bucket boundary cuts: read from the records, clipped to the
-    // window; but not before retention removed records (ADR 0018): the rollup then counts each of
-    // those hours whole, as it counted them before the records went.
+    // Hours that a window edge or a bucket boundary cuts: counted per minute, not from the hourly
+    // rollup; but not before retention removed records (ADR 0018): the hourly rollup then counts
+    // each of those hours whole, as it counted them before the records went.
     const completeFrom = await this.recordsCompleteFrom();
+    const cuts = [start, ...boundsMs, end];
     const cutHours = new Set<number>();
-    for (const at of [start, ...boundsMs, end]) if (at % HOUR_MS !== 0 && at - (at % HOUR_MS) >= completeFrom) cutHours.add(at - (at % HOUR_MS));
-    // Adjacent cut hours are read as one range (a 24-hour window in hourly buckets is one query).
-    const ranges: [number, number][] = [];
-    for (const hour of [...cutHours].sort((x, y) => x - y)) {
-      const last = ranges[ranges.length - 1];
-      if (last && last[1] === hour) last[1] = hour + HOUR_MS;
-      else ranges.push([hour, hour + HOUR_MS]);
-    }
-    // Both sources yield rows of one shape (group, bucket, count, first/last seen, level): a cut
-    // range one row per group and bucket, the rollup one row per whole hour. One UNION ALL,
-    // summed once.
-    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours', { component: string; error_key: string; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
+    for (const at of cuts) if (at % HOUR_MS !== 0 && at - (at % HOUR_MS) >= completeFrom) cutHours.add(at - (at % HOUR_MS));
+    // In a cut hour, the minutes a cut falls inside are read from the records, clipped to the
+    // window; its other minutes in the window come from the per-minute rollup.
+    const cutMinutes = new Set<number>();
+    for (const at of cuts) if (at % MINUTE_MS !== 0 && cutHours.has(at - (at % HOUR_MS))) cutMinutes.add(at - (at % MINUTE_MS));
+    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours' | 'incident_minutes', { component: string; error_key: string; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
     const pieces: Piece[] = [];
-    for (const [from, to] of ranges) {
+    // Both sources yield rows of one shape (group, bucket, count, first/last seen, level): a cut
+    // range one row per group and bucket, a rollup one row per whole hour or minute. One UNION
+    // ALL, summed once. Adjacent cut minutes are read as one range.
+    for (const [from, to] of adjacentRanges(cutMinutes, MINUTE_MS)) {
       const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
       if (range.windowStart >= range.windowEnd) continue;
       pieces.push(
@@ -510,6 +512,26 @@ export class IncidentRepository {
           .groupBy(['component', 'error_code', 'cause_key', sql`bucket`]) as Piece,
       );
     }
+    // Whole minutes of the cut hours inside the window: a whole minute is before a boundary
+    // exactly when it is before the boundary's minute (the minute a boundary cuts is read from
+    // the records), so the rollup's minute text is compared as is.
+    const minuteStart = sql<string>`${sql.ref('minute')}`;
+    const minuteBounds = boundsMs.map((b) => minuteOf(iso(b)));
+    for (const [from, to] of adjacentRanges(cutHours, HOUR_MS)) {
+      const first = Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS);
+      const last = Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS);
+      if (first >= last) continue;
+      const cut = [...cutMinutes].filter((m) => m >= first && m < last).map((m) => minuteOf(iso(m)));
+      let minutes = this.db
+        .selectFrom('incident_minutes')
+        .select(['component', 'error_key', 'cause_key', bucketExpression(minuteBounds, 0, minuteStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
+        .where('minute', '>=', minuteOf(iso(first)))
+        .where('minute', '<', minuteOf(iso(last)));
+      if (cut.length > 0) minutes = minutes.where('minute', 'not in', cut);
+      if (q.component !== undefined) minutes = minutes.where('component', '=', q.component);
+      if (q.mcpOnly) minutes = minutes.where('is_mcp', '=', 1);
+      pieces.push(minutes as Piece);
+    }
     // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket. Hours
     // before the records are complete are whole for the rollup even where the window cuts them.
     const startHour = start - (start % HOUR_MS);
@@ -518,7 +540,7 @@ export class IncidentRepository {
     const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
       // A whole hour is before a boundary exactly when it is before the boundary's hour (the hour
-      // a boundary cuts is read from the records), so the rollup's hour text is compared as is.
+      // a boundary cuts is counted per minute), so the rollup's hour text is compared as is.
       const hourStart = sql<string>`${sql.ref('hour')}`;
       const cut = [...cutHours].map((h) => hourOf(iso(h)));
       let hours = this.db
@@ -607,6 +629,17 @@ function bucketExpression(bounds: string[], offset: number, at: RawBuilder<strin
   const below = bucketExpression(bounds.slice(0, mid), offset, at);
   const above = bucketExpression(bounds.slice(mid + 1), offset + mid + 1, at);
   return sql<number>`case when ${at} < ${bounds[mid]!} then ${below} else ${above} end`;
+}
+
+/** Sorted period starts as [from, to) ranges, adjacent periods joined. */
+function adjacentRanges(starts: Set<number>, periodMs: number): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const at of [...starts].sort((x, y) => x - y)) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === at) last[1] = at + periodMs;
+    else ranges.push([at, at + periodMs]);
+  }
+  return ranges;
 }
 
 function compareText(a: string, b: string): number {

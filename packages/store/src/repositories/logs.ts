@@ -1,12 +1,13 @@
 /**
- * Runtime log records, and the hourly incident rollup kept with them: a warn-or-worse record and
- * its hour in `incident_hours` commit together, so the rollup always agrees with the records.
+ * Runtime log records, and the incident rollups kept with them: a warn-or-worse record, its hour
+ * in `incident_hours` and its minute in `incident_minutes` commit together, so the rollups always
+ * agree with the records.
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import type { ChangeFeedRepository } from '../change-feed';
-import { INCIDENT_MIN_LEVEL_RANK, hourOf } from './incidents';
+import { INCIDENT_MIN_LEVEL_RANK, hourOf, minuteOf } from './incidents';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
@@ -28,29 +29,8 @@ export class LogRepository {
     }
     const writeBoth = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
-      await trx
-        .insertInto('incident_hours')
-        .values({
-          hour: hourOf(record.ts),
-          component: record.component,
-          error_key: record.error_code ?? '',
-          cause_key: record.cause_key ?? '',
-          is_mcp: record.is_mcp ?? 0,
-          count: 1,
-          first_seen: record.ts,
-          last_seen: record.ts,
-          level_rank: record.level_rank,
-        })
-        .onConflict((oc) =>
-          oc.columns(['hour', 'component', 'error_key', 'cause_key']).doUpdateSet({
-            count: sql`incident_hours.count + 1`,
-            // CASE rather than two-argument MIN/MAX, which PostgreSQL spells LEAST/GREATEST.
-            first_seen: sql`case when excluded.first_seen < incident_hours.first_seen then excluded.first_seen else incident_hours.first_seen end`,
-            last_seen: sql`case when excluded.last_seen > incident_hours.last_seen then excluded.last_seen else incident_hours.last_seen end`,
-            level_rank: sql`case when excluded.level_rank > incident_hours.level_rank then excluded.level_rank else incident_hours.level_rank end`,
-          }),
-        )
-        .execute();
+      await countInRollup(trx, 'incident_hours', 'hour', hourOf(record.ts), record);
+      await countInRollup(trx, 'incident_minutes', 'minute', minuteOf(record.ts), record);
     };
     await this.changes.write('incidents', tx, writeBoth);
   }
@@ -61,7 +41,41 @@ export class LogRepository {
   }
 }
 
+/** One more record in its period's rollup row (inserted, or counted into the row already there). */
+async function countInRollup(trx: Kysely<Database>, table: 'incident_hours' | 'incident_minutes', period: 'hour' | 'minute', at: string, record: NewLogRecord): Promise<void> {
+  const rollup = trx as unknown as Kysely<any>;
+  await rollup
+    .insertInto(table)
+    .values({
+      [period]: at,
+      component: record.component,
+      error_key: record.error_code ?? '',
+      cause_key: record.cause_key ?? '',
+      is_mcp: record.is_mcp ?? 0,
+      count: 1,
+      first_seen: record.ts,
+      last_seen: record.ts,
+      level_rank: record.level_rank,
+    })
+    .onConflict((oc) =>
+      oc.columns([period, 'component', 'error_key', 'cause_key']).doUpdateSet({
+        count: sql`${sql.ref(`${table}.count`)} + 1`,
+        // CASE rather than two-argument MIN/MAX, which PostgreSQL spells LEAST/GREATEST.
+        first_seen: sql`case when excluded.first_seen < ${sql.ref(`${table}.first_seen`)} then excluded.first_seen else ${sql.ref(`${table}.first_seen`)} end`,
+        last_seen: sql`case when excluded.last_seen > ${sql.ref(`${table}.last_seen`)} then excluded.last_seen else ${sql.ref(`${table}.last_seen`)} end`,
+        level_rank: sql`case when excluded.level_rank > ${sql.ref(`${table}.level_rank`)} then excluded.level_rank else ${sql.ref(`${table}.level_rank`)} end`,
+      }),
+    )
+    .execute();
+}
+
+/** Both rollups computed again from the records. */
 export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
+  await rebuildIncidentHours(db);
+  await rebuildIncidentMinutes(db);
+}
+
+export async function rebuildIncidentHours(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('incident_hours').execute();
   await sql`
     insert into incident_hours (hour, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
@@ -69,5 +83,16 @@ export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
     from logs
     where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
     group by substr(ts, 1, 13), component, coalesce(error_code, ''), cause_key
+  `.execute(db);
+}
+
+export async function rebuildIncidentMinutes(db: Kysely<any>): Promise<void> {
+  await db.deleteFrom('incident_minutes').execute();
+  await sql`
+    insert into incident_minutes (minute, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select substr(ts, 1, 16), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    from logs
+    where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
+    group by substr(ts, 1, 16), component, coalesce(error_code, ''), cause_key
   `.execute(db);
 }

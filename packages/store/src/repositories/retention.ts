@@ -11,7 +11,7 @@ import type { StoreEngine, StorageReading } from '../engines/engine';
 import type { Database, RetentionRunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
-import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY } from './incidents';
+import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, minuteOf } from './incidents';
 
 /** The kinds of rows a pass removes, in the order a run's rows are removed. */
 export const RETENTION_KINDS = ['runs', 'events', 'deliveries', 'dead_letters', 'turns', 'conversations', 'queued_publishes', 'logs', 'incident_hours', 'audit'] as const;
@@ -303,7 +303,8 @@ export class RetentionRepository {
 
   /**
    * Notes, with a batch that removes log records made before `hour` (an hour's start), that
-   * incident counts of earlier hours now come from the rollup alone (IncidentRepository.windowGroups).
+   * incident counts of earlier hours now come from the hourly rollup alone (IncidentRepository.windowGroups);
+   * their per-minute rollup rows go.
    */
   async markRecordsIncompleteBefore(hour: string, tx: StoreTx): Promise<void> {
     const trx = executorOf(tx);
@@ -314,6 +315,8 @@ export class RetentionRepository {
       .values({ key: RECORDS_COMPLETE_FROM_KEY, value: hour })
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: hour }))
       .execute();
+    // The per-minute rollup serves only hours whose records are all still stored.
+    await trx.deleteFrom('incident_minutes').where('minute', '<', minuteOf(hour)).execute();
   }
 
   async removeLogs(seqs: readonly number[], tx: StoreTx): Promise<number> {

@@ -388,7 +388,7 @@ describe('IncidentRepository', () => {
     });
   }
 
-  it('agrees with a direct count of the records over random windows, bucket counts and filters (the rollup covers whole hours, the records the cut ones)', async () => {
+  it('agrees with a direct count of the records over random windows, bucket counts and filters (rollups cover whole hours and minutes, the records the cut minutes)', async () => {
     const r = seededRandom(99);
     const dataStart = Date.parse(W_START) - 3 * 3600_000;
     const components = [undefined, undefined, 'dispatcher', 'mcp.payments'];
@@ -424,12 +424,14 @@ describe('IncidentRepository', () => {
     }
   });
 
-  it('a rollup rebuilt from the records (migration 005, a reset) equals the one kept record by record', async () => {
-    const snapshot = () => databaseOf(store).selectFrom('incident_hours').selectAll().orderBy('hour').orderBy('component').orderBy('error_key').execute();
-    const kept = await snapshot();
-    expect(kept.length).toBeGreaterThan(10);
+  it('rollups rebuilt from the records (migrations 005 and 026, a reset) equal the ones kept record by record', async () => {
+    const hours = () => databaseOf(store).selectFrom('incident_hours').selectAll().orderBy('hour').orderBy('component').orderBy('error_key').orderBy('cause_key').execute();
+    const minutes = () => databaseOf(store).selectFrom('incident_minutes').selectAll().orderBy('minute').orderBy('component').orderBy('error_key').orderBy('cause_key').execute();
+    const kept = { hours: await hours(), minutes: await minutes() };
+    expect(kept.hours.length).toBeGreaterThan(10);
+    expect(kept.minutes.length).toBeGreaterThan(kept.hours.length);
     await store.logs.rebuildIncidentRollup();
-    expect(await snapshot()).toEqual(kept);
+    expect({ hours: await hours(), minutes: await minutes() }).toEqual(kept);
   });
 
   it('returns the log records of one group, latest first', async () => {

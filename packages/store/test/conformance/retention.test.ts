@@ -65,6 +65,9 @@ it('counts hours before the removal mark from the rollup: the same counts after 
   const after = [];
   for (const [from, to] of windows) after.push(await countIn(from, to));
   expect(after).toEqual(before);
+  // The per-minute rollup keeps only minutes whose hours still have every record.
+  const minutes = await databaseOf(store).selectFrom('incident_minutes').select('minute').orderBy('minute').execute();
+  expect(minutes.map((m) => m.minute)).toEqual(['2026-03-02T09:00']);
   // A later mark never moves it back.
   await store.transaction((tx) => store.retention.markRecordsIncompleteBefore('2026-02-01T00:00:00.000Z', tx));
   expect(await countIn(...windows[1]!)).toEqual(before[1]);
