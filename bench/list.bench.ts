@@ -7,10 +7,16 @@
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
- *   incidents    runtime.incidents over 7 and 30 days at 1 connection (target p99 <= 5 ms)
+ *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
+ *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 2x the store's)
+ *
+ * Each round times the store layer, then starts each server as a fresh process on the store in
+ * turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a checkout of an earlier commit with
+ * its node_modules), the order flipping every round.
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_DIR (keep the filled store and reuse it),
- * BENCH_ROUNDS (3), BENCH_SECONDS (4 per measurement), BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS
+ * BENCH_BEFORE_ROOT, BENCH_BEFORE_DIR (the before server's store when this tree migrated BENCH_DIR
+ * further than that tree knows: a copy migrated no further), BENCH_ROUNDS (3), BENCH_SECONDS (4 per measurement), BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS
  * (bench/load-generator.ts).
  */
 import { spawn } from 'node:child_process';
@@ -20,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Store, type EventFilter } from '@switchboard/store';
+import { incidentPageReads } from './incident-page-reads';
 import { LIST_FILTERS } from './list-filters';
 import { loadGeneratorLabel, loadGeneratorName, runLoad } from './load-generator';
 import { loadAverage, median, startProcess, stop } from './rounds';
@@ -122,74 +129,120 @@ if (!reuse) {
   console.log(`filled ${EVENTS.toLocaleString('en')} events in ${((performance.now() - started) / 1000).toFixed(0)} s (${dir})`);
 } else console.log(`store ${dir} (reused)`);
 
-// The server and this process's store read the same file; the store layer is measured while the server idles.
-const server = await startProcess(
-  'apps/server/src/main.ts',
-  { SWITCHBOARD_DATA_DIR: dir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_LOG_LEVEL: 'info', SWITCHBOARD_RATE_LIMIT_PER_S: '100000000' },
-  root,
-);
-const store = await Store.open({ dataDir: dir });
+const BEFORE_ROOT = process.env.BENCH_BEFORE_ROOT;
+/**
+ * The before server's store: the same folder unless this tree's migrations went further than the
+ * earlier tree knows (it refuses such a database); then a copy of the same data migrated no further.
+ */
+const BEFORE_DIR = process.env.BENCH_BEFORE_DIR ?? dir;
+const serverEnv = (dataDir: string) => ({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHBOARD_TOKEN: TOKEN, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_LOG_LEVEL: 'info', SWITCHBOARD_RATE_LIMIT_PER_S: '100000000' });
+/** The servers compared: this checkout, and BENCH_BEFORE_ROOT's when given. They take turns on the store. */
+const contenders: { label: string; root: string; dataDir: string }[] = [{ label: 'project', root, dataDir: dir }, ...(BEFORE_ROOT ? [{ label: 'before', root: BEFORE_ROOT, dataDir: BEFORE_DIR }] : [])];
+const startServer = (contender: { root: string; dataDir: string }) => startProcess('apps/server/src/main.ts', serverEnv(contender.dataDir), contender.root);
 
+// The server and this process's store read the same file; the store layer is measured while no server runs.
+const store = await Store.open({ dataDir: dir });
 const cases: (Case & { position?: unknown })[] = [];
-for (const [name, filter] of LIST_FILTERS) {
-  cases.push({ name, filter, page: 1 });
-  // Walk to page 100 once, over HTTP (a cursor) and in the store (a position).
-  let cursor: string | undefined;
-  let position: unknown;
-  for (let p = 1; p < DEEP_PAGE; p++) {
-    const page = await rpc(server.port, 'event.list', { filter, limit: PAGE, ...(cursor ? { cursor } : {}) });
-    const storePage = await store.events.page(filter, { limit: PAGE, after: position as never });
-    cursor = page.next_cursor ?? undefined;
-    position = storePage.next;
-    if (!cursor || !position) break;
+{
+  const server = await startServer(contenders[0]!);
+  for (const [name, filter] of LIST_FILTERS) {
+    cases.push({ name, filter, page: 1 });
+    // Walk to page 100 once, over HTTP (a cursor) and in the store (a position).
+    let cursor: string | undefined;
+    let position: unknown;
+    for (let p = 1; p < DEEP_PAGE; p++) {
+      const page = await rpc(server.port, 'event.list', { filter, limit: PAGE, ...(cursor ? { cursor } : {}) });
+      const storePage = await store.events.page(filter, { limit: PAGE, after: position as never });
+      cursor = page.next_cursor ?? undefined;
+      position = storePage.next;
+      if (!cursor || !position) break;
+    }
+    if (cursor && position) cases.push({ name, filter, page: 100, cursor, position });
   }
-  if (cursor && position) cases.push({ name, filter, page: 100, cursor, position });
+  await stop(server.child);
 }
 
-const results = new Map<string, { store: number[]; p50: number[]; p99at16: number[]; rpsAt16: number[] }>();
-const incidents = new Map<number, { p50: number[]; p99: number[] }>();
+type Figures = { p50: number[]; p99at16: number[]; rpsAt16: number[] };
+const storeTimes = new Map<string, number[]>();
+const results = new Map<string, Map<string, Figures>>(contenders.map((c) => [c.label, new Map()]));
+const incidents = new Map<string, Map<number, { p50: number[]; p99: number[] }>>(contenders.map((c) => [c.label, new Map()]));
+const keyOf = (c: Case) => `${c.name}, page ${c.page}`;
+const storeIncidents = new Map<number, { p50: number[]; p99: number[] }>();
 for (let round = 1; round <= ROUNDS; round++) {
-  const httpFirst = round % 2 === 1;
   for (const c of cases) {
-    const key = `${c.name}, page ${c.page}`;
-    const r = results.get(key) ?? { store: [], p50: [], p99at16: [], rpsAt16: [] };
-    results.set(key, r);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params: { filter: c.filter, limit: PAGE, ...(c.cursor ? { cursor: c.cursor } : {}) } });
-    const measureStore = async () => r.store.push(await storeLatency(store, c, c.position));
-    if (!httpFirst) await measureStore();
-    const one = await sequentialLatency(server.port, body);
-    const many = await httpLatency(server.port, 16, body);
-    if (httpFirst) await measureStore();
-    r.p50.push(one.p50);
-    r.p99at16.push(many.p99);
-    r.rpsAt16.push(many.rps);
-    console.log(
-      `  round ${round} event.list ${key}: store p50 ${r.store.at(-1)!.toFixed(2)} ms; http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
-    );
+    const times = storeTimes.get(keyOf(c)) ?? [];
+    storeTimes.set(keyOf(c), times);
+    times.push(await storeLatency(store, c, c.position));
+    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${times.at(-1)!.toFixed(2)} ms (load ${loadAverage()})`);
   }
   for (const hours of [168, 720]) {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'runtime.incidents', params: { since_hours: hours, limit: PAGE } });
-    const m = await sequentialLatency(server.port, body);
-    const r = incidents.get(hours) ?? { p50: [], p99: [] };
-    incidents.set(hours, r);
-    r.p50.push(m.p50);
-    r.p99.push(m.p99);
-    console.log(`  round ${round} runtime.incidents ${hours / 24} days 1c: p50 ${m.p50.toFixed(2)} ms p99 ${m.p99.toFixed(2)} ms (load ${loadAverage()})`);
+    const windowEnd = new Date().toISOString();
+    const window = { windowStart: new Date(Date.now() - hours * 3600_000).toISOString(), windowEnd, mcpOnly: false };
+    const times: number[] = [];
+    for (let i = 0; i < STORE_ITERATIONS; i++) {
+      const t = performance.now();
+      await incidentPageReads(store, window, PAGE);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    const r = storeIncidents.get(hours) ?? { p50: [], p99: [] };
+    storeIncidents.set(hours, r);
+    r.p50.push(median(times));
+    r.p99.push(times[Math.floor(times.length * 0.99)]!);
+    console.log(`  round ${round} store   runtime.incidents ${hours / 24} days: p50 ${r.p50.at(-1)!.toFixed(2)} ms p99 ${r.p99.at(-1)!.toFixed(2)} ms (load ${loadAverage()})`);
+  }
+  // The order of the servers flips every round.
+  for (const contender of round % 2 === 1 ? contenders : [...contenders].reverse()) {
+    const server = await startServer(contender);
+    const label = contender.label.padEnd(7);
+    for (const c of cases) {
+      const r = results.get(contender.label)!.get(keyOf(c)) ?? { p50: [], p99at16: [], rpsAt16: [] };
+      results.get(contender.label)!.set(keyOf(c), r);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params: { filter: c.filter, limit: PAGE, ...(c.cursor ? { cursor: c.cursor } : {}) } });
+      const one = await sequentialLatency(server.port, body);
+      const many = await httpLatency(server.port, 16, body);
+      r.p50.push(one.p50);
+      r.p99at16.push(many.p99);
+      r.rpsAt16.push(many.rps);
+      console.log(
+        `  round ${round} ${label} event.list ${keyOf(c)}: http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
+      );
+    }
+    for (const hours of [168, 720]) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'runtime.incidents', params: { since_hours: hours, limit: PAGE } });
+      const m = await sequentialLatency(server.port, body);
+      const r = incidents.get(contender.label)!.get(hours) ?? { p50: [], p99: [] };
+      incidents.get(contender.label)!.set(hours, r);
+      r.p50.push(m.p50);
+      r.p99.push(m.p99);
+      console.log(`  round ${round} ${label} runtime.incidents ${hours / 24} days 1c: p50 ${m.p50.toFixed(2)} ms p99 ${m.p99.toFixed(2)} ms (load ${loadAverage()})`);
+    }
+    await stop(server.child);
   }
 }
 
 console.log('medians (ms):');
-for (const [key, r] of results) {
-  const s = median(r.store);
-  const p50 = median(r.p50);
-  const p99 = median(r.p99at16);
-  console.log(
-    `  event.list ${key}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
-  );
+for (const c of cases) {
+  const s = median(storeTimes.get(keyOf(c))!);
+  for (const contender of contenders) {
+    const r = results.get(contender.label)!.get(keyOf(c))!;
+    const p50 = median(r.p50);
+    const p99 = median(r.p99at16);
+    console.log(
+      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+    );
+  }
+  if (BEFORE_ROOT) {
+    const after = results.get('project')!.get(keyOf(c))!;
+    const before = results.get('before')!.get(keyOf(c))!;
+    console.log(`  project/before event.list ${keyOf(c)}: 1c p50 ${(median(after.p50) / median(before.p50)).toFixed(2)}x, 16c req/s ${(median(after.rpsAt16) / median(before.rpsAt16)).toFixed(2)}x`);
+  }
 }
-for (const [hours, r] of incidents) console.log(`  runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 5)`);
+for (const [hours, r] of storeIncidents) console.log(`  store   runtime.incidents ${hours / 24} days: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 5)`);
+for (const contender of contenders) {
+  for (const [hours, r] of incidents.get(contender.label)!) console.log(`  ${contender.label.padEnd(7)} runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 2x the store's)`);
+}
 console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
 
 await store.close();
-await stop(server.child);
 if (!keep) fs.rmSync(dir, { recursive: true, force: true });
