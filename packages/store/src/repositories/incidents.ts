@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
@@ -449,7 +449,9 @@ export class IncidentRepository {
    * bucket boundary cuts come from the hourly rollup (a few rows per hour); in the hours at the
    * window's edges and at bucket boundaries, whole minutes come from the per-minute rollup and
    * the minutes a cut falls inside from the records themselves, so counts, first/last seen and
-   * the histogram stay exact.
+   * the histogram stay exact. Three plain reads; rows are put in buckets here, by comparing
+   * their hour, minute or time text with the boundaries' (a CASE per row and a UNION per cut
+   * range cost more to build and run than the rows cost to sort).
    */
   async windowGroups(q: IncidentWindow & { histogramBuckets: number }): Promise<IncidentAggregate[]> {
     const buckets = Math.max(1, q.histogramBuckets);
@@ -458,23 +460,25 @@ export class IncidentRepository {
     const width = (end - start) / buckets;
     const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
     const out = new Map<string, IncidentAggregate>();
-    const add = (r: { component: string; error_code: string | null; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }) => {
-      const key = incidentGroupKey(r);
+    const add = (r: { component: string; error_key: string; cause_key: string; n: number; first_seen: string; last_seen: string; level_rank: number }, bucket: number) => {
+      const error_code = r.error_key === '' ? null : r.error_key;
+      const key = incidentGroupKey({ component: r.component, error_code, cause_key: r.cause_key });
       let g = out.get(key);
       if (!g) {
-        g = { component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
+        g = { component: r.component, error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
         out.set(key, g);
       }
-      g.count += r.n;
+      const n = Number(r.n);
+      g.count += n;
       if (r.first_seen < g.first_seen) g.first_seen = r.first_seen;
       if (r.last_seen > g.last_seen) g.last_seen = r.last_seen;
-      g.level_rank = Math.max(g.level_rank, r.level_rank);
-      if (q.histogramBuckets > 0) g.histogram[r.bucket]! += r.n;
+      g.level_rank = Math.max(g.level_rank, Number(r.level_rank));
+      if (q.histogramBuckets > 0) g.histogram[bucket]! += n;
     };
 
-    // Hours that a window edge or a bucket boundary cuts: counted per minute, not from the hourly
-    // rollup; but not before retention removed records (ADR 0018): the hourly rollup then counts
-    // each of those hours whole, as it counted them before the records went.
+    // Hours that a window edge or a bucket boundary cuts are counted per minute, not from the
+    // hourly rollup; but not before retention removed records (ADR 0018): the hourly rollup then
+    // counts each of those hours whole, as it counted them before the records went.
     const completeFrom = await this.recordsCompleteFrom();
     const cuts = [start, ...boundsMs, end];
     const cutHours = new Set<number>();
@@ -483,94 +487,76 @@ export class IncidentRepository {
     // window; its other minutes in the window come from the per-minute rollup.
     const cutMinutes = new Set<number>();
     for (const at of cuts) if (at % MINUTE_MS !== 0 && cutHours.has(at - (at % HOUR_MS))) cutMinutes.add(at - (at % MINUTE_MS));
-    type Piece = SelectQueryBuilder<Database, 'logs' | 'incident_hours' | 'incident_minutes', { component: string; error_key: string; cause_key: string; bucket: number; n: number; first_seen: string; last_seen: string; level_rank: number }>;
-    const pieces: Piece[] = [];
-    // Both sources yield rows of one shape (group, bucket, count, first/last seen, level): a cut
-    // range one row per group and bucket, a rollup one row per whole hour or minute. One UNION
-    // ALL, summed once. Adjacent cut minutes are read as one range.
-    for (const [from, to] of adjacentRanges(cutMinutes, MINUTE_MS)) {
-      const range = { windowStart: iso(Math.max(from, start)), windowEnd: iso(Math.min(to, end)) };
-      if (range.windowStart >= range.windowEnd) continue;
-      pieces.push(
-        this.db
-          .selectFrom('logs')
-          .select([
-            'component',
-            sql<string>`coalesce(${sql.ref('error_code')}, '')`.as('error_key'),
-            'cause_key',
-            // Only the boundaries inside this range need comparing; those before it are a constant.
-            bucketExpression(
-              boundsMs.filter((b) => b > from && b < to).map(iso),
-              boundsMs.filter((b) => b <= from).length,
-            ).as('bucket'),
-            sql<number>`count(*)`.as('n'),
-            sql<string>`min(${sql.ref('ts')})`.as('first_seen'),
-            sql<string>`max(${sql.ref('ts')})`.as('last_seen'),
-            sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
-          ])
-          .where((eb) => eb.and(this.windowConditions(eb, { ...q, ...range })))
-          .groupBy(['component', 'error_code', 'cause_key', sql`bucket`]) as Piece,
-      );
-    }
-    // Whole minutes of the cut hours inside the window: a whole minute is before a boundary
-    // exactly when it is before the boundary's minute (the minute a boundary cuts is read from
-    // the records), so the rollup's minute text is compared as is.
-    const minuteStart = sql<string>`${sql.ref('minute')}`;
+
+    // A whole hour (minute) is before a boundary exactly when its text sorts before the
+    // boundary's hour (minute): the hour (minute) a boundary falls inside is read finer.
+    const hourBounds = boundsMs.map((b) => hourOf(iso(b)));
     const minuteBounds = boundsMs.map((b) => minuteOf(iso(b)));
-    for (const [from, to] of adjacentRanges(cutHours, HOUR_MS)) {
-      const first = Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS);
-      const last = Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS);
-      if (first >= last) continue;
-      const cut = [...cutMinutes].filter((m) => m >= first && m < last).map((m) => minuteOf(iso(m)));
-      let minutes = this.db
-        .selectFrom('incident_minutes')
-        .select(['component', 'error_key', 'cause_key', bucketExpression(minuteBounds, 0, minuteStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
-        .where('minute', '>=', minuteOf(iso(first)))
-        .where('minute', '<', minuteOf(iso(last)));
-      if (cut.length > 0) minutes = minutes.where('minute', 'not in', cut);
-      if (q.component !== undefined) minutes = minutes.where('component', '=', q.component);
-      if (q.mcpOnly) minutes = minutes.where('is_mcp', '=', 1);
-      pieces.push(minutes as Piece);
-    }
-    // Whole hours inside the window that nothing cuts: from the rollup, each in one bucket. Hours
-    // before the records are complete are whole for the rollup even where the window cuts them.
+    const timeBounds = boundsMs.map(iso);
+    const rollupAggregates = [
+      sql<number>`sum(${sql.ref('count')})`.as('n'),
+      sql<string>`min(${sql.ref('first_seen')})`.as('first_seen'),
+      sql<string>`max(${sql.ref('last_seen')})`.as('last_seen'),
+      sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
+    ];
+    // Whole hours inside the window that nothing cuts. Hours before the records are complete
+    // are whole for the rollup even where the window cuts them.
     const startHour = start - (start % HOUR_MS);
     const endHour = end - (end % HOUR_MS);
     const firstWhole = startHour < completeFrom ? startHour : Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
     if (firstWhole < wholeEnd) {
-      // A whole hour is before a boundary exactly when it is before the boundary's hour (the hour
-      // a boundary cuts is counted per minute), so the rollup's hour text is compared as is.
-      const hourStart = sql<string>`${sql.ref('hour')}`;
-      const cut = [...cutHours].map((h) => hourOf(iso(h)));
       let hours = this.db
         .selectFrom('incident_hours')
-        .select(['component', 'error_key', 'cause_key', bucketExpression(boundsMs.map((b) => hourOf(iso(b))), 0, hourStart).as('bucket'), sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
+        .select(['component', 'error_key', 'cause_key', bucketExpression(hourBounds, sql<string>`${sql.ref('hour')}`).as('bucket'), ...rollupAggregates])
         .where('hour', '>=', hourOf(iso(firstWhole)))
-        .where('hour', '<', hourOf(iso(wholeEnd)));
-      if (cut.length > 0) hours = hours.where('hour', 'not in', cut);
+        .where('hour', '<', hourOf(iso(wholeEnd)))
+        .groupBy(['component', 'error_key', 'cause_key', sql`bucket`]);
+      if (cutHours.size > 0) hours = hours.where('hour', 'not in', [...cutHours].map((h) => hourOf(iso(h))));
       if (q.component !== undefined) hours = hours.where('component', '=', q.component);
       if (q.mcpOnly) hours = hours.where('is_mcp', '=', 1);
-      pieces.push(hours as Piece);
+      for (const r of await hours.execute()) add(r, Number(r.bucket));
     }
-    if (pieces.length === 0) return [];
-    const [first, ...rest] = pieces;
-    const rows = await this.db
-      .selectFrom(rest.reduce((acc, next) => acc.unionAll(next), first!).as('p'))
-      .select([
-        'p.component',
-        'p.error_key',
-        'p.cause_key',
-        'p.bucket',
-        sql<number>`sum(${sql.ref('p.n')})`.as('n'),
-        sql<string>`min(${sql.ref('p.first_seen')})`.as('first_seen'),
-        sql<string>`max(${sql.ref('p.last_seen')})`.as('last_seen'),
-        sql<number>`max(${sql.ref('p.level_rank')})`.as('level_rank'),
-      ])
-      .groupBy(['p.component', 'p.error_key', 'p.cause_key', 'p.bucket'])
-      .execute();
-    for (const r of rows) {
-      add({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key, bucket: Number(r.bucket), n: Number(r.n), first_seen: r.first_seen, last_seen: r.last_seen, level_rank: Number(r.level_rank) });
+
+    // Whole minutes of the cut hours inside the window.
+    const minuteRanges: [string, string][] = [];
+    for (const [from, to] of adjacentRanges(cutHours, HOUR_MS)) {
+      const first = Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS);
+      const last = Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS);
+      if (first < last) minuteRanges.push([minuteOf(iso(first)), minuteOf(iso(last))]);
+    }
+    if (minuteRanges.length > 0) {
+      const ranges = sql<{ column1: string; column2: string }>`(values ${sql.join(minuteRanges.map(([from, to]) => sql`(${from}, ${to})`))})`.as('r');
+      let minutes = this.db
+        .selectFrom(ranges)
+        .innerJoin('incident_minutes', (join) => join.on(sql<SqlBool>`${sql.ref('incident_minutes.minute')} >= ${sql.ref('r.column1')} and ${sql.ref('incident_minutes.minute')} < ${sql.ref('r.column2')}`))
+        .select(['component', 'error_key', 'cause_key', bucketExpression(minuteBounds, sql<string>`${sql.ref('minute')}`).as('bucket'), ...rollupAggregates])
+        .groupBy(['component', 'error_key', 'cause_key', sql`bucket`]);
+      if (cutMinutes.size > 0) minutes = minutes.where('minute', 'not in', [...cutMinutes].map((m) => minuteOf(iso(m))));
+      if (q.component !== undefined) minutes = minutes.where('component', '=', q.component);
+      if (q.mcpOnly) minutes = minutes.where('is_mcp', '=', 1);
+      for (const r of await minutes.execute()) add(r, Number(r.bucket));
+    }
+
+    // The cut minutes, from the records, clipped to the window.
+    const recordRanges = adjacentRanges(cutMinutes, MINUTE_MS)
+      .map(([from, to]): [string, string] => [iso(Math.max(from, start)), iso(Math.min(to, end))])
+      .filter(([from, to]) => from < to);
+    if (recordRanges.length > 0) {
+      // A join with the ranges as a VALUES list: an index search per range. As ORed conditions,
+      // two dozen ranges made SQLite scan every warn-or-worse record instead.
+      const ranges = sql<{ column1: string; column2: string }>`(values ${sql.join(recordRanges.map(([from, to]) => sql`(${from}, ${to})`))})`.as('r');
+      const records = await this.db
+        .selectFrom(ranges)
+        .innerJoin('logs', (join) => join.on(sql<SqlBool>`${sql.ref('logs.ts')} >= ${sql.ref('r.column1')} and ${sql.ref('logs.ts')} < ${sql.ref('r.column2')}`))
+        .select(['logs.ts', 'logs.component', sql<string>`coalesce(${sql.ref('logs.error_code')}, '')`.as('error_key'), 'logs.cause_key', 'logs.level_rank'])
+        .where((eb) => {
+          // The window's own conditions without its time range: each cut range is inside it.
+          const [level, , , ...narrowing] = this.windowConditions(eb, q, 'logs');
+          return eb.and([level!, ...narrowing]);
+        })
+        .execute();
+      for (const r of records) add({ ...r, n: 1, first_seen: r.ts, last_seen: r.ts }, sortedPosition(timeBounds, r.ts));
     }
     return [...out.values()];
   }
@@ -620,15 +606,27 @@ export class IncidentRepository {
 }
 
 /**
- * The bucket index of `ts` among sorted boundaries, as nested CASEs that halve the range at each
- * level: about log2(buckets) comparisons per record instead of one per boundary.
+ * The bucket index of a period (its hour or minute text) among sorted boundaries, as nested CASEs
+ * that halve the range at each level: about log2(buckets) comparisons per row.
  */
-function bucketExpression(bounds: string[], offset: number, at: RawBuilder<string> = sql<string>`${sql.ref('ts')}`): RawBuilder<number> {
+function bucketExpression(bounds: readonly string[], at: RawBuilder<string>, offset = 0): RawBuilder<number> {
   if (bounds.length === 0) return sql<number>`${sql.lit(offset)}`;
   const mid = Math.floor(bounds.length / 2);
-  const below = bucketExpression(bounds.slice(0, mid), offset, at);
-  const above = bucketExpression(bounds.slice(mid + 1), offset + mid + 1, at);
+  const below = bucketExpression(bounds.slice(0, mid), at, offset);
+  const above = bucketExpression(bounds.slice(mid + 1), at, offset + mid + 1);
   return sql<number>`case when ${at} < ${bounds[mid]!} then ${below} else ${above} end`;
+}
+
+/** How many of the sorted `bounds` are at or before `at`: the bucket index of `at`. */
+function sortedPosition(bounds: readonly string[], at: string): number {
+  let low = 0;
+  let high = bounds.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (bounds[mid]! <= at) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** Sorted period starts as [from, to) ranges, adjacent periods joined. */
