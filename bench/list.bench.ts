@@ -8,7 +8,7 @@
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
  *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
- *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 2x the store's)
+ *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 10 ms: 2x the store's 5)
  *
  * Each round times the store layer, then starts each server as a fresh process on the store in
  * turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a checkout of an earlier commit with
@@ -240,7 +240,7 @@ for (const c of cases) {
 }
 for (const [hours, r] of storeIncidents) console.log(`  store   runtime.incidents ${hours / 24} days: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 5)`);
 for (const contender of contenders) {
-  for (const [hours, r] of incidents.get(contender.label)!) console.log(`  ${contender.label.padEnd(7)} runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 2x the store's)`);
+  for (const [hours, r] of incidents.get(contender.label)!) console.log(`  ${contender.label.padEnd(7)} runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 10 ms: 2x the store's 5)`);
 }
 console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
 
