@@ -75,24 +75,20 @@ export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
   await rebuildIncidentMinutes(db);
 }
 
-export async function rebuildIncidentHours(db: Kysely<any>): Promise<void> {
-  await db.deleteFrom('incident_hours').execute();
+/** Each rollup: the period column it is keyed by and how many characters of an ISO time name one. */
+const ROLLUP_PERIODS = { incident_hours: ['hour', 13], incident_minutes: ['minute', 16] } as const;
+
+async function rebuildRollup(db: Kysely<any>, table: keyof typeof ROLLUP_PERIODS): Promise<void> {
+  const [period, chars] = ROLLUP_PERIODS[table];
+  await db.deleteFrom(table).execute();
   await sql`
-    insert into incident_hours (hour, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
-    select substr(ts, 1, 13), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    insert into ${sql.table(table)} (${sql.ref(period)}, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select substr(ts, 1, ${sql.lit(chars)}), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
     from logs
     where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
-    group by substr(ts, 1, 13), component, coalesce(error_code, ''), cause_key
+    group by substr(ts, 1, ${sql.lit(chars)}), component, coalesce(error_code, ''), cause_key
   `.execute(db);
 }
 
-export async function rebuildIncidentMinutes(db: Kysely<any>): Promise<void> {
-  await db.deleteFrom('incident_minutes').execute();
-  await sql`
-    insert into incident_minutes (minute, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
-    select substr(ts, 1, 16), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
-    from logs
-    where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
-    group by substr(ts, 1, 16), component, coalesce(error_code, ''), cause_key
-  `.execute(db);
-}
+export const rebuildIncidentHours = (db: Kysely<any>): Promise<void> => rebuildRollup(db, 'incident_hours');
+export const rebuildIncidentMinutes = (db: Kysely<any>): Promise<void> => rebuildRollup(db, 'incident_minutes');
