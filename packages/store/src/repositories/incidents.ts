@@ -152,9 +152,11 @@ const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
 /** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
-export const hourOf = (ts: string) => ts.slice(0, 13);
+export const HOUR_TEXT_LENGTH = 13;
+export const hourOf = (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH);
 /** The per-minute rollup's minute of an ISO timestamp: "YYYY-MM-DDTHH:MM". */
-export const minuteOf = (ts: string) => ts.slice(0, 16);
+export const MINUTE_TEXT_LENGTH = 16;
+export const minuteOf = (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -424,16 +426,19 @@ export class IncidentRepository {
   /** Conditions on `logs` (or on `logs` as `alias`): warn or worse, in the window, the filters. */
   private windowConditions(eb: ExpressionBuilder<any, any>, q: IncidentWindow, alias?: string) {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
+    return [eb(col('ts'), '>=', q.windowStart), eb(col('ts'), '<', q.windowEnd), ...this.recordConditions(eb, q, alias)];
+  }
+
+  /** Warn-or-worse records narrowed by the window's filters, at any time. */
+  private recordConditions(eb: ExpressionBuilder<any, any>, q: Pick<IncidentWindow, 'component' | 'mcpOnly'>, alias?: string) {
+    const col = (c: string) => (alias ? `${alias}.${c}` : c);
     // Literals, so SQLite can match the partial indexes (level_rank >= 2, is_mcp = 1).
-    const c: Expression<SqlBool>[] = [
-      sql<SqlBool>`${sql.ref(col('level_rank'))} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`,
-      eb(col('ts'), '>=', q.windowStart),
-      eb(col('ts'), '<', q.windowEnd),
-    ];
+    const c: Expression<SqlBool>[] = [sql<SqlBool>`${sql.ref(col('level_rank'))} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`];
     if (q.component !== undefined) c.push(eb(col('component'), '=', q.component));
     if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref(col('is_mcp'))} = 1`);
     return c;
   }
+
 
   private groupConditions(eb: ExpressionBuilder<any, any>, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
@@ -550,11 +555,8 @@ export class IncidentRepository {
         .selectFrom(ranges)
         .innerJoin('logs', (join) => join.on(sql<SqlBool>`${sql.ref('logs.ts')} >= ${sql.ref('r.column1')} and ${sql.ref('logs.ts')} < ${sql.ref('r.column2')}`))
         .select(['logs.ts', 'logs.component', sql<string>`coalesce(${sql.ref('logs.error_code')}, '')`.as('error_key'), 'logs.cause_key', 'logs.level_rank'])
-        .where((eb) => {
-          // The window's own conditions without its time range: each cut range is inside it.
-          const [level, , , ...narrowing] = this.windowConditions(eb, q, 'logs');
-          return eb.and([level!, ...narrowing]);
-        })
+        // No time range of the window's own: each cut range is inside it.
+        .where((eb) => eb.and(this.recordConditions(eb, q, 'logs')))
         .execute();
       for (const r of records) add({ ...r, n: 1, first_seen: r.ts, last_seen: r.ts }, sortedPosition(timeBounds, r.ts));
     }

@@ -7,7 +7,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import type { ChangeFeedRepository } from '../change-feed';
-import { INCIDENT_MIN_LEVEL_RANK, hourOf, minuteOf } from './incidents';
+import { HOUR_TEXT_LENGTH, INCIDENT_MIN_LEVEL_RANK, MINUTE_TEXT_LENGTH } from './incidents';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
@@ -29,8 +29,8 @@ export class LogRepository {
     }
     const writeBoth = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
-      await countInRollup(trx, 'incident_hours', 'hour', hourOf(record.ts), record);
-      await countInRollup(trx, 'incident_minutes', 'minute', minuteOf(record.ts), record);
+      await countInRollup(trx, 'incident_hours', record);
+      await countInRollup(trx, 'incident_minutes', record);
     };
     await this.changes.write('incidents', tx, writeBoth);
   }
@@ -41,13 +41,17 @@ export class LogRepository {
   }
 }
 
+/** Each rollup: the period column it is keyed by and how many characters of an ISO time name one. */
+const ROLLUP_PERIODS = { incident_hours: ['hour', HOUR_TEXT_LENGTH], incident_minutes: ['minute', MINUTE_TEXT_LENGTH] } as const;
+
 /** One more record in its period's rollup row (inserted, or counted into the row already there). */
-async function countInRollup(trx: Kysely<Database>, table: 'incident_hours' | 'incident_minutes', period: 'hour' | 'minute', at: string, record: NewLogRecord): Promise<void> {
+async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_PERIODS, record: NewLogRecord): Promise<void> {
+  const [period, length] = ROLLUP_PERIODS[table];
   const rollup = trx as unknown as Kysely<any>;
   await rollup
     .insertInto(table)
     .values({
-      [period]: at,
+      [period]: record.ts.slice(0, length),
       component: record.component,
       error_key: record.error_code ?? '',
       cause_key: record.cause_key ?? '',
@@ -75,18 +79,15 @@ export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
   await rebuildIncidentMinutes(db);
 }
 
-/** Each rollup: the period column it is keyed by and how many characters of an ISO time name one. */
-const ROLLUP_PERIODS = { incident_hours: ['hour', 13], incident_minutes: ['minute', 16] } as const;
-
 async function rebuildRollup(db: Kysely<any>, table: keyof typeof ROLLUP_PERIODS): Promise<void> {
-  const [period, chars] = ROLLUP_PERIODS[table];
+  const [period, length] = ROLLUP_PERIODS[table];
   await db.deleteFrom(table).execute();
   await sql`
     insert into ${sql.table(table)} (${sql.ref(period)}, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
-    select substr(ts, 1, ${sql.lit(chars)}), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
+    select substr(ts, 1, ${sql.lit(length)}), component, coalesce(error_code, ''), cause_key, max(is_mcp), count(*), min(ts), max(ts), max(level_rank)
     from logs
     where level_rank >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}
-    group by substr(ts, 1, ${sql.lit(chars)}), component, coalesce(error_code, ''), cause_key
+    group by substr(ts, 1, ${sql.lit(length)}), component, coalesce(error_code, ''), cause_key
   `.execute(db);
 }
 
