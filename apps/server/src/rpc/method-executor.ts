@@ -1,7 +1,8 @@
 /**
  * Runs one JSON-RPC request: method lookup, the scope check, params validation against the
- * contract, the idempotency layer and the audit record for mutating methods, the handler, and
- * in tests and development a check of the result against the contract. Transport-agnostic: HTTP and WebSocket both call it.
+ * contract, the idempotency layer and the audit record for mutating methods, the handler, and (in
+ * tests and development) a check of the result against the contract. Transport-agnostic: HTTP
+ * and WebSocket both call it.
  */
 import { leastRoleFor, MAX_PARAMS_DEPTH, NUL_TEXT_MESSAGE, RpcError, methods, nestsDeeperThan, nulTextPath, type MethodDefinition } from '@switchboard/contract';
 import { isDeepStrictEqual } from 'node:util';

@@ -49,6 +49,10 @@ function newId(prefix: string): string {
 export class TokenRepository {
   private readonly verified = new Map<string, VerifiedToken>();
   private verifiedAt: number | undefined;
+  private counterReadThisTurn = false;
+  private readonly nextTurn = () => {
+    this.counterReadThisTurn = false;
+  };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -104,15 +108,9 @@ export class TokenRepository {
     return version;
   }
 
-  private counterReadThisTurn = false;
-  private readonly nextTurn = () => {
-    this.counterReadThisTurn = false;
-  };
-
   /** Forgets every verified token (a user's role or state changed in this process). */
   forgetVerified(): void {
     this.verified.clear();
-    this.counterReadThisTurn = false;
   }
 
   /** Returns the active token for a presented secret, with its user, or undefined. */
