@@ -21,7 +21,7 @@ export default defineConfig({
     // Vitest's default is one worker fewer than the CPUs: a single one on a 2-core CI machine, where
     // the CPU was then about half idle (test files wait on servers, fsyncs and PostgreSQL). Two at a
     // time there cut both passes' time markedly, and a third again, every test passing
-    // (docs/performance-notes.md). The chaos pass still runs one file at a time (--no-file-parallelism).
+    // (docs/performance-notes.md). The chaos pass runs two files at a time (scripts/test-all.mjs).
     maxWorkers: Math.max(3, availableParallelism() - 1),
   },
 });

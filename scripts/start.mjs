@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm start`: builds the console when its build is missing or older than its sources, then runs
-// the server (embedded SQLite store in ./data, demo data on first start).
+// `npm start`: builds the console and the server when a build is missing or older than its
+// sources, then runs the server (embedded SQLite store in ./data, demo data on first start).
 import { spawn, spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import fs from 'node:fs';
 import path from 'node:path';
+import { builtEntry, ensureServerBuild } from './server-build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const built = path.join(root, 'dist', 'web', 'index.html');
@@ -28,7 +29,8 @@ if (stale) {
 
 // An IPC channel ties the server to this launcher: if the launcher dies (even by SIGKILL), the
 // channel closes and the server shuts down instead of holding its port.
-const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps', 'server', 'src', 'main.ts')], {
+ensureServerBuild();
+const server = spawn(process.execPath, [builtEntry('apps/server/src/main.ts')], {
   cwd: root,
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
 });

@@ -3,7 +3,7 @@
  * use. It knows nothing of HTTP or JSON-RPC; the control API calls it. Every record a read method
  * returns was produced here by processing events.
  */
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import type { RuntimeOptions, RuntimeParts } from './runtime-options';
 import { RpcError, type Result } from '@switchboard/contract';
 import type { Clock, Store } from '@switchboard/store';
@@ -38,7 +38,8 @@ import { SavedViews } from './saved-views';
 import { Retention } from './retention/retention';
 import { DEFAULT_RETENTION_SETTINGS } from './retention/retention-settings';
 
-export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../bundles/support-desk.yaml', import.meta.url));
+/** Found through the package, not next to this file: the server also runs bundled, from apps/server/dist. */
+export const DEFAULT_BUNDLE_PATH = createRequire(import.meta.url).resolve('@switchboard/runtime/bundles/support-desk.yaml');
 
 export type { IngressState };
 export type { RuntimeOptions };

@@ -1,10 +1,13 @@
 /**
  * The one way tests, e2e specs and benchmarks start a server (or a benchmark's baseline script) as
- * a child process. It runs `node --import tsx SCRIPT` directly, not the tsx CLI: a SIGKILL of the
- * CLI would not reach the server running in its grandchild, and crash tests kill it on purpose.
+ * a child process. This checkout's server runs from its build (scripts/server-build.mjs), as `npm
+ * start` runs it; other scripts and older checkouts as `node --import tsx SCRIPT`, directly, not
+ * through the tsx CLI: a SIGKILL of the CLI would not reach the server running in its grandchild,
+ * and crash tests kill it on purpose.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { builtEntry, ensureServerBuild } from '../../../scripts/server-build.mjs';
 import { freePort } from './ports';
 import { repoRoot, SERVER_SCRIPT } from './repository';
 
@@ -79,7 +82,14 @@ export function serverProcessEnv(options: ServerProcessOptions, port: number): N
 
 function nodeArgs(options: ServerProcessOptions): { cwd: string; args: string[] } {
   const cwd = options.root ?? repoRoot;
-  return { cwd, args: ['--import', 'tsx', path.join(cwd, options.script ?? SERVER_SCRIPT), ...(options.args ?? [])] };
+  const script = options.script ?? SERVER_SCRIPT;
+  // This checkout's server and CLIs run as `npm start` runs them, built; a before-tree's as it always ran.
+  const built = path.resolve(cwd) === path.resolve(repoRoot) ? builtEntry(script) : undefined;
+  if (built) {
+    ensureServerBuild();
+    return { cwd, args: [built, ...(options.args ?? [])] };
+  }
+  return { cwd, args: ['--import', 'tsx', path.join(cwd, script), ...(options.args ?? [])] };
 }
 
 /** A server expected to refuse to start: runs it to its exit (at most 30 s) and returns how it ended. */

@@ -1,0 +1,80 @@
+// The server as plain JavaScript: one esbuild bundle, apps/server/dist/main.mjs, rebuilt when any
+// source is newer. Run through `node --import tsx`, each
+// start spent about 2 s of CPU compiling and loading some hundred TypeScript modules through the
+// loader thread; the bundle starts in about half the time (docs/performance-notes.md). `npm start`
+// and the test servers both run it, so what is tested is what runs.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+/** Next to apps/server/package.json, which the server reads its version from ('../package.json'). */
+export const serverBuildDir = path.join(root, 'apps', 'server', 'dist');
+const ENTRIES = { main: 'apps/server/src/main.ts' };
+const SOURCES = ['apps/server/src', 'packages/contract/src', 'packages/store/src', 'packages/runtime/src'].map((d) => path.join(root, d));
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** The built file of a source entry point (`apps/server/src/main.ts` → `apps/server/dist/main.mjs`), or undefined. */
+export function builtEntry(source) {
+  const relative = path.relative(root, path.resolve(root, source));
+  const name = Object.keys(ENTRIES).find((k) => ENTRIES[k] === relative);
+  return name && path.join(serverBuildDir, `${name}.mjs`);
+}
+
+function stale() {
+  const built = Object.keys(ENTRIES).map((k) => path.join(serverBuildDir, `${k}.mjs`));
+  if (!built.every((f) => fs.existsSync(f))) return true;
+  const oldest = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
+  return Math.max(newestMtime(path.join(root, 'scripts')), ...SOURCES.map(newestMtime)) > oldest;
+}
+
+/**
+ * Builds when a source is newer than the build, in a child process (esbuild runs plugins only in
+ * its asynchronous API, and callers that spawn synchronously need the build first).
+ */
+export function ensureServerBuild() {
+  if (!stale()) return;
+  const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`building the server failed (exit ${r.status ?? r.signal})`);
+}
+
+/**
+ * Several test workers may build at once: each writes into a folder of its own and renames its
+ * files into place, so a reader never sees a half-written file.
+ */
+async function build() {
+  const scratch = path.join(serverBuildDir, `.build-${process.pid}-${Date.now()}`);
+  try {
+    await esbuild.build({
+      entryPoints: ENTRIES,
+      outdir: scratch,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      // As under tsx: functions and classes keep their names.
+      keepNames: true,
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      absWorkingDir: root,
+      // Dependencies stay in node_modules, loaded as they are; only this repository's TypeScript is bundled.
+      plugins: [{ name: 'dependencies-external', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (a) => (a.path.startsWith('@switchboard/') ? undefined : { path: a.path, external: true })) }],
+    });
+    const files = fs.readdirSync(scratch).sort((a, b) => Number(a.endsWith('.mjs')) - Number(b.endsWith('.mjs')));
+    for (const f of files) fs.renameSync(path.join(scratch, f), path.join(serverBuildDir, f));
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === new URL(import.meta.url).pathname) await build();
