@@ -164,8 +164,8 @@ it('(a) server B joins while A sends a 1,500-item replay: every item replayed ex
   const a = await cluster.start('a');
   await publishAll(a, 'work', 'join', REPLAY_ITEMS);
   expect(await waitSettled(cluster, SETTLE_MS)).toBe(true);
-  // 40/s: B's boot (slow on a busy machine) must end while A still sends.
-  const operationId = await apply(a, 'replay', { event_name: 'work' }, 40);
+  // 80/s: B's boot (several seconds on a busy machine) must end while A still sends (about 19 s).
+  const operationId = await apply(a, 'replay', { event_name: 'work' }, 80);
   await new Promise((r) => setTimeout(r, 2_000));
   const b = await cluster.start('b');
   const doneWhenBJoined = await doneItems(operationId);
