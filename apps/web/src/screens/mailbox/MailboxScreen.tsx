@@ -3,7 +3,7 @@
  * item at `/mailbox/<id>`. Filters live in the query string, the selected item in the path.
  * Keyboard: j/k next/previous item, a approve, r reject.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useMailboxItem, useMailboxList, type MailboxFilter } from '../../api/mailbox';
 import { paths } from '../../paths';
@@ -89,7 +89,10 @@ export default function MailboxScreen() {
     [review.data, viewer, mayDecide],
   );
 
-  useEffect(() => {
+  // A layout effect: the listener with this render's selection is in place before the browser
+  // handles another event, so a second quick "j" steps on from the row the first one opened
+  // (after a plain effect it could still see the old selection and open the same row again).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.metaKey || e.ctrlKey || e.altKey || dialog || isTypingTarget(e.target)) return;
       if (document.querySelector('[role="dialog"]')) return;
