@@ -3,33 +3,20 @@
 // sources, then runs the server (embedded SQLite store in ./data, demo data on first start).
 import { spawn, spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
-import fs from 'node:fs';
 import path from 'node:path';
-import { builtEntry, ensureServerBuild } from './server-build.mjs';
+import { builtEntry, ensureConsoleBuild, ensureServerBuild } from './builds.mjs';
 
+try {
+  ensureConsoleBuild();
+  ensureServerBuild();
+} catch (err) {
+  console.error(err.message);
+  process.exit(1);
+}
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const built = path.join(root, 'dist', 'web', 'index.html');
-
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const sources = [path.join(root, 'apps', 'web'), path.join(root, 'packages', 'contract', 'src')];
-const stale = !fs.existsSync(built) || Math.max(...sources.map(newestMtime)) > fs.statSync(built).mtimeMs;
-if (stale) {
-  console.log('Building the console…');
-  const r = spawnSync(path.join(root, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-}
 
 // An IPC channel ties the server to this launcher: if the launcher dies (even by SIGKILL), the
 // channel closes and the server shuts down instead of holding its port.
-ensureServerBuild();
 const server = spawn(process.execPath, [builtEntry('apps/server/src/main.ts')], {
   cwd: root,
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],

@@ -1,13 +1,13 @@
 /**
  * The one way tests, e2e specs and benchmarks start a server (or a benchmark's baseline script) as
- * a child process. This checkout's server runs from its build (scripts/server-build.mjs), as `npm
+ * a child process. This checkout's server runs from its build (scripts/builds.mjs), as `npm
  * start` runs it; other scripts and older checkouts as `node --import tsx SCRIPT`, directly, not
  * through the tsx CLI: a SIGKILL of the CLI would not reach the server running in its grandchild,
  * and crash tests kill it on purpose.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { builtEntry, ensureServerBuild } from '../../../scripts/server-build.mjs';
+import { builtEntry, ensureServerBuild } from '../../../scripts/builds.mjs';
 import { freePort } from './ports';
 import { repoRoot, SERVER_SCRIPT } from './repository';
 

@@ -1,8 +1,10 @@
-// The server as plain JavaScript: one esbuild bundle, apps/server/dist/main.mjs, rebuilt when any
-// source is newer. Run through `node --import tsx`, each
-// start spent about 2 s of CPU compiling and loading some hundred TypeScript modules through the
-// loader thread; the bundle starts in about half the time (docs/performance-notes.md). `npm start`
-// and the test servers both run it, so what is tested is what runs.
+// The two builds `npm start` and the tests run, each redone when a source is newer than it:
+// - the console (Vite, dist/web);
+// - the server as plain JavaScript: one esbuild bundle, apps/server/dist/main.mjs. Run through
+//   `node --import tsx`, each start spent about 2 s of CPU compiling and loading some hundred
+//   TypeScript modules through the loader thread; the bundle starts in about half the time
+//   (docs/performance-notes.md). `npm start` and the test servers both run it, so what is tested
+//   is what runs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,10 +19,22 @@ const SOURCES = ['apps/server/src', 'packages/contract/src', 'packages/store/src
 function newestMtime(dir) {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
     const p = path.join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs);
   }
   return newest;
+}
+
+const CONSOLE_INDEX = path.join(root, 'dist', 'web', 'index.html');
+const CONSOLE_SOURCES = [path.join(root, 'apps', 'web'), path.join(root, 'packages', 'contract', 'src')];
+
+/** Builds the console when its build is missing or older than a source; throws if the build fails. */
+export function ensureConsoleBuild() {
+  if (fs.existsSync(CONSOLE_INDEX) && Math.max(...CONSOLE_SOURCES.map(newestMtime)) <= fs.statSync(CONSOLE_INDEX).mtimeMs) return;
+  console.log('Building the console…');
+  const r = spawnSync(path.join(root, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`building the console failed (exit ${r.status ?? r.signal})`);
 }
 
 /** The built file of a source entry point (`apps/server/src/main.ts` → `apps/server/dist/main.mjs`), or undefined. */
