@@ -12,7 +12,7 @@ import * as esbuild from 'esbuild';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** Next to apps/server/package.json, which the server reads its version from ('../package.json'). */
-export const serverBuildDir = path.join(root, 'apps', 'server', 'dist');
+const serverBuildDir = path.join(root, 'apps', 'server', 'dist');
 const ENTRIES = { main: 'apps/server/src/main.ts' };
 const SOURCES = ['apps/server/src', 'packages/contract/src', 'packages/store/src', 'packages/runtime/src'].map((d) => path.join(root, d));
 
@@ -48,7 +48,8 @@ function stale() {
   const built = Object.keys(ENTRIES).map((k) => path.join(serverBuildDir, `${k}.mjs`));
   if (!built.every((f) => fs.existsSync(f))) return true;
   const oldest = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
-  return Math.max(newestMtime(path.join(root, 'scripts')), ...SOURCES.map(newestMtime)) > oldest;
+  // This file's own changes (the build's options) count as a source too.
+  return Math.max(fs.statSync(new URL(import.meta.url)).mtimeMs, ...SOURCES.map(newestMtime)) > oldest;
 }
 
 /**

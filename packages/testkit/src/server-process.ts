@@ -83,7 +83,7 @@ export function serverProcessEnv(options: ServerProcessOptions, port: number): N
 function nodeArgs(options: ServerProcessOptions): { cwd: string; args: string[] } {
   const cwd = options.root ?? repoRoot;
   const script = options.script ?? SERVER_SCRIPT;
-  // This checkout's server and CLIs run as `npm start` runs them, built; a before-tree's as it always ran.
+  // This checkout's server runs as `npm start` runs it, built; a before-tree's as it always ran.
   const built = path.resolve(cwd) === path.resolve(repoRoot) ? builtEntry(script) : undefined;
   if (built) {
     ensureServerBuild();
