@@ -1,4 +1,4 @@
 /** Types of builds.mjs (plain JavaScript, so `npm start` runs it without a TypeScript loader). */
-export declare function builtEntry(source: string): string | undefined;
+export declare const serverBuild: string;
 export declare function ensureServerBuild(): void;
 export declare function ensureConsoleBuild(): void;

@@ -13,7 +13,8 @@ import * as esbuild from 'esbuild';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** Next to apps/server/package.json, which the server reads its version from ('../package.json'). */
 const serverBuildDir = path.join(root, 'apps', 'server', 'dist');
-const ENTRIES = { main: 'apps/server/src/main.ts' };
+/** The server build `npm start` and the test servers run (apps/server/src/main.ts, bundled). */
+export const serverBuild = path.join(serverBuildDir, 'main.mjs');
 const SOURCES = ['apps/server/src', 'packages/contract/src', 'packages/store/src', 'packages/runtime/src'].map((d) => path.join(root, d));
 
 function newestMtime(dir) {
@@ -37,19 +38,10 @@ export function ensureConsoleBuild() {
   if (r.status !== 0) throw new Error(`building the console failed (exit ${r.status ?? r.signal})`);
 }
 
-/** The built file of a source entry point (`apps/server/src/main.ts` → `apps/server/dist/main.mjs`), or undefined. */
-export function builtEntry(source) {
-  const relative = path.relative(root, path.resolve(root, source));
-  const name = Object.keys(ENTRIES).find((k) => ENTRIES[k] === relative);
-  return name && path.join(serverBuildDir, `${name}.mjs`);
-}
-
 function stale() {
-  const built = Object.keys(ENTRIES).map((k) => path.join(serverBuildDir, `${k}.mjs`));
-  if (!built.every((f) => fs.existsSync(f))) return true;
-  const oldest = Math.min(...built.map((f) => fs.statSync(f).mtimeMs));
+  if (!fs.existsSync(serverBuild)) return true;
   // This file's own changes (the build's options) count as a source too.
-  return Math.max(fs.statSync(new URL(import.meta.url)).mtimeMs, ...SOURCES.map(newestMtime)) > oldest;
+  return Math.max(fs.statSync(new URL(import.meta.url)).mtimeMs, ...SOURCES.map(newestMtime)) > fs.statSync(serverBuild).mtimeMs;
 }
 
 /**
@@ -70,7 +62,7 @@ async function build() {
   const scratch = path.join(serverBuildDir, `.build-${process.pid}-${Date.now()}`);
   try {
     await esbuild.build({
-      entryPoints: ENTRIES,
+      entryPoints: { main: 'apps/server/src/main.ts' },
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
       bundle: true,

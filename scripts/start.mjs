@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { clearInterval, setInterval } from 'node:timers';
 import path from 'node:path';
-import { builtEntry, ensureConsoleBuild, ensureServerBuild } from './builds.mjs';
+import { ensureConsoleBuild, ensureServerBuild, serverBuild } from './builds.mjs';
 
 try {
   ensureConsoleBuild();
@@ -17,7 +17,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 // An IPC channel ties the server to this launcher: if the launcher dies (even by SIGKILL), the
 // channel closes and the server shuts down instead of holding its port.
-const server = spawn(process.execPath, [builtEntry('apps/server/src/main.ts')], {
+const server = spawn(process.execPath, [serverBuild], {
   cwd: root,
   stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
 });

@@ -135,7 +135,7 @@ if (postgres.url) {
   // Several server processes per test on one database, killed, frozen and cut off from it (issue
   // #10). The two passes above leave these files out (vitest.config.ts). Two files at a time, each
   // on a database of its own: one at a time left the CPU half idle (the files mostly wait on
-  // leases, rates and restarts), and two took about two thirds of the time, every test passing
+  // leases, rates and restarts), and two took half to two thirds of the time, every test passing
   // (docs/performance-notes.md). The PostgreSQL crash and restart runs on a private cluster of its
   // own. Not beside Playwright: tried once, and side by side both ran far slower than one after the
   // other (the chaos tests' killed and restarted servers compete with Chromium for two cores).

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { builtEntry, ensureServerBuild } from '../../../scripts/builds.mjs';
+import { ensureServerBuild, serverBuild } from '../../../scripts/builds.mjs';
 import { freePort } from './ports';
 import { repoRoot, SERVER_SCRIPT } from './repository';
 
@@ -84,10 +84,9 @@ function nodeArgs(options: ServerProcessOptions): { cwd: string; args: string[] 
   const cwd = options.root ?? repoRoot;
   const script = options.script ?? SERVER_SCRIPT;
   // This checkout's server runs as `npm start` runs it, built; a before-tree's as it always ran.
-  const built = path.resolve(cwd) === path.resolve(repoRoot) ? builtEntry(script) : undefined;
-  if (built) {
+  if (script === SERVER_SCRIPT && path.resolve(cwd) === path.resolve(repoRoot)) {
     ensureServerBuild();
-    return { cwd, args: [built, ...(options.args ?? [])] };
+    return { cwd, args: [serverBuild, ...(options.args ?? [])] };
   }
   return { cwd, args: ['--import', 'tsx', path.join(cwd, script), ...(options.args ?? [])] };
 }

@@ -153,7 +153,7 @@ const MINUTE_MS = 60_000;
 
 /** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
 export const HOUR_TEXT_LENGTH = 13;
-export const hourOf = (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH);
+const hourOf = (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH);
 /** The per-minute rollup's minute of an ISO timestamp: "YYYY-MM-DDTHH:MM". */
 export const MINUTE_TEXT_LENGTH = 16;
 export const minuteOf = (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH);
@@ -438,7 +438,6 @@ export class IncidentRepository {
     if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref(col('is_mcp'))} = 1`);
     return c;
   }
-
 
   private groupConditions(eb: ExpressionBuilder<any, any>, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
