@@ -453,9 +453,11 @@ export class IncidentRepository {
    * bucket boundary cuts come from the hourly rollup (a few rows per hour); in the hours at the
    * window's edges and at bucket boundaries, whole minutes come from the per-minute rollup and
    * the minutes a cut falls inside from the records themselves, so counts, first/last seen and
-   * the histogram stay exact. Three plain reads; rows are put in buckets here, by comparing
-   * their hour, minute or time text with the boundaries' (a CASE per row and a UNION per cut
-   * range cost more to build and run than the rows cost to sort).
+   * the histogram stay exact. Three plain reads. Each rollup read joins a VALUES list of
+   * (bucket, from, to) period ranges, one per bucket (and cut hour), that leave out the periods
+   * read finer: an index search per range, and the bucket comes with the range. A CASE on each
+   * row's period to find its bucket, and a NOT IN of the cut periods, cost more than the rows
+   * (docs/performance-notes.md).
    */
   async windowGroups(q: IncidentWindow & { histogramBuckets: number }): Promise<IncidentAggregate[]> {
     const buckets = Math.max(1, q.histogramBuckets);
@@ -492,57 +494,47 @@ export class IncidentRepository {
     const cutMinutes = new Set<number>();
     for (const at of cuts) if (at % MINUTE_MS !== 0 && cutHours.has(at - (at % HOUR_MS))) cutMinutes.add(at - (at % MINUTE_MS));
 
-    // A whole hour (minute) is before a boundary exactly when its text sorts before the
-    // boundary's hour (minute): the hour (minute) a boundary falls inside is read finer.
-    const hourBounds = boundsMs.map((b) => hourOf(iso(b)));
-    const minuteBounds = boundsMs.map((b) => minuteOf(iso(b)));
-    const timeBounds = boundsMs.map(iso);
-    const rollupAggregates = [
-      sql<number>`sum(${sql.ref('count')})`.as('n'),
-      sql<string>`min(${sql.ref('first_seen')})`.as('first_seen'),
-      sql<string>`max(${sql.ref('last_seen')})`.as('last_seen'),
-      sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
-    ];
-    // Whole hours inside the window that nothing cuts. Hours before the records are complete
-    // are whole for the rollup even where the window cuts them.
+    // Whole hours inside the window that nothing cuts, by bucket. Hours before the records are
+    // complete are whole for the rollup even where the window cuts them, and one a boundary cuts
+    // counts in the bucket that begins inside it.
     const startHour = start - (start % HOUR_MS);
     const endHour = end - (end % HOUR_MS);
     const firstWhole = startHour < completeFrom ? startHour : Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
-    if (firstWhole < wholeEnd) {
-      let hours = this.db
-        .selectFrom('incident_hours')
-        .select(['component', 'error_key', 'cause_key', bucketExpression(hourBounds, sql<string>`${sql.ref('hour')}`).as('bucket'), ...rollupAggregates])
-        .where('hour', '>=', hourOf(iso(firstWhole)))
-        .where('hour', '<', hourOf(iso(wholeEnd)))
-        .groupBy(['component', 'error_key', 'cause_key', sql`bucket`]);
-      if (cutHours.size > 0) hours = hours.where('hour', 'not in', [...cutHours].map((h) => hourOf(iso(h))));
-      if (q.component !== undefined) hours = hours.where('component', '=', q.component);
-      if (q.mcpOnly) hours = hours.where('is_mcp', '=', 1);
-      for (const r of await hours.execute()) add(r, Number(r.bucket));
-    }
-
-    // Whole minutes of the cut hours inside the window.
-    const minuteRanges: [string, string][] = [];
-    for (const [from, to] of adjacentRanges(cutHours, HOUR_MS)) {
-      const first = Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS);
-      const last = Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS);
-      if (first < last) minuteRanges.push([minuteOf(iso(first)), minuteOf(iso(last))]);
-    }
-    if (minuteRanges.length > 0) {
-      const ranges = sql<{ column1: string; column2: string }>`(values ${sql.join(minuteRanges.map(([from, to]) => sql`(${from}, ${to})`))})`.as('r');
-      let minutes = this.db
-        .selectFrom(ranges)
-        .innerJoin('incident_minutes', (join) => join.on(sql<SqlBool>`${sql.ref('incident_minutes.minute')} >= ${sql.ref('r.column1')} and ${sql.ref('incident_minutes.minute')} < ${sql.ref('r.column2')}`))
-        .select(['component', 'error_key', 'cause_key', bucketExpression(minuteBounds, sql<string>`${sql.ref('minute')}`).as('bucket'), ...rollupAggregates])
-        .groupBy(['component', 'error_key', 'cause_key', sql`bucket`]);
-      if (cutMinutes.size > 0) minutes = minutes.where('minute', 'not in', [...cutMinutes].map((m) => minuteOf(iso(m))));
-      if (q.component !== undefined) minutes = minutes.where('component', '=', q.component);
-      if (q.mcpOnly) minutes = minutes.where('is_mcp', '=', 1);
-      for (const r of await minutes.execute()) add(r, Number(r.bucket));
+    const hourRanges = bucketRanges(boundsMs, HOUR_MS, cutHours, [[firstWhole, wholeEnd]]);
+    // Whole minutes of the cut hours inside the window, by bucket, leaving out the cut minutes.
+    const cutHourSpans = adjacentRanges(cutHours, HOUR_MS).map(([from, to]): [number, number] => [Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS), Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS)]);
+    const minuteRanges = bucketRanges(boundsMs, MINUTE_MS, cutMinutes, cutHourSpans);
+    const rollupReads: { table: string; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
+      { table: 'incident_hours', period: 'hour', ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
+      { table: 'incident_minutes', period: 'minute', ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
+    ];
+    for (const { table, period, ranges, text } of rollupReads) {
+      if (ranges.length === 0) continue;
+      const values = sql<{ column1: number; column2: string; column3: string }>`(values ${sql.join(ranges.map(([bucket, from, to]) => sql`(${sql.lit(bucket)}, ${text(from)}, ${text(to)})`))})`.as('r');
+      const rollup = sql.ref(`${table}.${period}`);
+      // The two rollups have the same columns but their period's: one read for both.
+      let read = (this.db as unknown as Kysely<any>)
+        .selectFrom(values)
+        .innerJoin(table, (join) => join.on(sql<SqlBool>`${rollup} >= ${sql.ref('r.column2')} and ${rollup} < ${sql.ref('r.column3')}`))
+        .select([
+          sql<number>`${sql.ref('r.column1')}`.as('bucket'),
+          'component',
+          'error_key',
+          'cause_key',
+          sql<number>`sum(${sql.ref('count')})`.as('n'),
+          sql<string>`min(${sql.ref('first_seen')})`.as('first_seen'),
+          sql<string>`max(${sql.ref('last_seen')})`.as('last_seen'),
+          sql<number>`max(${sql.ref('level_rank')})`.as('level_rank'),
+        ])
+        .groupBy([sql`${sql.ref('r.column1')}`, 'component', 'error_key', 'cause_key']);
+      if (q.component !== undefined) read = read.where('component', '=', q.component);
+      if (q.mcpOnly) read = read.where('is_mcp', '=', 1);
+      for (const r of (await read.execute()) as RollupRow[]) add(r, Number(r.bucket));
     }
 
     // The cut minutes, from the records, clipped to the window.
+    const timeBounds = boundsMs.map(iso);
     const recordRanges = adjacentRanges(cutMinutes, MINUTE_MS)
       .map(([from, to]): [string, string] => [iso(Math.max(from, start)), iso(Math.min(to, end))])
       .filter(([from, to]) => from < to);
@@ -606,16 +598,37 @@ export class IncidentRepository {
   }
 }
 
+interface RollupRow {
+  bucket: number | string;
+  component: string;
+  error_key: string;
+  cause_key: string;
+  n: number;
+  first_seen: string;
+  last_seen: string;
+  level_rank: number;
+}
+
 /**
- * The bucket index of a period (its hour or minute text) among sorted boundaries, as nested CASEs
- * that halve the range at each level: about log2(buckets) comparisons per row.
+ * The periods (hours or minutes) of `spans` as [bucket, from, to) ranges, without the periods in
+ * `skipped` (read finer). A period is in the bucket of the last boundary whose period is at or
+ * before it: a period a boundary cuts counts in the bucket that begins inside it, unless skipped.
  */
-function bucketExpression(bounds: readonly string[], at: RawBuilder<string>, offset = 0): RawBuilder<number> {
-  if (bounds.length === 0) return sql<number>`${sql.lit(offset)}`;
-  const mid = Math.floor(bounds.length / 2);
-  const below = bucketExpression(bounds.slice(0, mid), at, offset);
-  const above = bucketExpression(bounds.slice(mid + 1), at, offset + mid + 1);
-  return sql<number>`case when ${at} < ${bounds[mid]!} then ${below} else ${above} end`;
+function bucketRanges(boundsMs: readonly number[], periodMs: number, skipped: ReadonlySet<number>, spans: readonly [number, number][]): [number, number, number][] {
+  const floor = (ms: number) => ms - (ms % periodMs);
+  const ranges: [number, number, number][] = [];
+  for (let bucket = 0; bucket <= boundsMs.length; bucket++) {
+    const from = bucket === 0 ? Number.NEGATIVE_INFINITY : floor(boundsMs[bucket - 1]!);
+    const to = bucket === boundsMs.length ? Number.POSITIVE_INFINITY : floor(boundsMs[bucket]!);
+    for (const [spanFrom, spanTo] of spans) {
+      let first = Math.max(from, spanFrom);
+      let last = Math.min(to, spanTo);
+      while (first < last && skipped.has(first)) first += periodMs;
+      while (first < last && skipped.has(last - periodMs)) last -= periodMs;
+      if (first < last) ranges.push([bucket, first, last]);
+    }
+  }
+  return ranges;
 }
 
 /** How many of the sorted `bounds` are at or before `at`: the bucket index of `at`. */
