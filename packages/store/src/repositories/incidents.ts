@@ -494,6 +494,28 @@ export class IncidentRepository {
     const cutMinutes = new Set<number>();
     for (const at of cuts) if (at % MINUTE_MS !== 0 && cutHours.has(at - (at % HOUR_MS))) cutMinutes.add(at - (at % MINUTE_MS));
 
+    // A cut hour inside the window that a single boundary cuts is read whole from the hourly
+    // rollup, into the bucket of its longer side (its first/last seen and level are the window's
+    // too, as the whole hour is in it); only its shorter side is read per minute (and its cut
+    // minute from the records), and that count moves to the other bucket. About half the minutes
+    // of every such hour are not read.
+    const splitHours: SplitHour[] = [];
+    for (const [i, bound] of boundsMs.entries()) {
+      const hour = bound - (bound % HOUR_MS);
+      if (!cutHours.has(hour) || hour < start || hour + HOUR_MS > end) continue;
+      if (boundsMs.some((other, j) => j !== i && other - (other % HOUR_MS) === hour)) continue;
+      const earlyShort = bound - hour < HOUR_MS / 2;
+      splitHours.push({
+        hour,
+        longSide: earlyShort ? i + 1 : i,
+        shortSide: earlyShort ? i : i + 1,
+        shortMinutes: earlyShort ? [hour, bound - (bound % MINUTE_MS)] : [Math.ceil(bound / MINUTE_MS) * MINUTE_MS, hour + HOUR_MS],
+      });
+    }
+    const splitAt = new Map(splitHours.map((h, j) => [h.hour, j]));
+    // Rows of split hour j come labelled buckets + j.
+    const splitLabel = (hour: number) => buckets + splitAt.get(hour)!;
+
     // Whole hours inside the window that nothing cuts, by bucket. Hours before the records are
     // complete are whole for the rollup even where the window cuts them, and one a boundary cuts
     // counts in the bucket that begins inside it.
@@ -502,9 +524,22 @@ export class IncidentRepository {
     const firstWhole = startHour < completeFrom ? startHour : Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
     const hourRanges = bucketRanges(boundsMs, HOUR_MS, cutHours, [[firstWhole, wholeEnd]]);
-    // Whole minutes of the cut hours inside the window, by bucket, leaving out the cut minutes.
-    const cutHourSpans = adjacentRanges(cutHours, HOUR_MS).map(([from, to]): [number, number] => [Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS), Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS)]);
+    for (const h of splitHours) hourRanges.push([splitLabel(h.hour), h.hour, h.hour + HOUR_MS]);
+    // Whole minutes of the other cut hours inside the window, by bucket, leaving out the cut
+    // minutes; and the short sides of the split hours.
+    const otherCutHours = new Set([...cutHours].filter((h) => !splitAt.has(h)));
+    const cutHourSpans = adjacentRanges(otherCutHours, HOUR_MS).map(([from, to]): [number, number] => [Math.max(from, Math.ceil(start / MINUTE_MS) * MINUTE_MS), Math.min(to, Math.floor(end / MINUTE_MS) * MINUTE_MS)]);
     const minuteRanges = bucketRanges(boundsMs, MINUTE_MS, cutMinutes, cutHourSpans);
+    for (const h of splitHours) if (h.shortMinutes[0] < h.shortMinutes[1]) minuteRanges.push([splitLabel(h.hour), ...h.shortMinutes]);
+
+    /** Moves `n` of a group's occurrences in a split hour from its long side's bucket to `bucket`. */
+    const move = (r: IncidentKeyRow, split: SplitHour, bucket: number, n: number) => {
+      const g = out.get(incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }));
+      // The hour's rollup row, read first, holds every record of its minutes.
+      if (!g || q.histogramBuckets === 0 || bucket === split.longSide) return;
+      g.histogram[split.longSide]! -= n;
+      g.histogram[bucket]! += n;
+    };
     const rollupReads: { table: string; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
       { table: 'incident_hours', period: 'hour', ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_minutes', period: 'minute', ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
@@ -530,7 +565,13 @@ export class IncidentRepository {
         .groupBy([sql`${sql.ref('r.column1')}`, 'component', 'error_key', 'cause_key']);
       if (q.component !== undefined) read = read.where('component', '=', q.component);
       if (q.mcpOnly) read = read.where('is_mcp', '=', 1);
-      for (const r of (await read.execute()) as RollupRow[]) add(r, Number(r.bucket));
+      for (const r of (await read.execute()) as RollupRow[]) {
+        const label = Number(r.bucket);
+        const split = label >= buckets ? splitHours[label - buckets]! : undefined;
+        if (!split) add(r, label);
+        else if (table === 'incident_hours') add(r, split.longSide);
+        else move(r, split, split.shortSide, Number(r.n));
+      }
     }
 
     // The cut minutes, from the records, clipped to the window.
@@ -549,7 +590,11 @@ export class IncidentRepository {
         // No time range of the window's own: each cut range is inside it.
         .where((eb) => eb.and(this.recordConditions(eb, q, 'logs')))
         .execute();
-      for (const r of records) add({ ...r, n: 1, first_seen: r.ts, last_seen: r.ts }, sortedPosition(timeBounds, r.ts));
+      for (const r of records) {
+        const j = splitAt.get(Date.parse(r.ts) - (Date.parse(r.ts) % HOUR_MS));
+        if (j === undefined) add({ ...r, n: 1, first_seen: r.ts, last_seen: r.ts }, sortedPosition(timeBounds, r.ts));
+        else move(r, splitHours[j]!, sortedPosition(timeBounds, r.ts), 1);
+      }
     }
     return [...out.values()];
   }
@@ -596,6 +641,21 @@ export class IncidentRepository {
     }
     return out;
   }
+}
+
+/** An hour one bucket boundary cuts: read whole into its long side's bucket, its short side moved. */
+interface SplitHour {
+  hour: number;
+  longSide: number;
+  shortSide: number;
+  /** The short side's whole minutes, [from, to) in epoch ms. */
+  shortMinutes: [number, number];
+}
+
+interface IncidentKeyRow {
+  component: string;
+  error_key: string;
+  cause_key: string;
 }
 
 interface RollupRow {
