@@ -1,5 +1,5 @@
 /**
- * The HTTP client bench:pg times event.list pages with, in a process of its own (forked, one per
+ * The HTTP client bench:pg and bench:list time pages with, in a process of its own (forked, one per
  * server): sequential calls over one keep-alive connection. It runs apart from the bench because
  * the bench's own process holds the filled stores, the other scenarios' results and autocannon:
  * its garbage collections landed inside the timed calls and made the p99 of the largest pages a
@@ -21,6 +21,8 @@ import { RpcClient } from './rpc-client';
 export interface ListJob {
   port: number;
   token: string;
+  /** event.list unless given. */
+  method?: string;
   params: unknown;
   warmup: number;
   requests: number;
@@ -107,10 +109,10 @@ function parseAnswer(answer: Buffer): { status: number; body: string } {
   return { status, body: answer.subarray(headEnd + HEADER_END.length).toString('utf8') };
 }
 
-function checkAnswer(answer: Buffer): void {
+function checkAnswer(answer: Buffer, method: string): void {
   const { status, body } = parseAnswer(answer);
   const parsed = JSON.parse(body) as { result?: unknown; error?: { message: string } };
-  if (status !== 200 || parsed.result === undefined) throw new Error(`event.list: HTTP ${status}: ${parsed.error?.message ?? body.slice(0, 200)}`);
+  if (status !== 200 || parsed.result === undefined) throw new Error(`${method}: HTTP ${status}: ${parsed.error?.message ?? body.slice(0, 200)}`);
 }
 
 let wire: WireClient | undefined;
@@ -121,7 +123,8 @@ async function timeWire(job: ListJob): Promise<number[]> {
     wire?.close();
     wire = new WireClient(job.port);
   }
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params: job.params });
+  const method = job.method ?? 'event.list';
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: job.params });
   const request = Buffer.from(
     `POST /v1/rpc HTTP/1.1\r\nhost: 127.0.0.1:${job.port}\r\ncontent-type: application/json\r\nauthorization: Bearer ${job.token}\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`,
@@ -131,7 +134,7 @@ async function timeWire(job: ListJob): Promise<number[]> {
     const t = performance.now();
     const answer = await wire.send(request);
     if (i >= job.warmup) times.push(performance.now() - t);
-    checkAnswer(answer);
+    checkAnswer(answer, method);
   }
   return times;
 }
@@ -144,7 +147,7 @@ async function timeNode(job: ListJob): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < job.warmup + job.requests; i++) {
     const t = performance.now();
-    await node.call('event.list', job.params);
+    await node.call(job.method ?? 'event.list', job.params);
     if (i >= job.warmup) times.push(performance.now() - t);
   }
   return times;

@@ -3,7 +3,8 @@
  * pages read from the store layer (the figure `bench:store` reports), alternating round by round,
  * with the load average per round, then medians and ratios. Load generator at 16 connections: wrk
  * when installed, else autocannon (bench/load-generator.ts; loopback only); the first line says
- * which ran.
+ * which ran. At 1 connection, the list client (bench/list-client.ts, a process of its own) times
+ * each call on the wire, as wrk does, and again through Node's http client for comparison.
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
@@ -16,17 +17,18 @@
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_DIR (keep the filled store and reuse it),
  * BENCH_BEFORE_ROOT, BENCH_BEFORE_DIR (the before server's store when this tree migrated BENCH_DIR
- * further than that tree knows: a copy migrated no further), BENCH_ROUNDS (3), BENCH_SECONDS (4 per measurement), BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS
- * (bench/load-generator.ts).
+ * further than that tree knows: a copy migrated no further), BENCH_ROUNDS (3), BENCH_SECONDS (4 per
+ * 16-connection measurement), BENCH_SEQUENTIAL_REQUESTS (1,000 per 1-connection pass),
+ * BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS (bench/load-generator.ts).
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Store, type EventFilter } from '@switchboard/store';
 import { incidentPageReads } from './incident-page-reads';
+import type { ListJob, ListTimes } from './list-client';
 import { LIST_FILTERS } from './list-filters';
 import { loadGeneratorLabel, loadGeneratorName, runLoad } from './load-generator';
 import { loadAverage, median, startProcess, stop } from './rounds';
@@ -39,6 +41,9 @@ const STORE_ITERATIONS = 300;
 const TOKEN = 'sbk_bench_list_token_0000000001';
 const PAGE = 50;
 const DEEP_PAGE = 100;
+/** Calls per 1-connection measurement, after untimed ones (each pass, wire and Node's client). */
+const SEQUENTIAL_WARMUP = 100;
+const SEQUENTIAL_REQUESTS = Number(process.env.BENCH_SEQUENTIAL_REQUESTS ?? 1000);
 
 function fillStore(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -78,33 +83,25 @@ async function httpLatency(port: number, connections: number, body: string): Pro
 
 const millis = (x: number) => String(Number(x.toFixed(2)));
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-function post(port: number, body: string): Promise<void> {
+/**
+ * One connection, one request at a time, from the list client (bench/list-client.ts, a process of
+ * its own): `wire` from writing the request's bytes to reading the answer's last byte, as wrk
+ * times a request (the verdict's figure); `node` through Node's http client, to the answer parsed,
+ * for comparison (it adds its own parsing and scheduling to each call).
+ */
+function sequentialLatency(client: ChildProcess, port: number, method: string, params: unknown): Promise<{ p50: number; p99: number; nodeP50: number }> {
+  const job: ListJob = { port, token: TOKEN, method, params, warmup: SEQUENTIAL_WARMUP, requests: SEQUENTIAL_REQUESTS };
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path: '/v1/rpc', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+    const onExit = (code: number | null) => reject(new Error(`the list client exited (${code})`));
+    client.once('exit', onExit);
+    client.once('message', (answer: ListTimes) => {
+      client.off('exit', onExit);
+      if ('error' in answer) return reject(new Error(answer.error));
+      const wire = [...answer.wire].sort((a, b) => a - b);
+      resolve({ p50: median(wire), p99: wire[Math.floor(wire.length * 0.99)]!, nodeP50: median(answer.node) });
+    });
+    client.send(job);
   });
-}
-
-/** One connection, one request at a time, timed here to the microsecond (autocannon rounds to whole ms). */
-async function sequentialLatency(port: number, body: string): Promise<{ p50: number; p99: number }> {
-  const times: number[] = [];
-  const until = performance.now() + SECONDS * 1000;
-  while (performance.now() < until) {
-    const t = performance.now();
-    await post(port, body);
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: median(times), p99: times[Math.floor(times.length * 0.99)]! };
 }
 
 /** Store-layer p50 of one page, in this process, with the server idle. */
@@ -166,7 +163,9 @@ for (const [i, contender] of contenders.entries()) {
 // A page a server has no cursor for is timed for the others only.
 const casesFor = (label: string) => cases.filter((c) => c.page === 1 || c.cursors.has(label));
 
-type Figures = { p50: number[]; p99at16: number[]; rpsAt16: number[] };
+const listClient = fork(path.join(root, 'bench/list-client.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+
+type Figures = { p50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
 const storeTimes = new Map<string, number[]>();
 const results = new Map<string, Map<string, Figures>>(contenders.map((c) => [c.label, new Map()]));
 const incidents = new Map<string, Map<number, { p50: number[]; p99: number[] }>>(contenders.map((c) => [c.label, new Map()]));
@@ -200,26 +199,26 @@ for (let round = 1; round <= ROUNDS; round++) {
     const server = await startServer(contender);
     const label = contender.label.padEnd(7);
     for (const c of casesFor(contender.label)) {
-      const r = results.get(contender.label)!.get(keyOf(c)) ?? { p50: [], p99at16: [], rpsAt16: [] };
+      const r = results.get(contender.label)!.get(keyOf(c)) ?? { p50: [], nodeP50: [], p99at16: [], rpsAt16: [] };
       results.get(contender.label)!.set(keyOf(c), r);
       const cursor = c.cursors.get(contender.label);
       const params = { filter: c.filter, limit: PAGE, ...(cursor ? { cursor } : {}) };
       // Only answers are timed: a request the server refuses fails the run here.
       await rpc(server.port, 'event.list', params);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params });
-      const one = await sequentialLatency(server.port, body);
+      const one = await sequentialLatency(listClient, server.port, 'event.list', params);
       const many = await httpLatency(server.port, 16, body);
       r.p50.push(one.p50);
+      r.nodeP50.push(one.nodeP50);
       r.p99at16.push(many.p99);
       r.rpsAt16.push(many.rps);
       console.log(
-        `  round ${round} ${label} event.list ${keyOf(c)}: http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
+        `  round ${round} ${label} event.list ${keyOf(c)}: http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms (Node's client p50 ${one.nodeP50.toFixed(2)}); 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
       );
     }
     for (const hours of [168, 720]) {
       await rpc(server.port, 'runtime.incidents', { since_hours: hours, limit: PAGE });
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'runtime.incidents', params: { since_hours: hours, limit: PAGE } });
-      const m = await sequentialLatency(server.port, body);
+      const m = await sequentialLatency(listClient, server.port, 'runtime.incidents', { since_hours: hours, limit: PAGE });
       const r = incidents.get(contender.label)!.get(hours) ?? { p50: [], p99: [] };
       incidents.get(contender.label)!.set(hours, r);
       r.p50.push(m.p50);
@@ -242,7 +241,7 @@ for (const c of cases) {
     const p50 = median(r.p50);
     const p99 = median(r.p99at16);
     console.log(
-      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
     );
   }
   const after = results.get('project')!.get(keyOf(c));
@@ -255,7 +254,8 @@ for (const [hours, r] of storeIncidents) console.log(`  store   runtime.incident
 for (const contender of contenders) {
   for (const [hours, r] of incidents.get(contender.label)!) console.log(`  ${contender.label.padEnd(7)} runtime.incidents ${hours / 24} days 1c: p50 ${median(r.p50).toFixed(2)}, p99 ${median(r.p99).toFixed(2)} (target p99 <= 10 ms: 2x the store's 5)`);
 }
-console.log(`1-connection figures are timed here per request; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
+console.log(`1-connection figures are the list client's (bench/list-client.ts), on the wire; 16-connection figures are ${loadGeneratorName}'s${loadGeneratorName === 'autocannon' ? ' (whole milliseconds)' : ' (to the microsecond)'}.`);
 
+listClient.disconnect();
 await store.close();
 if (!keep) fs.rmSync(dir, { recursive: true, force: true });
