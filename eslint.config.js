@@ -14,7 +14,7 @@ const restrict = (patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'dist/**', 'test-results/**', 'scratch/**', 'data/**', 'playwright-report/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'test-results/**', 'scratch/**', 'data/**', 'playwright-report/**'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
