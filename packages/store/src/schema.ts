@@ -221,10 +221,16 @@ export interface IncidentHoursTable {
   level_rank: number;
 }
 
-/** The per-minute rollup beside `incident_hours` (migration 025): the same counts per minute. */
+/** The per-minute rollup beside `incident_hours` (migration 026): the same counts per minute. */
 export interface IncidentMinutesTable extends Omit<IncidentHoursTable, 'hour'> {
   /** The minute's ISO prefix, "YYYY-MM-DDTHH:MM" (UTC). */
   minute: string;
+}
+
+/** Six-hour blocks of `incident_hours` (migration 027): each row sums its block's hour rows. */
+export interface IncidentSixHoursTable extends Omit<IncidentHoursTable, 'hour'> {
+  /** The block's first hour, "YYYY-MM-DDTHH" with HH 00, 06, 12 or 18 (UTC). */
+  block: string;
 }
 
 export interface EntitiesTable {
@@ -604,6 +610,7 @@ export interface Database {
   logs: LogsTable;
   incident_hours: IncidentHoursTable;
   incident_minutes: IncidentMinutesTable;
+  incident_six_hours: IncidentSixHoursTable;
   entities: EntitiesTable;
   mailbox_items: MailboxItemsTable;
   mailbox_history: MailboxHistoryTable;

@@ -21,6 +21,7 @@ import * as serverNames from './022_server_names';
 import * as retention from './023_retention';
 import * as savedViews from './024_saved_views';
 import * as incidentMinutes from './026_incident_minutes';
+import * as incidentSixHours from './027_incident_six_hours';
 
 /** A migration that changes nothing of its own: the name of engine-only steps (see withEngineSteps). */
 const engineStepsOnly: Migration = { async up() {}, async down() {} };
@@ -78,6 +79,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '024_saved_views': savedViews,
         '025_payload_search': engineStepsOnly,
         '026_incident_minutes': incidentMinutes,
+        '027_incident_six_hours': incidentSixHours,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

@@ -157,6 +157,11 @@ const hourOf = (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH);
 /** The per-minute rollup's minute of an ISO timestamp: "YYYY-MM-DDTHH:MM". */
 export const MINUTE_TEXT_LENGTH = 16;
 export const minuteOf = (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH);
+const SIX_HOURS_MS = 6 * 3_600_000;
+/** The six-hour block of an ISO timestamp (or hour text): its first hour, "YYYY-MM-DDTHH" with HH 00, 06, 12 or 18. */
+export const sixHourBlockOf = (ts: string) => ts.slice(0, 11) + String(Math.floor(Number(ts.slice(11, 13)) / 6) * 6).padStart(2, '0');
+/** The hour text of the block after the one `block` names. */
+export const nextSixHourBlock = (block: string) => hourOf(iso(Date.parse(`${block}:00:00.000Z`) + SIX_HOURS_MS));
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
@@ -450,7 +455,8 @@ export class IncidentRepository {
 
   /**
    * Every group in the window with its aggregates and per-bucket counts. Whole hours that no
-   * bucket boundary cuts come from the hourly rollup (a few rows per hour); in the hours at the
+   * bucket boundary cuts come from the hourly rollup (a few rows per hour), a bucket's whole
+   * six-hour blocks from theirs; in the hours at the
    * window's edges and at bucket boundaries, whole minutes come from the per-minute rollup and
    * the minutes a cut falls inside from the records themselves, so counts, first/last seen and
    * the histogram stay exact. Three plain reads. Each rollup read joins a VALUES list of
@@ -523,7 +529,20 @@ export class IncidentRepository {
     const endHour = end - (end % HOUR_MS);
     const firstWhole = startHour < completeFrom ? startHour : Math.ceil(start / HOUR_MS) * HOUR_MS;
     const wholeEnd = end % HOUR_MS !== 0 && endHour < completeFrom ? endHour + HOUR_MS : Math.floor(end / HOUR_MS) * HOUR_MS;
-    const hourRanges = bucketRanges(boundsMs, HOUR_MS, cutHours, [[firstWhole, wholeEnd]]);
+    // A bucket's whole six-hour blocks come from their rollup, the hours at its ends from the hourly one.
+    const hourRanges: [number, number, number][] = [];
+    const blockRanges: [number, number, number][] = [];
+    for (const [bucket, from, to] of bucketRanges(boundsMs, HOUR_MS, cutHours, [[firstWhole, wholeEnd]])) {
+      const firstBlock = Math.ceil(from / SIX_HOURS_MS) * SIX_HOURS_MS;
+      const blocksEnd = to - (to % SIX_HOURS_MS);
+      if (firstBlock >= blocksEnd) {
+        hourRanges.push([bucket, from, to]);
+        continue;
+      }
+      if (from < firstBlock) hourRanges.push([bucket, from, firstBlock]);
+      blockRanges.push([bucket, firstBlock, blocksEnd]);
+      if (blocksEnd < to) hourRanges.push([bucket, blocksEnd, to]);
+    }
     for (const h of splitHours) hourRanges.push([splitLabel(h.hour), h.hour, h.hour + HOUR_MS]);
     // Whole minutes of the other cut hours inside the window, by bucket, leaving out the cut
     // minutes; and the short sides of the split hours.
@@ -541,6 +560,7 @@ export class IncidentRepository {
       g.histogram[bucket]! += n;
     };
     const rollupReads: { table: string; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
+      { table: 'incident_six_hours', period: 'block', ranges: blockRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_hours', period: 'hour', ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_minutes', period: 'minute', ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
     ];
@@ -548,7 +568,7 @@ export class IncidentRepository {
       if (ranges.length === 0) continue;
       const values = sql<{ column1: number; column2: string; column3: string }>`(values ${sql.join(ranges.map(([bucket, from, to]) => sql`(${sql.lit(bucket)}, ${text(from)}, ${text(to)})`))})`.as('r');
       const rollup = sql.ref(`${table}.${period}`);
-      // The two rollups have the same columns but their period's: one read for both.
+      // The rollups have the same columns but their period's: one read for all.
       let read = (this.db as unknown as Kysely<any>)
         .selectFrom(values)
         .innerJoin(table, (join) => join.on(sql<SqlBool>`${rollup} >= ${sql.ref('r.column2')} and ${rollup} < ${sql.ref('r.column3')}`))

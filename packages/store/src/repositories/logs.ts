@@ -1,13 +1,13 @@
 /**
  * Runtime log records, and the incident rollups kept with them: a warn-or-worse record, its hour
- * in `incident_hours` and its minute in `incident_minutes` commit together, so the rollups always
- * agree with the records.
+ * in `incident_hours`, its minute in `incident_minutes` and its six-hour block in
+ * `incident_six_hours` commit together, so the rollups always agree with the records.
  */
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import type { ChangeFeedRepository } from '../change-feed';
-import { HOUR_TEXT_LENGTH, INCIDENT_MIN_LEVEL_RANK, MINUTE_TEXT_LENGTH } from './incidents';
+import { HOUR_TEXT_LENGTH, INCIDENT_MIN_LEVEL_RANK, MINUTE_TEXT_LENGTH, sixHourBlockOf } from './incidents';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
@@ -31,6 +31,7 @@ export class LogRepository {
       await trx.insertInto('logs').values(record).execute();
       await countInRollup(trx, 'incident_hours', record);
       await countInRollup(trx, 'incident_minutes', record);
+      await countInRollup(trx, 'incident_six_hours', record);
     };
     await this.changes.write('incidents', tx, writeBoth);
   }
@@ -41,17 +42,24 @@ export class LogRepository {
   }
 }
 
-/** Each rollup: the period column it is keyed by and how many characters of an ISO time name one. */
+/** Each rollup of the records: the period column it is keyed by and how many characters of an ISO time name one. */
 const ROLLUP_PERIODS = { incident_hours: ['hour', HOUR_TEXT_LENGTH], incident_minutes: ['minute', MINUTE_TEXT_LENGTH] } as const;
 
+/** Each rollup's period column, and the period of a record's time. */
+const ROLLUP_KEYS = {
+  incident_hours: ['hour', (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH)],
+  incident_minutes: ['minute', (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH)],
+  incident_six_hours: ['block', sixHourBlockOf],
+} as const;
+
 /** One more record in its period's rollup row (inserted, or counted into the row already there). */
-async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_PERIODS, record: NewLogRecord): Promise<void> {
-  const [period, length] = ROLLUP_PERIODS[table];
+async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_KEYS, record: NewLogRecord): Promise<void> {
+  const [period, periodOf] = ROLLUP_KEYS[table];
   const rollup = trx as unknown as Kysely<any>;
   await rollup
     .insertInto(table)
     .values({
-      [period]: record.ts.slice(0, length),
+      [period]: periodOf(record.ts),
       component: record.component,
       error_key: record.error_code ?? '',
       cause_key: record.cause_key ?? '',
@@ -73,10 +81,11 @@ async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_P
     .execute();
 }
 
-/** Both rollups computed again from the records. */
+/** The rollups computed again from the records (the six-hour blocks from the hours). */
 export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
   await rebuildIncidentHours(db);
   await rebuildIncidentMinutes(db);
+  await rebuildIncidentSixHours(db);
 }
 
 async function rebuildRollup(db: Kysely<any>, table: keyof typeof ROLLUP_PERIODS): Promise<void> {
@@ -93,3 +102,23 @@ async function rebuildRollup(db: Kysely<any>, table: keyof typeof ROLLUP_PERIODS
 
 export const rebuildIncidentHours = (db: Kysely<any>): Promise<void> => rebuildRollup(db, 'incident_hours');
 export const rebuildIncidentMinutes = (db: Kysely<any>): Promise<void> => rebuildRollup(db, 'incident_minutes');
+
+/**
+ * The six-hour blocks computed again from `incident_hours`: all of them, or those in [fromBlock,
+ * toBlock) (after retention removed the hours before a time inside a block).
+ */
+export async function rebuildIncidentSixHours(db: Kysely<any>, range?: { fromBlock: string; toBlock: string }): Promise<void> {
+  let removal = db.deleteFrom('incident_six_hours');
+  if (range) removal = removal.where('block', '>=', range.fromBlock).where('block', '<', range.toBlock);
+  await removal.execute();
+  const hourOfDay = sql`substr(${sql.ref('hour')}, 12, 2)`;
+  // The block of an hour's text, in SQL both engines read alike.
+  const block = sql`substr(${sql.ref('hour')}, 1, 11) || case when ${hourOfDay} < '06' then '00' when ${hourOfDay} < '12' then '06' when ${hourOfDay} < '18' then '12' else '18' end`;
+  await sql`
+    insert into incident_six_hours (block, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
+    select ${block}, component, error_key, cause_key, max(is_mcp), sum(${sql.ref('count')}), min(first_seen), max(last_seen), max(level_rank)
+    from incident_hours
+    ${range ? sql`where ${sql.ref('hour')} >= ${range.fromBlock} and ${sql.ref('hour')} < ${range.toBlock}` : sql``}
+    group by ${block}, component, error_key, cause_key
+  `.execute(db);
+}

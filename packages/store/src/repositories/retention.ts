@@ -11,7 +11,8 @@ import type { StoreEngine, StorageReading } from '../engines/engine';
 import type { Database, RetentionRunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
-import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, minuteOf } from './incidents';
+import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, minuteOf, nextSixHourBlock, sixHourBlockOf } from './incidents';
+import { rebuildIncidentSixHours } from './logs';
 
 /** The kinds of rows a pass removes, in the order a run's rows are removed. */
 export const RETENTION_KINDS = ['runs', 'events', 'deliveries', 'dead_letters', 'turns', 'conversations', 'queued_publishes', 'logs', 'incident_hours', 'audit'] as const;
@@ -336,7 +337,13 @@ export class RetentionRepository {
       const row = await this.db.selectFrom('incident_hours').select((eb) => eb.fn.countAll().as('n')).where('hour', '<', beforeHour).executeTakeFirstOrThrow();
       return Number(row.n);
     }
-    const res = await executorOf(tx).deleteFrom('incident_hours').where('hour', '<', beforeHour).executeTakeFirst();
+    const trx = executorOf(tx);
+    const res = await trx.deleteFrom('incident_hours').where('hour', '<', beforeHour).executeTakeFirst();
+    // The six-hour blocks sum the hours still kept: blocks wholly before go, and the block the
+    // cut-off falls inside is summed again from its remaining hours.
+    const cutBlock = sixHourBlockOf(beforeHour);
+    await trx.deleteFrom('incident_six_hours').where('block', '<', cutBlock).execute();
+    if (cutBlock !== beforeHour) await rebuildIncidentSixHours(trx, { fromBlock: cutBlock, toBlock: nextSixHourBlock(cutBlock) });
     markChange(tx, 'incidents');
     return Number(res.numDeletedRows);
   }

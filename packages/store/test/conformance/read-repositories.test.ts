@@ -424,14 +424,17 @@ describe('IncidentRepository', () => {
     }
   });
 
-  it('rollups rebuilt from the records (migrations 005 and 026, a reset) equal the ones kept record by record', async () => {
+  it('rollups rebuilt from the records (migrations 005, 026 and 027, a reset) equal the ones kept record by record', async () => {
     const hours = () => databaseOf(store).selectFrom('incident_hours').selectAll().orderBy('hour').orderBy('component').orderBy('error_key').orderBy('cause_key').execute();
     const minutes = () => databaseOf(store).selectFrom('incident_minutes').selectAll().orderBy('minute').orderBy('component').orderBy('error_key').orderBy('cause_key').execute();
-    const kept = { hours: await hours(), minutes: await minutes() };
+    const sixHours = () => databaseOf(store).selectFrom('incident_six_hours').selectAll().orderBy('block').orderBy('component').orderBy('error_key').orderBy('cause_key').execute();
+    const kept = { hours: await hours(), minutes: await minutes(), sixHours: await sixHours() };
     expect(kept.hours.length).toBeGreaterThan(10);
     expect(kept.minutes.length).toBeGreaterThan(kept.hours.length);
+    expect(kept.sixHours.length).toBeGreaterThan(2);
+    expect(kept.sixHours.length).toBeLessThan(kept.hours.length);
     await store.logs.rebuildIncidentRollup();
-    expect({ hours: await hours(), minutes: await minutes() }).toEqual(kept);
+    expect({ hours: await hours(), minutes: await minutes(), sixHours: await sixHours() }).toEqual(kept);
   });
 
   it('returns the log records of one group, latest first', async () => {

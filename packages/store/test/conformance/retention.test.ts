@@ -91,3 +91,23 @@ it('removes a selected run only if it is still finished when its batch is delete
   expect(removed.runs).toBe(1);
   expect((await db.selectFrom('runs').select('run_id').execute()).map((r) => r.run_id)).toEqual(['run-kept']);
 });
+
+it('removing the rollup hours before a cut-off inside a six-hour block leaves that block the sum of its kept hours', async () => {
+  // 2026-03-01: two records at 01:10, one at 03:20 and one at 04:40 (block 00); one at 07:00 (block 06).
+  for (const ts of ['2026-03-01T01:10:00.000Z', '2026-03-01T01:50:00.000Z', '2026-03-01T03:20:00.000Z', '2026-03-01T04:40:00.000Z', '2026-03-01T07:00:00.000Z']) await store.logs.write(warn(ts));
+  const blocks = () => databaseOf(store).selectFrom('incident_six_hours').select(['block', 'count', 'first_seen', 'last_seen']).orderBy('block').execute();
+  expect(await blocks()).toEqual([
+    { block: '2026-03-01T00', count: 4, first_seen: '2026-03-01T01:10:00.000Z', last_seen: '2026-03-01T04:40:00.000Z' },
+    { block: '2026-03-01T06', count: 1, first_seen: '2026-03-01T07:00:00.000Z', last_seen: '2026-03-01T07:00:00.000Z' },
+  ]);
+  // The rollup hours that ended before 03:00 go: block 00 keeps 03:00 and 04:00.
+  const removed = await store.transaction((tx) => store.retention.incidentHours({ incidentHours: '2026-03-01T03:00:00.000Z' }, tx));
+  expect(removed).toBe(1);
+  expect(await blocks()).toEqual([
+    { block: '2026-03-01T00', count: 2, first_seen: '2026-03-01T03:20:00.000Z', last_seen: '2026-03-01T04:40:00.000Z' },
+    { block: '2026-03-01T06', count: 1, first_seen: '2026-03-01T07:00:00.000Z', last_seen: '2026-03-01T07:00:00.000Z' },
+  ]);
+  // A cut-off on a block's first hour removes the blocks before it whole.
+  await store.transaction((tx) => store.retention.incidentHours({ incidentHours: '2026-03-01T06:00:00.000Z' }, tx));
+  expect((await blocks()).map((b) => b.block)).toEqual(['2026-03-01T06']);
+});
