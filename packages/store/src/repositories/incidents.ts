@@ -555,7 +555,7 @@ export class IncidentRepository {
     const move = (r: IncidentKeyRow, split: SplitHour, bucket: number, n: number) => {
       const g = out.get(incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }));
       // The hour's rollup row, read first, holds every record of its minutes.
-      if (!g || q.histogramBuckets === 0 || bucket === split.longSide) return;
+      if (!g || bucket === split.longSide) return;
       g.histogram[split.longSide]! -= n;
       g.histogram[bucket]! += n;
     };

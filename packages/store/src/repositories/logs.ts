@@ -29,9 +29,9 @@ export class LogRepository {
     }
     const writeBoth = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
-      await countInRollup(trx, 'incident_hours', record);
-      await countInRollup(trx, 'incident_minutes', record);
-      await countInRollup(trx, 'incident_six_hours', record);
+      await countInRollup(trx, 'incident_hours', 'hour', record.ts.slice(0, HOUR_TEXT_LENGTH), record);
+      await countInRollup(trx, 'incident_minutes', 'minute', record.ts.slice(0, MINUTE_TEXT_LENGTH), record);
+      await countInRollup(trx, 'incident_six_hours', 'block', sixHourBlockOf(record.ts), record);
     };
     await this.changes.write('incidents', tx, writeBoth);
   }
@@ -42,24 +42,16 @@ export class LogRepository {
   }
 }
 
-/** Each rollup of the records: the period column it is keyed by and how many characters of an ISO time name one. */
+/** The rollups built from the records: the period column each is keyed by and how many characters of an ISO time name one. */
 const ROLLUP_PERIODS = { incident_hours: ['hour', HOUR_TEXT_LENGTH], incident_minutes: ['minute', MINUTE_TEXT_LENGTH] } as const;
 
-/** Each rollup's period column, and the period of a record's time. */
-const ROLLUP_KEYS = {
-  incident_hours: ['hour', (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH)],
-  incident_minutes: ['minute', (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH)],
-  incident_six_hours: ['block', sixHourBlockOf],
-} as const;
-
-/** One more record in its period's rollup row (inserted, or counted into the row already there). */
-async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_KEYS, record: NewLogRecord): Promise<void> {
-  const [period, periodOf] = ROLLUP_KEYS[table];
+/** One more record in its period's row of a rollup (inserted, or counted into the row already there). */
+async function countInRollup(trx: Kysely<Database>, table: 'incident_hours' | 'incident_minutes' | 'incident_six_hours', periodColumn: string, period: string, record: NewLogRecord): Promise<void> {
   const rollup = trx as unknown as Kysely<any>;
   await rollup
     .insertInto(table)
     .values({
-      [period]: periodOf(record.ts),
+      [periodColumn]: period,
       component: record.component,
       error_key: record.error_code ?? '',
       cause_key: record.cause_key ?? '',
@@ -70,7 +62,7 @@ async function countInRollup(trx: Kysely<Database>, table: keyof typeof ROLLUP_K
       level_rank: record.level_rank,
     })
     .onConflict((oc) =>
-      oc.columns([period, 'component', 'error_key', 'cause_key']).doUpdateSet({
+      oc.columns([periodColumn, 'component', 'error_key', 'cause_key']).doUpdateSet({
         count: sql`${sql.ref(`${table}.count`)} + 1`,
         // CASE rather than two-argument MIN/MAX, which PostgreSQL spells LEAST/GREATEST.
         first_seen: sql`case when excluded.first_seen < ${sql.ref(`${table}.first_seen`)} then excluded.first_seen else ${sql.ref(`${table}.first_seen`)} end`,
