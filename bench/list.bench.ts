@@ -21,14 +21,14 @@
  * 16-connection measurement), BENCH_SEQUENTIAL_REQUESTS (1,000 per 1-connection pass),
  * BENCH_LOAD_GENERATOR and BENCH_WRK_THREADS (bench/load-generator.ts).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Store, type EventFilter } from '@switchboard/store';
 import { incidentPageReads } from './incident-page-reads';
-import type { ListJob, ListTimes } from './list-client';
+import { forkListClient, runListJob } from './list-client-process';
 import { LIST_FILTERS } from './list-filters';
 import { loadGeneratorLabel, loadGeneratorName, runLoad } from './load-generator';
 import { loadAverage, median, startProcess, stop } from './rounds';
@@ -95,19 +95,10 @@ const millis = (x: number) => String(Number(x.toFixed(2)));
  * times a request (the verdict's figure); `node` through Node's http client, to the answer parsed,
  * for comparison (it adds its own parsing and scheduling to each call).
  */
-function sequentialLatency(client: ChildProcess, port: number, method: string, params: unknown): Promise<{ p50: number; p99: number; nodeP50: number }> {
-  const job: ListJob = { port, token: TOKEN, method, params, warmup: SEQUENTIAL_WARMUP, requests: SEQUENTIAL_REQUESTS };
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the list client exited (${code})`));
-    client.once('exit', onExit);
-    client.once('message', (answer: ListTimes) => {
-      client.off('exit', onExit);
-      if ('error' in answer) return reject(new Error(answer.error));
-      const wire = [...answer.wire].sort((a, b) => a - b);
-      resolve({ p50: median(wire), p99: wire[Math.floor(wire.length * 0.99)]!, nodeP50: median(answer.node) });
-    });
-    client.send(job);
-  });
+async function sequentialLatency(client: ChildProcess, port: number, method: string, params: unknown): Promise<{ p50: number; p99: number; nodeP50: number }> {
+  const times = await runListJob(client, { port, token: TOKEN, method, params, warmup: SEQUENTIAL_WARMUP, requests: SEQUENTIAL_REQUESTS });
+  const wire = [...times.wire].sort((a, b) => a - b);
+  return { p50: median(wire), p99: wire[Math.floor(wire.length * 0.99)]!, nodeP50: median(times.node) };
 }
 
 /** Store-layer p50 of one page, in this process, with the server idle. */
@@ -169,7 +160,7 @@ for (const [i, contender] of contenders.entries()) {
 // A page a server has no cursor for is timed for the others only.
 const casesFor = (label: string) => cases.filter((c) => c.page === 1 || c.cursors.has(label));
 
-const listClient = fork(path.join(root, 'bench/list-client.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const listClient = forkListClient();
 
 type Figures = { p50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
 const storeTimes = new Map<string, number[]>();

@@ -1,11 +1,12 @@
 /** The list scenario: event.list pages on a filled database, from the store layer and over HTTP at 1 connection. */
 import type { ChildProcess } from 'node:child_process';
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Store, type EventFilter } from '@switchboard/store';
 import { databaseOf } from '@switchboard/store/testing';
-import type { ListJob, ListTimes } from '../list-client';
+import type { ListJob } from '../list-client';
+import { forkListClient, runListJob } from '../list-client-process';
 import { LIST_FILTERS } from '../list-filters';
 import { loadAverage, startProcess, stop } from '../rounds';
 import { RpcClient } from '../rpc-client';
@@ -109,22 +110,10 @@ export async function storeP99(store: Store, c: ListCase): Promise<number> {
  * other scenarios' results; young collections of 7-14 ms) landed inside the timed calls. `http` is
  * timed on the wire, as wrk times a request; `node` through Node's http client, for comparison.
  */
-export function httpP99(client: ChildProcess, port: number, c: ListCase): Promise<{ http: number; node: number }> {
+export async function httpP99(client: ChildProcess, port: number, c: ListCase): Promise<{ http: number; node: number }> {
   const job: ListJob = { port, token: TOKEN, params: { filter: c.filter, limit: PAGE, ...(c.cursor ? { cursor: c.cursor } : {}) }, warmup: LIST_WARMUP, requests: LIST_REQUESTS };
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the list client exited (${code}) during ${c.key}`));
-    client.once('exit', onExit);
-    client.once('message', (answer: ListTimes) => {
-      client.off('exit', onExit);
-      if ('error' in answer) reject(new Error(answer.error));
-      else resolve({ http: percentile(answer.wire, 99), node: percentile(answer.node, 99) });
-    });
-    client.send(job);
-  });
-}
-
-export function forkListClient(): ChildProcess {
-  return fork(path.join(root, 'bench/list-client.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const times = await runListJob(client, job);
+  return { http: percentile(times.wire, 99), node: percentile(times.node, 99) };
 }
 
 export type ListLayer = 'store' | 'http' | 'node';
