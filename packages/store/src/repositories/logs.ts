@@ -27,13 +27,13 @@ export class LogRepository {
       await on.insertInto('logs').values(record).execute();
       return;
     }
-    const writeBoth = async (trx: Kysely<Database>) => {
+    const writeWithRollups = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
       await countInRollup(trx, 'incident_hours', 'hour', record.ts.slice(0, HOUR_TEXT_LENGTH), record);
       await countInRollup(trx, 'incident_minutes', 'minute', record.ts.slice(0, MINUTE_TEXT_LENGTH), record);
       await countInRollup(trx, 'incident_six_hours', 'block', sixHourBlockOf(record.ts), record);
     };
-    await this.changes.write('incidents', tx, writeBoth);
+    await this.changes.write('incidents', tx, writeWithRollups);
   }
 
   /** Recomputes the rollup from the records (after records were deleted, and when it is created). */
