@@ -6,6 +6,7 @@
  * still buffered is flushed when the process exits; a SIGKILL loses it.
  */
 import pino, { type DestinationStream } from 'pino';
+import { isoTimestamp } from './iso-timestamp';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -30,7 +31,7 @@ export function createLogger(minLevel: LogLevel | 'silent' = 'info', write?: (li
       level: minLevel,
       base: undefined,
       messageKey: 'msg',
-      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      timestamp: () => `,"ts":"${isoTimestamp(Date.now())}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
     destination,

@@ -65,8 +65,27 @@ function cookieOriginAllowed(input: AuthInput): boolean {
   return input.safeMethod === true && (!input.fetchSite || input.fetchSite === 'same-origin' || input.fetchSite === 'none');
 }
 
+/**
+ * Principals already made, by verified token: the store hands out the same token object until the
+ * token or its user may have changed, and a principal is read, never changed, so each request
+ * with that token need not parse its scopes and build their set again.
+ */
+const principalsByToken = new WeakMap<VerifiedToken, Partial<Record<Principal['via'], Principal>>>();
+
 /** The principal a verified token stands for; undefined when its person may not act (disabled, unknown role). */
 export function principalOf(token: VerifiedToken, via: Principal['via']): Principal | undefined {
+  const made = principalsByToken.get(token);
+  const known = made?.[via];
+  if (known) return known;
+  const principal = newPrincipal(token, via);
+  if (principal) {
+    if (made) made[via] = principal;
+    else principalsByToken.set(token, { [via]: principal });
+  }
+  return principal;
+}
+
+function newPrincipal(token: VerifiedToken, via: Principal['via']): Principal | undefined {
   const { user } = token;
   if (user.disabled || !isRole(user.role)) return undefined;
   const narrowed = token.scopes ? (JSON.parse(token.scopes) as string[]) : null;

@@ -1,6 +1,7 @@
 import type { Handler } from '../../rpc/handler';
+import { isoTimestamp } from '../../iso-timestamp';
 
 export const healthPing: Handler<'health.ping'> = async (_params, ctx) => ({
   ok: true,
-  ts: ctx.store.clock.now().toISOString(),
+  ts: isoTimestamp(ctx.store.clock.now().getTime()),
 });
