@@ -12,8 +12,8 @@ import { isoTimestamp } from './iso-timestamp';
  * Lines go out together once this many bytes wait, and at least every LOG_FLUSH_MS. Each write of
  * the asynchronous destination runs on libuv's thread pool, and its completion wakes the event
  * loop: written a loop turn's few lines at a time, under load that was a write and an extra turn
- * for nearly every turn, and the ping p99 was several times higher (bench/README.md, "What the
- * ping p99 holds").
+ * for nearly every turn, which lengthened the slowest requests (bench/README.md, "What the ping
+ * p99 holds").
  */
 const LOG_BATCH_BYTES = 8192;
 const LOG_FLUSH_MS = 100;

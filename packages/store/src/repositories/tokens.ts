@@ -26,7 +26,7 @@ export interface CreateTokenOptions {
 
 const tokenColumns = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'user_id', 'scopes'] as const;
 
-/** One-shot: every authenticated request hashes its token, and a Hash object costs it about twice as much. */
+/** One-shot: every authenticated request hashes its token, and a Hash object per call costs more. */
 export function hashSecret(secret: string): string {
   return oneShotHash('sha256', secret);
 }
