@@ -39,9 +39,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const STORE_ITERATIONS = 300;
 /**
- * Untimed store-layer reads before the first round, per case: a fresh process read a 30-day
- * incidents page at about twice its later time for its first ~400 calls (JIT warm-up), so round 1
- * timed the compiler. The servers get their warm-up from the list client (SEQUENTIAL_WARMUP).
+ * Untimed store-layer reads before the first round, per case: a fresh process reads slowly until
+ * V8 has compiled its paths, and round 1 timed that (bench/README.md, "Why the warm-ups"). The
+ * servers get their warm-up from the list client (SEQUENTIAL_WARMUP).
  */
 const STORE_WARMUP = 600;
 const TOKEN = 'sbk_bench_list_token_0000000001';

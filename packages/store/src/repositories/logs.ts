@@ -29,8 +29,11 @@ export class LogRepository {
     }
     const writeWithRollups = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
-      await countInRollup(trx, 'incident_hours', 'hour', record.ts.slice(0, HOUR_TEXT_LENGTH), record);
-      await countInRollup(trx, 'incident_minutes', 'minute', record.ts.slice(0, MINUTE_TEXT_LENGTH), record);
+      for (const table of ['incident_hours', 'incident_minutes'] as const) {
+        const [periodColumn, length] = ROLLUP_PERIODS[table];
+        await countInRollup(trx, table, periodColumn, record.ts.slice(0, length), record);
+      }
+      // Six-hour blocks are not a prefix of the time: their period is computed, not cut.
       await countInRollup(trx, 'incident_six_hours', 'block', sixHourBlockOf(record.ts), record);
     };
     await this.changes.write('incidents', tx, writeWithRollups);
