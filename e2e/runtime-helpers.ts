@@ -1,15 +1,14 @@
 /** Driving a test's own server through the API: waiting for quiet, and traffic that fails at the payments tool. */
 import { expect, test } from './fixtures';
-import { ServerProcess } from './server-process';
+import { ServerProcess, type ServerOptions } from './server-process';
 
-/** A server of the test's own (a fresh data folder) once the demo scenario has produced its items. */
 /**
- * A server whose demo scenario has run to its end. The demo's last decision is its reject: once a
+ * A server of the test's own (a fresh data folder) whose demo scenario has run to its end. The demo's last decision is its reject: once a
  * rejected item exists and the runtime settled, the demo publishes nothing more (a test that
  * pauses ingress then sees only its own publishes queued).
  */
-export async function startDemoServer(): Promise<ServerProcess> {
-  const server = await ServerProcess.start();
+export async function startDemoServer(opts?: ServerOptions): Promise<ServerProcess> {
+  const server = await ServerProcess.start(opts);
   await expect
     .poll(async () => (await server.rpc('mailbox.list', { filter: { status: 'rejected' }, limit: 1 })).items.length, { message: 'the demo to decide its mailbox items', timeout: 90_000 })
     .toBeGreaterThan(0);

@@ -15,17 +15,20 @@ import { RecoveryDialog } from '../pages/recovery-page';
 import { RuntimePage } from '../pages/runtime-page';
 import { IdentityProvider, SignInScreen } from '../pages/sign-in-page';
 import { EventsPage } from '../pages/events-page';
-import { ServerProcess, freePort } from '../server-process';
+import { freePort, type ServerProcess } from '../server-process';
+import { startDemoServer } from '../runtime-helpers';
 
 let provider: TestOidcProvider;
 let server: ServerProcess;
 
 test.beforeAll(async () => {
+  test.setTimeout(150_000);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   provider = await startOidcProvider({ switchboardUrls: [url] });
-  // The demo runs: pending refund items and dead letters of pay-refund to act on.
-  server = await ServerProcess.start({ port, env: provider.switchboardEnv(url) });
+  // The demo runs to its end (in the background of a server that answers at once): pending refund
+  // items and dead letters of pay-refund to act on.
+  server = await startDemoServer({ port, env: provider.switchboardEnv(url) });
 });
 
 test.afterAll(async () => {
