@@ -15,6 +15,7 @@ import { WebSessionRepository } from './repositories/web-sessions';
 import { AgentReadRepository } from './repositories/agent-reads';
 import { ConversationReadRepository } from './repositories/conversation-reads';
 import { EventRepository } from './repositories/events';
+import { IncidentRollupCache, watchRollupWrites } from './repositories/incident-rollup-cache';
 import { IncidentRepository } from './repositories/incidents';
 import { LogRepository } from './repositories/logs';
 import { MailboxReadRepository } from './repositories/mailbox-reads';
@@ -192,6 +193,9 @@ export class Store {
     };
     const store = new Store(db, sqliteEngine, clock, file, () => raw.close(), () => dataVersion.get() as number, undefined, bulkReaderConnection);
     await store.migrate();
+    // After the migrations: the triggers are on the rollup tables.
+    watchRollupWrites(raw);
+    store.incidents.keepRollupsInMemory(new IncidentRollupCache(raw, () => dataVersion.get() as number));
     return store;
   }
 

@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuil
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
+import type { CachedRollup, IncidentRollupCache, PeriodRollupRow } from './incident-rollup-cache';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
@@ -175,6 +176,14 @@ export class IncidentRepository {
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
   ) {}
+
+  /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
+  private rollupCache: IncidentRollupCache | undefined;
+
+  /** Keeps the hourly and six-hourly rollup rows in memory from now on (the store opens it on SQLite, after its migrations). */
+  keepRollupsInMemory(cache: IncidentRollupCache): void {
+    this.rollupCache = cache;
+  }
 
   /**
    * Every state an operator gave a group, each with its records since the change, in one
@@ -472,9 +481,9 @@ export class IncidentRepository {
     const width = (end - start) / buckets;
     const boundsMs = Array.from({ length: buckets - 1 }, (_, i) => Math.floor(start + width * (i + 1)));
     const out = new Map<string, IncidentAggregate>();
-    const add = (r: { component: string; error_key: string; cause_key: string; n: number; first_seen: string; last_seen: string; level_rank: number }, bucket: number) => {
+    const add = (r: { component: string; error_key: string; cause_key: string; n: number; first_seen: string; last_seen: string; level_rank: number; group_key?: string }, bucket: number) => {
       const error_code = r.error_key === '' ? null : r.error_key;
-      const key = incidentGroupKey({ component: r.component, error_code, cause_key: r.cause_key });
+      const key = r.group_key ?? incidentGroupKey({ component: r.component, error_code, cause_key: r.cause_key });
       let g = out.get(key);
       if (!g) {
         g = { component: r.component, error_code, cause_key: r.cause_key, count: 0, first_seen: r.first_seen, last_seen: r.last_seen, level_rank: 0, histogram: new Array<number>(q.histogramBuckets).fill(0) };
@@ -564,8 +573,31 @@ export class IncidentRepository {
       { table: 'incident_hours', period: 'hour', ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_minutes', period: 'minute', ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
     ];
+    /** Counts a rollup row of range `label` into its bucket, or for a split hour into the side it belongs to. */
+    const take = (table: string, r: Omit<RollupRow, 'bucket'>, label: number) => {
+      const split = label >= buckets ? splitHours[label - buckets]! : undefined;
+      if (!split) add(r, label);
+      else if (table === 'incident_hours') add(r, split.longSide);
+      else move(r, split, split.shortSide, Number(r.n));
+    };
+    this.rollupCache?.refresh();
     for (const { table, period, ranges, text } of rollupReads) {
       if (ranges.length === 0) continue;
+      if (this.rollupCache && table !== 'incident_minutes') {
+        const rollup = table as CachedRollup;
+        const periodMs = rollup === 'incident_hours' ? HOUR_MS : SIX_HOURS_MS;
+        const rowsAt = await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to)));
+        for (const [label, from, to] of ranges) {
+          for (let at = from; at < to; at += periodMs) {
+            for (const r of rowsAt(at)) {
+              if (q.component !== undefined && r.component !== q.component) continue;
+              if (q.mcpOnly && r.is_mcp !== 1) continue;
+              take(table, r, label);
+            }
+          }
+        }
+        continue;
+      }
       const values = sql<{ column1: number; column2: string; column3: string }>`(values ${sql.join(ranges.map(([bucket, from, to]) => sql`(${sql.lit(bucket)}, ${text(from)}, ${text(to)})`))})`.as('r');
       const rollup = sql.ref(`${table}.${period}`);
       // The rollups have the same columns but their period's: one read for all.
@@ -585,13 +617,7 @@ export class IncidentRepository {
         .groupBy([sql`${sql.ref('r.column1')}`, 'component', 'error_key', 'cause_key']);
       if (q.component !== undefined) read = read.where('component', '=', q.component);
       if (q.mcpOnly) read = read.where('is_mcp', '=', 1);
-      for (const r of (await read.execute()) as RollupRow[]) {
-        const label = Number(r.bucket);
-        const split = label >= buckets ? splitHours[label - buckets]! : undefined;
-        if (!split) add(r, label);
-        else if (table === 'incident_hours') add(r, split.longSide);
-        else move(r, split, split.shortSide, Number(r.n));
-      }
+      for (const r of (await read.execute()) as RollupRow[]) take(table, r, Number(r.bucket));
     }
 
     // The cut minutes, from the records, clipped to the window.
@@ -626,6 +652,17 @@ export class IncidentRepository {
   private async recordsCompleteFrom(): Promise<number> {
     const row = await this.db.selectFrom('runtime_state').select('value').where('key', '=', RECORDS_COMPLETE_FROM_KEY).executeTakeFirst();
     return row ? Date.parse(row.value) : Number.NEGATIVE_INFINITY;
+  }
+
+  /** A rollup's rows of the periods in [from, to) (period texts), each naming its period and its group's key: what the rollup cache keeps. */
+  private async periodRows(rollup: CachedRollup, period: string, from: string, to: string): Promise<(PeriodRollupRow & { period: string })[]> {
+    const rows: (Omit<PeriodRollupRow, 'group_key'> & { period: string })[] = await (this.db as unknown as Kysely<any>)
+      .selectFrom(rollup)
+      .select([sql<string>`${sql.ref(period)}`.as('period'), 'component', 'error_key', 'cause_key', 'is_mcp', sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])
+      .where(period, '>=', from)
+      .where(period, '<', to)
+      .execute();
+    return rows.map((r) => ({ ...r, group_key: incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }) }));
   }
 
   /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
