@@ -9,6 +9,7 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from './engines/engine';
 import type { Database } from './schema';
+import type { NewLogRecord } from './repositories/logs';
 import { Store, type StoreOptions } from './store';
 
 /**
@@ -155,3 +156,26 @@ export async function failCommitsWritingEvent(store: Store, marker: string): Pro
 
 export { sql } from 'kysely';
 export { expectedIncidentGroups, type ReferenceLog } from './incident-reference';
+
+let warnRecords = 0;
+/** A warn record of component `svc` with error code E1 at `ts`, each with ids of its own: an incident occurrence for rollup tests. */
+export function warnLogRecord(ts: string, fields: Partial<NewLogRecord> = {}): NewLogRecord {
+  const n = ++warnRecords;
+  return {
+    log_id: `log-${n}`,
+    ts,
+    level: 'warn',
+    level_rank: 2,
+    component: 'svc',
+    error_code: 'E1',
+    message: 'warn',
+    is_mcp: 0,
+    event_id: null,
+    run_id: `run-${n}`,
+    delivery_id: null,
+    dead_letter_id: null,
+    entity_id: null,
+    session_id: null,
+    ...fields,
+  };
+}

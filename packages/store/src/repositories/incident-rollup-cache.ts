@@ -1,8 +1,8 @@
 /**
- * The hourly and six-hourly incident rollups' rows by period, kept in memory on SQLite.
+ * The incident rollups' rows by period (hours, six-hour blocks, minutes), kept in memory on SQLite.
  * `runtime.incidents` is polled, and a 7- or 30-day window is almost all periods that no longer
  * change: reading their rows from memory instead of walking them again on every call took most
- * of a window's time (bench/README.md, "Incidents: rollup rows kept in memory").
+ * of a window's time (docs/performance-notes.md, "Rollup rows kept in memory"; decision 0009).
  *
  * The rows in memory stay exactly what the tables hold:
  * - every write this connection makes to a rollup table names its period in a TEMP table (TEMP
@@ -15,7 +15,7 @@
  */
 import type { Database as SqliteConnection } from 'better-sqlite3';
 
-export type CachedRollup = 'incident_hours' | 'incident_six_hours';
+export type CachedRollup = 'incident_hours' | 'incident_six_hours' | 'incident_minutes';
 
 /** One rollup row of a period: a group's occurrences in it. */
 export interface PeriodRollupRow {
@@ -32,12 +32,12 @@ export interface PeriodRollupRow {
 }
 
 /** Each rollup's period column. */
-const PERIOD_COLUMN: Record<CachedRollup, string> = { incident_hours: 'hour', incident_six_hours: 'block' };
+const PERIOD_COLUMN: Record<CachedRollup, string> = { incident_hours: 'hour', incident_six_hours: 'block', incident_minutes: 'minute' };
 /** Periods kept per rollup before they are all dropped and read again as needed (20,000 hours: about 2.3 years). */
 const MAX_PERIODS = 20_000;
 
-/** The start (epoch ms) of the period an hour text ("YYYY-MM-DDTHH") names. */
-const periodStart = (text: string) => Date.parse(`${text}:00:00.000Z`);
+/** The start (epoch ms) of the period an hour text ("YYYY-MM-DDTHH") or a minute text ("YYYY-MM-DDTHH:MM") names. */
+const periodStart = (text: string) => Date.parse(text.length === 13 ? `${text}:00:00.000Z` : `${text}:00.000Z`);
 
 /** Creates the TEMP table and triggers that name the periods this connection writes. */
 export function watchRollupWrites(raw: SqliteConnection): void {
@@ -55,7 +55,7 @@ export function watchRollupWrites(raw: SqliteConnection): void {
 }
 
 export class IncidentRollupCache {
-  private readonly periods: Record<CachedRollup, Map<number, PeriodRollupRow[]>> = { incident_hours: new Map(), incident_six_hours: new Map() };
+  private readonly periods: Record<CachedRollup, Map<number, PeriodRollupRow[]>> = { incident_hours: new Map(), incident_six_hours: new Map(), incident_minutes: new Map() };
   private seenVersion: number | undefined;
   /** Moves whenever periods are dropped: a read that began before must not put its rows in memory. */
   private generation = 0;
@@ -82,8 +82,7 @@ export class IncidentRollupCache {
     this.generation++;
     if (version !== this.seenVersion) {
       this.seenVersion = version;
-      this.periods.incident_hours.clear();
-      this.periods.incident_six_hours.clear();
+      for (const periods of Object.values(this.periods)) periods.clear();
       return;
     }
     for (const { rollup, period } of writes) this.periods[rollup].delete(periodStart(period));
@@ -120,7 +119,7 @@ export class IncidentRollupCache {
     if (missing.size === 0) return (at) => view.get(at) ?? [];
     const generation = this.generation;
     const fresh = new Map<number, PeriodRollupRow[]>();
-    for (const [from, to] of runsOf(missing, periodMs)) {
+    for (const [from, to] of adjacentRanges(missing, periodMs)) {
       for (let at = from; at < to; at += periodMs) fresh.set(at, []);
       for (const row of await read(from, to)) {
         const { period, ...counts } = row;
@@ -135,13 +134,13 @@ export class IncidentRollupCache {
   }
 }
 
-/** Period starts as [from, to) runs of adjacent periods, in order. */
-function runsOf(starts: ReadonlySet<number>, periodMs: number): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const at of [...starts].sort((a, b) => a - b)) {
-    const last = runs[runs.length - 1];
+/** Sorted period starts as [from, to) ranges, adjacent periods joined. */
+export function adjacentRanges(starts: ReadonlySet<number>, periodMs: number): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const at of [...starts].sort((x, y) => x - y)) {
+    const last = ranges[ranges.length - 1];
     if (last && last[1] === at) last[1] = at + periodMs;
-    else runs.push([at, at + periodMs]);
+    else ranges.push([at, at + periodMs]);
   }
-  return runs;
+  return ranges;
 }

@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuil
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
-import type { CachedRollup, IncidentRollupCache, PeriodRollupRow } from './incident-rollup-cache';
+import { adjacentRanges, type CachedRollup, type IncidentRollupCache, type PeriodRollupRow } from './incident-rollup-cache';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
@@ -164,6 +164,8 @@ export const sixHourBlockOf = (ts: string) => ts.slice(0, 11) + String(Math.floo
 /** The hour text of the block after the one `block` names. */
 export const nextSixHourBlock = (block: string) => hourOf(iso(Date.parse(`${block}:00:00.000Z`) + SIX_HOURS_MS));
 const iso = (ms: number) => new Date(ms).toISOString();
+/** Each rollup's period length. */
+const ROLLUP_PERIOD_MS: Record<CachedRollup, number> = { incident_hours: HOUR_MS, incident_six_hours: SIX_HOURS_MS, incident_minutes: MINUTE_MS };
 
 /**
  * Warn-and-above log records grouped by (component, error code, cause) inside a window, and the
@@ -180,7 +182,7 @@ export class IncidentRepository {
   /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
   private rollupCache: IncidentRollupCache | undefined;
 
-  /** Keeps the hourly and six-hourly rollup rows in memory from now on (the store opens it on SQLite, after its migrations). */
+  /** Keeps the rollup rows in memory from now on (the store opens it on SQLite, after its migrations). */
   keepRollupsInMemory(cache: IncidentRollupCache): void {
     this.rollupCache = cache;
   }
@@ -583,9 +585,9 @@ export class IncidentRepository {
     this.rollupCache?.refresh();
     for (const { table, period, ranges, text } of rollupReads) {
       if (ranges.length === 0) continue;
-      if (this.rollupCache && table !== 'incident_minutes') {
+      if (this.rollupCache) {
         const rollup = table as CachedRollup;
-        const periodMs = rollup === 'incident_hours' ? HOUR_MS : SIX_HOURS_MS;
+        const periodMs = ROLLUP_PERIOD_MS[rollup];
         const rowsAt = await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to)));
         for (const [label, from, to] of ranges) {
           for (let at = from; at < to; at += periodMs) {
@@ -758,17 +760,6 @@ function sortedPosition(bounds: readonly string[], at: string): number {
     else high = mid;
   }
   return low;
-}
-
-/** Sorted period starts as [from, to) ranges, adjacent periods joined. */
-function adjacentRanges(starts: Set<number>, periodMs: number): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const at of [...starts].sort((x, y) => x - y)) {
-    const last = ranges[ranges.length - 1];
-    if (last && last[1] === at) last[1] = at + periodMs;
-    else ranges.push([at, at + periodMs]);
-  }
-  return ranges;
 }
 
 function compareText(a: string, b: string): number {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { NewLogRecord, Store } from '@switchboard/store';
-import { databaseOf, openTestStore } from '@switchboard/store/testing';
+import type { Store } from '@switchboard/store';
+import { databaseOf, openTestStore, warnLogRecord } from '@switchboard/store/testing';
 
 let dir: string;
 let store: Store;
@@ -21,23 +21,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let n = 0;
-const warn = (ts: string): NewLogRecord => ({
-  log_id: `log-${++n}`,
-  ts,
-  level: 'warn',
-  level_rank: 2,
-  component: 'svc',
-  error_code: 'E1',
-  message: 'warn',
-  is_mcp: 0,
-  event_id: null,
-  run_id: `run-${n}`,
-  delivery_id: null,
-  dead_letter_id: null,
-  entity_id: null,
-  session_id: null,
-});
+const warn = (ts: string) => warnLogRecord(ts);
 
 const countIn = async (windowStart: string, windowEnd: string, histogramBuckets = 0) => {
   const groups = await store.incidents.windowGroups({ windowStart, windowEnd, histogramBuckets });

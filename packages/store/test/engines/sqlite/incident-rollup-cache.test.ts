@@ -9,8 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Store } from '../../../src/store';
-import type { NewLogRecord } from '../../../src/repositories/logs';
-import { databaseOf } from '../../../src/testing';
+import { databaseOf, warnLogRecord } from '../../../src/testing';
 
 let dir: string;
 let store: Store;
@@ -23,23 +22,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-let n = 0;
-const warn = (ts: string, component = 'svc'): NewLogRecord => ({
-  log_id: `log-${++n}`,
-  ts,
-  level: 'warn',
-  level_rank: 2,
-  component,
-  error_code: 'E1',
-  message: 'warn',
-  is_mcp: 0,
-  event_id: null,
-  run_id: `run-${n}`,
-  delivery_id: null,
-  dead_letter_id: null,
-  entity_id: null,
-  session_id: null,
-});
+const warn = (ts: string, component = 'svc') => warnLogRecord(ts, { component });
 
 // Four days in 3 buckets of 32 hours (bounds at 03-02T08 and 03-03T16): each bucket has whole six-hour
 // blocks and whole hours (03-02T06 and 07 are hours of bucket 0), read from memory after the first call.
@@ -93,4 +76,17 @@ it('a write that rolled back leaves the rows as they were', async () => {
 it('a reset that removes the records empties the window', async () => {
   await store.transaction((tx) => store.resets.deleteRunScoped(tx));
   expect(await counts()).toEqual([]);
+});
+
+it('minutes of cut hours read from memory see a record written into them', async () => {
+  // 2 buckets with the bound at 12:05: hour 12 is read whole into bucket 1 and its minutes 12:00-12:04
+  // moved to bucket 0; the last hour, cut by the window's end, is read per minute.
+  const cut = { windowStart: '2026-03-01T00:00:00.000Z', windowEnd: '2026-03-02T00:10:00.000Z', histogramBuckets: 2 };
+  const cutCounts = async () => (await store.incidents.windowGroups(cut)).map((g) => ({ count: g.count, histogram: g.histogram }));
+  await store.logs.write(warn('2026-03-01T12:02:00.000Z'));
+  await store.logs.write(warn('2026-03-02T00:05:00.000Z'));
+  expect(await cutCounts()).toEqual([{ count: 3, histogram: [2, 1] }]);
+  await store.logs.write(warn('2026-03-01T12:03:00.000Z'));
+  await store.logs.write(warn('2026-03-02T00:07:00.000Z'));
+  expect(await cutCounts()).toEqual([{ count: 5, histogram: [3, 2] }]);
 });
