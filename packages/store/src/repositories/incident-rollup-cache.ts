@@ -89,6 +89,16 @@ export class IncidentRollupCache {
   }
 
   /**
+   * The rows in memory by period start when every period of `ranges` is there (the steady state
+   * of a polled window): no copy, so use it before anything else runs (no await in between).
+   */
+  keptRows(rollup: CachedRollup, periodMs: number, ranges: readonly [number, number, number][]): ReadonlyMap<number, readonly PeriodRollupRow[]> | undefined {
+    const kept = this.periods[rollup];
+    for (const [, from, to] of ranges) for (let at = from; at < to; at += periodMs) if (!kept.has(at)) return undefined;
+    return kept;
+  }
+
+  /**
    * The rows of every period in `ranges` ([label, from, to) in epoch ms, whole periods of
    * `periodMs`) by period start, reading the periods not in memory with `read` (its rows name
    * their period), one call per run of adjacent missing periods. Call refresh() first. What a read
@@ -100,7 +110,7 @@ export class IncidentRollupCache {
     periodMs: number,
     ranges: readonly [number, number, number][],
     read: (fromMs: number, toMs: number) => Promise<(PeriodRollupRow & { period: string })[]>,
-  ): Promise<(periodStartMs: number) => readonly PeriodRollupRow[]> {
+  ): Promise<ReadonlyMap<number, readonly PeriodRollupRow[]>> {
     const kept = this.periods[rollup];
     if (kept.size > MAX_PERIODS) {
       kept.clear();
@@ -116,7 +126,7 @@ export class IncidentRollupCache {
         else missing.add(at);
       }
     }
-    if (missing.size === 0) return (at) => view.get(at) ?? [];
+    if (missing.size === 0) return view;
     const generation = this.generation;
     const fresh = new Map<number, PeriodRollupRow[]>();
     for (const [from, to] of adjacentRanges(missing, periodMs)) {
@@ -130,7 +140,7 @@ export class IncidentRollupCache {
       view.set(at, rows);
       if (generation === this.generation) kept.set(at, rows);
     }
-    return (at) => view.get(at) ?? [];
+    return view;
   }
 }
 

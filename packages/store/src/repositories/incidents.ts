@@ -563,8 +563,8 @@ export class IncidentRepository {
     for (const h of splitHours) if (h.shortMinutes[0] < h.shortMinutes[1]) minuteRanges.push([splitLabel(h.hour), ...h.shortMinutes]);
 
     /** Moves `n` of a group's occurrences in a split hour from its long side's bucket to `bucket`. */
-    const move = (r: IncidentKeyRow, split: SplitHour, bucket: number, n: number) => {
-      const g = out.get(incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }));
+    const move = (r: IncidentKeyRow & { group_key?: string }, split: SplitHour, bucket: number, n: number) => {
+      const g = out.get(r.group_key ?? incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }));
       // The hour's rollup row, read first, holds every record of its minutes.
       if (!g || bucket === split.longSide) return;
       g.histogram[split.longSide]! -= n;
@@ -588,10 +588,12 @@ export class IncidentRepository {
       if (this.rollupCache) {
         const rollup = table as CachedRollup;
         const periodMs = ROLLUP_PERIOD_MS[rollup];
-        const rowsAt = await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to)));
+        // Used at once: a refresh by another call may drop periods after any await.
+        const rows =
+          this.rollupCache.keptRows(rollup, periodMs, ranges) ?? (await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to))));
         for (const [label, from, to] of ranges) {
           for (let at = from; at < to; at += periodMs) {
-            for (const r of rowsAt(at)) {
+            for (const r of rows.get(at) ?? []) {
               if (q.component !== undefined && r.component !== q.component) continue;
               if (q.mcpOnly && r.is_mcp !== 1) continue;
               take(table, r, label);
