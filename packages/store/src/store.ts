@@ -195,7 +195,9 @@ export class Store {
     await store.migrate();
     // After the migrations: the triggers are on the rollup tables.
     watchRollupWrites(raw);
-    store.incidents.keepRollupsInMemory(new IncidentRollupCache(raw, () => dataVersion.get() as number));
+    const rollupCache = new IncidentRollupCache(raw, () => dataVersion.get() as number);
+    store.incidents.keepRollupsInMemory(rollupCache);
+    store.logs.afterRollupWrites(() => rollupCache.countWrite());
     return store;
   }
 

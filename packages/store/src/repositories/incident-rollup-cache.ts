@@ -33,6 +33,12 @@ export interface PeriodRollupRow {
 
 /** Each rollup's period column. */
 const PERIOD_COLUMN: Record<CachedRollup, string> = { incident_hours: 'hour', incident_six_hours: 'block', incident_minutes: 'minute' };
+/**
+ * Rollup writes (records) between two drains of the periods written, at most: without window
+ * reads for a long time (nobody looking at incidents) the TEMP table would otherwise grow by every
+ * minute that had a record.
+ */
+const WRITES_BETWEEN_DRAINS = 4096;
 /** Periods kept per rollup before they are all dropped and read again as needed (20,000 hours: about 2.3 years). */
 const MAX_PERIODS = 20_000;
 
@@ -59,6 +65,7 @@ export class IncidentRollupCache {
   private seenVersion: number | undefined;
   /** Moves whenever periods are dropped: a read that began before must not put its rows in memory. */
   private generation = 0;
+  private writesSinceRefresh = 0;
   private readonly written: () => { rollup: CachedRollup; period: string }[];
   private readonly forgetWritten: () => void;
 
@@ -75,6 +82,7 @@ export class IncidentRollupCache {
 
   /** Drops what was written since the last call: the periods this connection wrote, or everything after another connection's commit. */
   refresh(): void {
+    this.writesSinceRefresh = 0;
     const version = this.otherConnectionsVersion();
     const writes = this.written();
     if (writes.length > 0) this.forgetWritten();
@@ -86,6 +94,11 @@ export class IncidentRollupCache {
       return;
     }
     for (const { rollup, period } of writes) this.periods[rollup].delete(periodStart(period));
+  }
+
+  /** Counts one record's rollup writes; every WRITES_BETWEEN_DRAINS of them the periods written are drained (see refresh). */
+  countWrite(): void {
+    if (++this.writesSinceRefresh >= WRITES_BETWEEN_DRAINS) this.refresh();
   }
 
   /**

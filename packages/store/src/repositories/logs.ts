@@ -12,10 +12,17 @@ import { HOUR_TEXT_LENGTH, INCIDENT_MIN_LEVEL_RANK, MINUTE_TEXT_LENGTH, sixHourB
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
 export class LogRepository {
+  private rollupWritten: (() => void) | undefined;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
   ) {}
+
+  /** Calls `hook` after each warn-or-worse record's rollup writes (the rollup rows in memory count them). */
+  afterRollupWrites(hook: () => void): void {
+    this.rollupWritten = hook;
+  }
 
   /**
    * Writes in the caller's transaction when given, so a record commits with what it describes. A
@@ -37,6 +44,7 @@ export class LogRepository {
       await countInRollup(trx, 'incident_six_hours', 'block', sixHourBlockOf(record.ts), record);
     };
     await this.changes.write('incidents', tx, writeWithRollups);
+    this.rollupWritten?.();
   }
 
   /** Recomputes the rollup from the records (after records were deleted, and when it is created). */

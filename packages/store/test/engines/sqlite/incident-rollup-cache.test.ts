@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Store } from '../../../src/store';
-import { databaseOf, warnLogRecord } from '../../../src/testing';
+import { databaseOf, sql, warnLogRecord } from '../../../src/testing';
 
 let dir: string;
 let store: Store;
@@ -89,4 +89,15 @@ it('minutes of cut hours read from memory see a record written into them', async
   await store.logs.write(warn('2026-03-01T12:03:00.000Z'));
   await store.logs.write(warn('2026-03-02T00:07:00.000Z'));
   expect(await cutCounts()).toEqual([{ count: 5, histogram: [3, 2] }]);
+});
+
+it('the periods written are drained every few thousand records even when no window is read', async () => {
+  const marks = async () => Number((await sql<{ n: number }>`select count(*) as n from rollup_writes`.execute(databaseOf(store))).rows[0]!.n);
+  // 5,000 records in 5,000 minutes, one transaction, no window read in between.
+  await store.transaction(async (tx) => {
+    for (let i = 0; i < 5000; i++) await store.logs.write(warn(new Date(Date.parse('2026-04-01T00:00:00.000Z') + i * 60_000).toISOString()), tx);
+  });
+  // Drained at the 4,096th: what is left names the last 904 minutes and their hours and blocks.
+  expect(await marks()).toBeLessThan(1000);
+  expect(await counts()).toEqual([{ component: 'svc', count: 4, histogram: [2, 1, 1], last_seen: '2026-03-04T22:05:00.000Z' }]);
 });
