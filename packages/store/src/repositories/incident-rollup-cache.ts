@@ -31,8 +31,12 @@ export interface PeriodRollupRow {
   group_key: string;
 }
 
-/** Each rollup's period column. */
-const PERIOD_COLUMN: Record<CachedRollup, string> = { incident_hours: 'hour', incident_six_hours: 'block', incident_minutes: 'minute' };
+/** Each rollup's period: its column, and its length in ms. */
+export const ROLLUP_PERIODS: Record<CachedRollup, { column: string; ms: number }> = {
+  incident_hours: { column: 'hour', ms: 3_600_000 },
+  incident_six_hours: { column: 'block', ms: 6 * 3_600_000 },
+  incident_minutes: { column: 'minute', ms: 60_000 },
+};
 /**
  * Rollup writes (records) between two drains of the periods written, at most: without window
  * reads for a long time (nobody looking at incidents) the TEMP table would otherwise grow by every
@@ -51,7 +55,7 @@ export function watchRollupWrites(raw: SqliteConnection): void {
   // (the rollups' upserts), so a period already named is skipped by a lookup instead.
   raw.exec('create temp table if not exists rollup_writes (rollup text not null, period text not null)');
   raw.exec('create index if not exists temp.rollup_writes_period on rollup_writes (rollup, period)');
-  for (const [rollup, column] of Object.entries(PERIOD_COLUMN)) {
+  for (const [rollup, { column }] of Object.entries(ROLLUP_PERIODS)) {
     const note = (row: 'new' | 'old') =>
       `insert into rollup_writes select '${rollup}', ${row}.${column} where not exists (select 1 from rollup_writes where rollup = '${rollup}' and period = ${row}.${column});`;
     raw.exec(`create temp trigger if not exists ${rollup}_inserted after insert on main.${rollup} begin ${note('new')} end`);

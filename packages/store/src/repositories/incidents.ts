@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuil
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
-import { adjacentRanges, type CachedRollup, type IncidentRollupCache, type PeriodRollupRow } from './incident-rollup-cache';
+import { adjacentRanges, ROLLUP_PERIODS, type CachedRollup, type IncidentRollupCache, type PeriodRollupRow } from './incident-rollup-cache';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
@@ -164,8 +164,6 @@ export const sixHourBlockOf = (ts: string) => ts.slice(0, 11) + String(Math.floo
 /** The hour text of the block after the one `block` names. */
 export const nextSixHourBlock = (block: string) => hourOf(iso(Date.parse(`${block}:00:00.000Z`) + SIX_HOURS_MS));
 const iso = (ms: number) => new Date(ms).toISOString();
-/** Each rollup's period length. */
-const ROLLUP_PERIOD_MS: Record<CachedRollup, number> = { incident_hours: HOUR_MS, incident_six_hours: SIX_HOURS_MS, incident_minutes: MINUTE_MS };
 
 /**
  * Warn-and-above log records grouped by (component, error code, cause) inside a window, and the
@@ -570,10 +568,10 @@ export class IncidentRepository {
       g.histogram[split.longSide]! -= n;
       g.histogram[bucket]! += n;
     };
-    const rollupReads: { table: string; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
-      { table: 'incident_six_hours', period: 'block', ranges: blockRanges, text: (ms: number) => hourOf(iso(ms)) },
-      { table: 'incident_hours', period: 'hour', ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
-      { table: 'incident_minutes', period: 'minute', ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
+    const rollupReads: { table: CachedRollup; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
+      { table: 'incident_six_hours', period: ROLLUP_PERIODS.incident_six_hours.column, ranges: blockRanges, text: (ms: number) => hourOf(iso(ms)) },
+      { table: 'incident_hours', period: ROLLUP_PERIODS.incident_hours.column, ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
+      { table: 'incident_minutes', period: ROLLUP_PERIODS.incident_minutes.column, ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
     ];
     /** Counts a rollup row of range `label` into its bucket, or for a split hour into the side it belongs to. */
     const take = (table: string, r: Omit<RollupRow, 'bucket'>, label: number) => {
@@ -586,8 +584,8 @@ export class IncidentRepository {
     for (const { table, period, ranges, text } of rollupReads) {
       if (ranges.length === 0) continue;
       if (this.rollupCache) {
-        const rollup = table as CachedRollup;
-        const periodMs = ROLLUP_PERIOD_MS[rollup];
+        const rollup = table;
+        const periodMs = ROLLUP_PERIODS[rollup].ms;
         // Used at once: a refresh by another call may drop periods after any await.
         const rows =
           this.rollupCache.keptRows(rollup, periodMs, ranges) ?? (await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to))));
@@ -607,7 +605,7 @@ export class IncidentRepository {
       // The rollups have the same columns but their period's: one read for all.
       let read = (this.db as unknown as Kysely<any>)
         .selectFrom(values)
-        .innerJoin(table, (join) => join.on(sql<SqlBool>`${rollup} >= ${sql.ref('r.column2')} and ${rollup} < ${sql.ref('r.column3')}`))
+        .innerJoin(table as string, (join) => join.on(sql<SqlBool>`${rollup} >= ${sql.ref('r.column2')} and ${rollup} < ${sql.ref('r.column3')}`))
         .select([
           sql<number>`${sql.ref('r.column1')}`.as('bucket'),
           'component',
