@@ -3,9 +3,9 @@ import { expect, test } from './fixtures';
 import { ServerProcess, type ServerOptions } from './server-process';
 
 /**
- * A server of the test's own (a fresh data folder) whose demo scenario has run to its end. The demo's last decision is its reject: once a
- * rejected item exists and the runtime settled, the demo publishes nothing more (a test that
- * pauses ingress then sees only its own publishes queued).
+ * A server of the test's own (a fresh data folder) whose demo scenario has run to its end. The
+ * demo's last decision is its reject: once a rejected item exists and the runtime settled, the
+ * demo publishes nothing more (a test that pauses ingress then sees only its own publishes queued).
  */
 export async function startDemoServer(opts?: ServerOptions): Promise<ServerProcess> {
   const server = await ServerProcess.start(opts);
