@@ -14,8 +14,7 @@
  * change. PostgreSQL has no such counter across servers: its window reads stay in SQL.
  */
 import type { Database as SqliteConnection } from 'better-sqlite3';
-
-export type CachedRollup = 'incident_hours' | 'incident_six_hours' | 'incident_minutes';
+import { adjacentRanges, ROLLUP_PERIODS, type IncidentRollup } from './incident-rollup-periods';
 
 /** One rollup row of a period: a group's occurrences in it. */
 export interface PeriodRollupRow {
@@ -31,12 +30,6 @@ export interface PeriodRollupRow {
   group_key: string;
 }
 
-/** Each rollup's period: its column, and its length in ms. */
-export const ROLLUP_PERIODS: Record<CachedRollup, { column: string; ms: number }> = {
-  incident_hours: { column: 'hour', ms: 3_600_000 },
-  incident_six_hours: { column: 'block', ms: 6 * 3_600_000 },
-  incident_minutes: { column: 'minute', ms: 60_000 },
-};
 /**
  * Rollup writes (records) between two drains of the periods written, at most: without window
  * reads for a long time (nobody looking at incidents) the TEMP table would otherwise grow by every
@@ -47,7 +40,7 @@ const WRITES_BETWEEN_DRAINS = 4096;
 const MAX_PERIODS = 20_000;
 
 /** The start (epoch ms) of the period an hour text ("YYYY-MM-DDTHH") or a minute text ("YYYY-MM-DDTHH:MM") names. */
-const periodStart = (text: string) => Date.parse(text.length === 13 ? `${text}:00:00.000Z` : `${text}:00.000Z`);
+const periodStart = (text: string) => Date.parse(text.length === ROLLUP_PERIODS.incident_minutes.textLength ? `${text}:00.000Z` : `${text}:00:00.000Z`);
 
 /** Creates the TEMP table and triggers that name the periods this connection writes. */
 export function watchRollupWrites(raw: SqliteConnection): void {
@@ -65,12 +58,12 @@ export function watchRollupWrites(raw: SqliteConnection): void {
 }
 
 export class IncidentRollupCache {
-  private readonly periods: Record<CachedRollup, Map<number, PeriodRollupRow[]>> = { incident_hours: new Map(), incident_six_hours: new Map(), incident_minutes: new Map() };
+  private readonly periods: Record<IncidentRollup, Map<number, PeriodRollupRow[]>> = { incident_hours: new Map(), incident_six_hours: new Map(), incident_minutes: new Map() };
   private seenVersion: number | undefined;
   /** Moves whenever periods are dropped: a read that began before must not put its rows in memory. */
   private generation = 0;
   private writesSinceRefresh = 0;
-  private readonly written: () => { rollup: CachedRollup; period: string }[];
+  private readonly written: () => { rollup: IncidentRollup; period: string }[];
   private readonly forgetWritten: () => void;
 
   /** `raw` must be the connection the store writes with, after watchRollupWrites ran on it. */
@@ -80,7 +73,7 @@ export class IncidentRollupCache {
   ) {
     const written = raw.prepare('select rollup, period from rollup_writes');
     const forget = raw.prepare('delete from rollup_writes');
-    this.written = () => written.all() as { rollup: CachedRollup; period: string }[];
+    this.written = () => written.all() as { rollup: IncidentRollup; period: string }[];
     this.forgetWritten = () => void forget.run();
   }
 
@@ -109,26 +102,27 @@ export class IncidentRollupCache {
    * The rows in memory by period start when every period of `ranges` is there (the steady state
    * of a polled window): no copy, so use it before anything else runs (no await in between).
    */
-  keptRows(rollup: CachedRollup, periodMs: number, ranges: readonly [number, number, number][]): ReadonlyMap<number, readonly PeriodRollupRow[]> | undefined {
+  keptRows(rollup: IncidentRollup, ranges: readonly [number, number, number][]): ReadonlyMap<number, readonly PeriodRollupRow[]> | undefined {
     const kept = this.periods[rollup];
+    const periodMs = ROLLUP_PERIODS[rollup].ms;
     for (const [, from, to] of ranges) for (let at = from; at < to; at += periodMs) if (!kept.has(at)) return undefined;
     return kept;
   }
 
   /**
-   * The rows of every period in `ranges` ([label, from, to) in epoch ms, whole periods of
-   * `periodMs`) by period start, reading the periods not in memory with `read` (its rows name
+   * The rows of every period in `ranges` ([label, from, to) in epoch ms, whole periods of the
+   * rollup) by period start, reading the periods not in memory with `read` (its rows name
    * their period), one call per run of adjacent missing periods. Call refresh() first. What a read
    * returns is kept only if nothing was dropped while it ran (another call's refresh may have
    * dropped a period this read saw before a write to it).
    */
   async rowsOf(
-    rollup: CachedRollup,
-    periodMs: number,
+    rollup: IncidentRollup,
     ranges: readonly [number, number, number][],
     read: (fromMs: number, toMs: number) => Promise<(PeriodRollupRow & { period: string })[]>,
   ): Promise<ReadonlyMap<number, readonly PeriodRollupRow[]>> {
     const kept = this.periods[rollup];
+    const periodMs = ROLLUP_PERIODS[rollup].ms;
     if (kept.size > MAX_PERIODS) {
       kept.clear();
       this.generation++;
@@ -159,15 +153,4 @@ export class IncidentRollupCache {
     }
     return view;
   }
-}
-
-/** Sorted period starts as [from, to) ranges, adjacent periods joined. */
-export function adjacentRanges(starts: ReadonlySet<number>, periodMs: number): [number, number][] {
-  const ranges: [number, number][] = [];
-  for (const at of [...starts].sort((x, y) => x - y)) {
-    const last = ranges[ranges.length - 1];
-    if (last && last[1] === at) last[1] = at + periodMs;
-    else ranges.push([at, at + periodMs]);
-  }
-  return ranges;
 }

@@ -2,7 +2,8 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuil
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
-import { adjacentRanges, ROLLUP_PERIODS, type CachedRollup, type IncidentRollupCache, type PeriodRollupRow } from './incident-rollup-cache';
+import type { IncidentRollupCache, PeriodRollupRow } from './incident-rollup-cache';
+import { adjacentRanges, ROLLUP_PERIODS, type IncidentRollup } from './incident-rollup-periods';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
 export const INCIDENT_MIN_LEVEL_RANK = 2;
@@ -149,16 +150,14 @@ export type LogRow = Selectable<LogsTable>;
 const SAMPLE_SIZE = 5;
 /** runtime_state key: the hour (ISO) before which retention removed log records; see windowGroups. */
 export const RECORDS_COMPLETE_FROM_KEY = 'retention_logs_complete_from';
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
+const HOUR_MS = ROLLUP_PERIODS.incident_hours.ms;
+const MINUTE_MS = ROLLUP_PERIODS.incident_minutes.ms;
+const SIX_HOURS_MS = ROLLUP_PERIODS.incident_six_hours.ms;
 
 /** The incident rollup's hour of an ISO timestamp: "YYYY-MM-DDTHH". */
-export const HOUR_TEXT_LENGTH = 13;
-const hourOf = (ts: string) => ts.slice(0, HOUR_TEXT_LENGTH);
+const hourOf = (ts: string) => ts.slice(0, ROLLUP_PERIODS.incident_hours.textLength);
 /** The per-minute rollup's minute of an ISO timestamp: "YYYY-MM-DDTHH:MM". */
-export const MINUTE_TEXT_LENGTH = 16;
-export const minuteOf = (ts: string) => ts.slice(0, MINUTE_TEXT_LENGTH);
-const SIX_HOURS_MS = 6 * 3_600_000;
+export const minuteOf = (ts: string) => ts.slice(0, ROLLUP_PERIODS.incident_minutes.textLength);
 /** The six-hour block of an ISO timestamp (or hour text): its first hour, "YYYY-MM-DDTHH" with HH 00, 06, 12 or 18. */
 export const sixHourBlockOf = (ts: string) => ts.slice(0, 11) + String(Math.floor(Number(ts.slice(11, 13)) / 6) * 6).padStart(2, '0');
 /** The hour text of the block after the one `block` names. */
@@ -568,7 +567,7 @@ export class IncidentRepository {
       g.histogram[split.longSide]! -= n;
       g.histogram[bucket]! += n;
     };
-    const rollupReads: { table: CachedRollup; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
+    const rollupReads: { table: IncidentRollup; period: string; ranges: [number, number, number][]; text: (ms: number) => string }[] = [
       { table: 'incident_six_hours', period: ROLLUP_PERIODS.incident_six_hours.column, ranges: blockRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_hours', period: ROLLUP_PERIODS.incident_hours.column, ranges: hourRanges, text: (ms: number) => hourOf(iso(ms)) },
       { table: 'incident_minutes', period: ROLLUP_PERIODS.incident_minutes.column, ranges: minuteRanges, text: (ms: number) => minuteOf(iso(ms)) },
@@ -587,8 +586,7 @@ export class IncidentRepository {
         const rollup = table;
         const periodMs = ROLLUP_PERIODS[rollup].ms;
         // Used at once: a refresh by another call may drop periods after any await.
-        const rows =
-          this.rollupCache.keptRows(rollup, periodMs, ranges) ?? (await this.rollupCache.rowsOf(rollup, periodMs, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to))));
+        const rows = this.rollupCache.keptRows(rollup, ranges) ?? (await this.rollupCache.rowsOf(rollup, ranges, (from, to) => this.periodRows(rollup, period, text(from), text(to))));
         for (const [label, from, to] of ranges) {
           for (let at = from; at < to; at += periodMs) {
             for (const r of rows.get(at) ?? []) {
@@ -657,7 +655,7 @@ export class IncidentRepository {
   }
 
   /** A rollup's rows of the periods in [from, to) (period texts), each naming its period and its group's key: what the rollup cache keeps. */
-  private async periodRows(rollup: CachedRollup, period: string, from: string, to: string): Promise<(PeriodRollupRow & { period: string })[]> {
+  private async periodRows(rollup: IncidentRollup, period: string, from: string, to: string): Promise<(PeriodRollupRow & { period: string })[]> {
     const rows: (Omit<PeriodRollupRow, 'group_key'> & { period: string })[] = await (this.db as unknown as Kysely<any>)
       .selectFrom(rollup)
       .select([sql<string>`${sql.ref(period)}`.as('period'), 'component', 'error_key', 'cause_key', 'is_mcp', sql<number>`${sql.ref('count')}`.as('n'), 'first_seen', 'last_seen', 'level_rank'])

@@ -7,7 +7,8 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database, LogsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import type { ChangeFeedRepository } from '../change-feed';
-import { HOUR_TEXT_LENGTH, INCIDENT_MIN_LEVEL_RANK, MINUTE_TEXT_LENGTH, sixHourBlockOf } from './incidents';
+import { INCIDENT_MIN_LEVEL_RANK, sixHourBlockOf } from './incidents';
+import { ROLLUP_PERIODS } from './incident-rollup-periods';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
@@ -36,12 +37,12 @@ export class LogRepository {
     }
     const writeWithRollups = async (trx: Kysely<Database>) => {
       await trx.insertInto('logs').values(record).execute();
-      for (const table of ['incident_hours', 'incident_minutes'] as const) {
-        const [periodColumn, length] = ROLLUP_PERIODS[table];
-        await countInRollup(trx, table, periodColumn, record.ts.slice(0, length), record);
+      for (const table of PREFIX_ROLLUPS) {
+        const { column, textLength } = ROLLUP_PERIODS[table];
+        await countInRollup(trx, table, column, record.ts.slice(0, textLength), record);
       }
       // Six-hour blocks are not a prefix of the time: their period is computed, not cut.
-      await countInRollup(trx, 'incident_six_hours', 'block', sixHourBlockOf(record.ts), record);
+      await countInRollup(trx, 'incident_six_hours', ROLLUP_PERIODS.incident_six_hours.column, sixHourBlockOf(record.ts), record);
     };
     await this.changes.write('incidents', tx, writeWithRollups);
     this.rollupWritten?.();
@@ -53,8 +54,8 @@ export class LogRepository {
   }
 }
 
-/** The rollups built from the records: the period column each is keyed by and how many characters of an ISO time name one. */
-const ROLLUP_PERIODS = { incident_hours: ['hour', HOUR_TEXT_LENGTH], incident_minutes: ['minute', MINUTE_TEXT_LENGTH] } as const;
+/** The rollups built from the records whose period is a prefix of the record's time. */
+const PREFIX_ROLLUPS = ['incident_hours', 'incident_minutes'] as const;
 
 /** One more record in its period's row of a rollup (inserted, or counted into the row already there). */
 async function countInRollup(trx: Kysely<Database>, table: 'incident_hours' | 'incident_minutes' | 'incident_six_hours', periodColumn: string, period: string, record: NewLogRecord): Promise<void> {
@@ -91,8 +92,8 @@ export async function rebuildIncidentRollup(db: Kysely<any>): Promise<void> {
   await rebuildIncidentSixHours(db);
 }
 
-async function rebuildRollup(db: Kysely<any>, table: keyof typeof ROLLUP_PERIODS): Promise<void> {
-  const [period, length] = ROLLUP_PERIODS[table];
+async function rebuildRollup(db: Kysely<any>, table: (typeof PREFIX_ROLLUPS)[number]): Promise<void> {
+  const { column: period, textLength: length } = ROLLUP_PERIODS[table];
   await db.deleteFrom(table).execute();
   await sql`
     insert into ${sql.table(table)} (${sql.ref(period)}, component, error_key, cause_key, is_mcp, count, first_seen, last_seen, level_rank)
