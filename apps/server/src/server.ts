@@ -2,10 +2,10 @@
  * Wires store, runtime, method executor, HTTP and WebSocket into one running server. Used by main.ts
  * and by tests (which boot the real thing on an ephemeral port).
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
 import { lockDataDir, Store, hashSecret, type ChangeListener, type Clock } from '@switchboard/store';
 import type { Config } from './config';
@@ -14,6 +14,7 @@ import { createApp } from './http/app';
 import { discoverIssuer } from './http/oidc/discovery';
 import { OidcSignIn } from './http/oidc/sign-in';
 import { RateLimiter } from './http/rate-limiter';
+import { connectionRamp } from './http/connection-ramp';
 import type { Logger } from './logger';
 import { handlers } from './methods/registry';
 import { MethodExecutor } from './rpc/method-executor';
@@ -169,9 +170,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         // Node checks the two timeouts above on this interval (30 s by default, which would let a stalled body outlive its timeout).
         connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
       };
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, serverOptions }, () => resolve(s as Server));
-      (s as Server).maxConnections = config.http.maxConnections;
-      (s as Server).once('error', reject);
+      const ramp = connectionRamp(getRequestListener(app.fetch, { hostname: config.host }));
+      const s = createServer(serverOptions, ramp.listener);
+      ramp.watch(s);
+      s.listen(config.port, config.host, () => resolve(s));
+      s.maxConnections = config.http.maxConnections;
+      s.once('error', reject);
     });
     scrapes = await listenForScrapes(config, { store, logger, metrics, serverId: () => runtime.serverId }).catch(async (err: unknown) => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,87 @@
+/**
+ * Keeps event-loop turns short while connections are arriving, so that they are all accepted soon.
+ *
+ * libuv (Node 20 on) accepts one pending connection per turn of the event loop, and a turn serves
+ * every request that is ready to be read. Under load a turn lasts as long as all of them together,
+ * so a burst of new connections waits one long turn each before the first request on it is even
+ * read: 64 connections opened at once against a server busy with publishes waited up to 2.5 s
+ * (bench/README.md, "New connections under load"). While connections arrive, the server starts a
+ * few requests per turn and queues the rest in arrival order; once no connection has come for
+ * RAMP_MS, requests start as they are read again, and the queue (if any) is served first.
+ */
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+
+/** How long after the last accepted connection turns stay short. */
+export const RAMP_MS = 100;
+/** Requests started per turn during the ramp, as they are read and again from the queue. */
+export const STARTS_PER_TURN = 2;
+
+export interface ConnectionRamp {
+  /** The request listener to give the HTTP server (wraps the application's). */
+  listener: RequestListener;
+  /** Watches `server` for new connections (each one opens or extends the ramp). */
+  watch(server: Server): void;
+  /** Requests read but not started yet (tests). */
+  queued(): number;
+}
+
+export function connectionRamp(listener: RequestListener, now: () => number = () => performance.now()): ConnectionRamp {
+  let rampUntil = -Infinity;
+  let startedThisTurn = 0;
+  let turnEndScheduled = false;
+  let drainScheduled = false;
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+
+  const endTurn = () => {
+    turnEndScheduled = false;
+    startedThisTurn = 0;
+  };
+  const start = (req: IncomingMessage, res: ServerResponse) => {
+    startedThisTurn += 1;
+    if (!turnEndScheduled) {
+      turnEndScheduled = true;
+      setImmediate(endTurn);
+    }
+    void listener(req, res);
+  };
+  // Runs in the check phase, after the turn's reads; what it leaves waits for the next turn.
+  const drain = () => {
+    drainScheduled = false;
+    const ramping = now() < rampUntil;
+    let started = 0;
+    while (waiting.length > 0 && (!ramping || started < STARTS_PER_TURN)) {
+      const [req, res] = waiting.shift()!;
+      started += 1;
+      void listener(req, res);
+    }
+    if (waiting.length > 0) scheduleDrain();
+  };
+  const scheduleDrain = () => {
+    if (drainScheduled) return;
+    drainScheduled = true;
+    setImmediate(drain);
+  };
+
+  return {
+    listener: (req, res) => {
+      if (waiting.length === 0) {
+        if (now() >= rampUntil) {
+          void listener(req, res);
+          return;
+        }
+        if (startedThisTurn < STARTS_PER_TURN) {
+          start(req, res);
+          return;
+        }
+      }
+      waiting.push([req, res]);
+      scheduleDrain();
+    },
+    watch: (server) => {
+      server.on('connection', () => {
+        rampUntil = now() + RAMP_MS;
+      });
+    },
+    queued: () => waiting.length,
+  };
+}
