@@ -4,10 +4,10 @@
  * libuv (Node 20 on) accepts one pending connection per turn of the event loop, and a turn serves
  * every request that is ready to be read. Under load a turn lasts as long as all of them together,
  * so a burst of new connections waits one long turn each before the first request on it is even
- * read: 64 connections opened at once against a server busy with publishes waited up to 2.5 s
- * (bench/README.md, "New connections under load"). While connections arrive, the server starts a
- * few requests per turn and queues the rest in arrival order; once no connection has come for
- * RAMP_MS, requests start as they are read again, and the queue (if any) is served first.
+ * read, seconds in all on a busy server (docs/performance-notes.md, "HTTP"). While connections
+ * arrive, the server starts a few requests per turn and queues the rest in arrival order; once no
+ * connection has come for RAMP_MS, requests start as they are read again, and the queue (if any)
+ * is served first.
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 
