@@ -18,6 +18,11 @@ function harness() {
     ramp,
     request,
     connect: () => server.emit('connection'),
+    /** Two connections in the same instant: a burst. */
+    burst: () => {
+      server.emit('connection');
+      server.emit('connection');
+    },
     advance: (ms: number) => (clock += ms),
   };
 }
@@ -30,9 +35,18 @@ describe('connectionRamp', () => {
     expect(h.ramp.queued()).toBe(0);
   });
 
-  it('while connections arrive, starts a few requests per turn, in the order they were read', async () => {
+  it('a lone connection changes nothing: it is accepted on the next turn anyway', () => {
     const h = harness();
     h.connect();
+    h.advance(RAMP_MS);
+    h.connect();
+    for (let n = 0; n < 20; n++) h.request(n);
+    expect(h.started).toEqual([...Array(20).keys()]);
+  });
+
+  it('while connections arrive, starts a few requests per turn, in the order they were read', async () => {
+    const h = harness();
+    h.burst();
     for (let n = 0; n < 9; n++) h.request(n);
     expect(h.started).toEqual([...Array(STARTS_PER_TURN).keys()]);
     expect(h.ramp.queued()).toBe(9 - STARTS_PER_TURN);
@@ -48,7 +62,7 @@ describe('connectionRamp', () => {
 
   it('a request read while others wait goes behind them, even with room in its turn', async () => {
     const h = harness();
-    h.connect();
+    h.burst();
     for (let n = 0; n < STARTS_PER_TURN + 3; n++) h.request(n);
     await nextTurn();
     h.request(100);
@@ -59,7 +73,7 @@ describe('connectionRamp', () => {
 
   it('once no connection came for RAMP_MS, what waits starts together and new requests start at once', async () => {
     const h = harness();
-    h.connect();
+    h.burst();
     for (let n = 0; n < 10; n++) h.request(n);
     h.advance(RAMP_MS / 2);
     h.connect();

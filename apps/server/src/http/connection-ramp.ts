@@ -4,14 +4,15 @@
  * libuv (Node 20 on) accepts one pending connection per turn of the event loop, and a turn serves
  * every request that is ready to be read. Under load a turn lasts as long as all of them together,
  * so a burst of new connections waits one long turn each before the first request on it is even
- * read, seconds in all on a busy server (docs/performance-notes.md, "HTTP"). While connections
- * arrive, the server starts a few requests per turn and queues the rest in arrival order; once no
- * connection has come for RAMP_MS, requests start as they are read again, and the queue (if any)
- * is served first.
+ * read, seconds in all on a busy server (docs/performance-notes.md, "HTTP"). When a connection
+ * comes within RAMP_MS of the one before, the server starts a few requests per turn and queues the
+ * rest in arrival order; once no connection has come for RAMP_MS, requests start as they are read
+ * again, and the queue (if any) is served first. A lone connection (a load balancer's health
+ * check) is accepted on the next turn anyway and changes nothing.
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 
-/** How long after the last accepted connection turns stay short. */
+/** Connections this close together start the ramp, and it lasts this long after the last of them. */
 export const RAMP_MS = 100;
 /** Requests started per turn during the ramp, as they are read and again from the queue. */
 export const STARTS_PER_TURN = 2;
@@ -19,7 +20,7 @@ export const STARTS_PER_TURN = 2;
 export interface ConnectionRamp {
   /** The request listener to give the HTTP server (wraps the application's). */
   listener: RequestListener;
-  /** Watches `server` for new connections (each one opens or extends the ramp). */
+  /** Watches `server` for new connections (two close together open the ramp, later ones extend it). */
   watch(server: Server): void;
   /** Requests read but not started yet (tests). */
   queued(): number;
@@ -27,6 +28,7 @@ export interface ConnectionRamp {
 
 export function connectionRamp(listener: RequestListener, now: () => number = () => performance.now()): ConnectionRamp {
   let rampUntil = -Infinity;
+  let lastConnectionAt = -Infinity;
   let startedThisTurn = 0;
   let turnEndScheduled = false;
   let drainScheduled = false;
@@ -79,7 +81,9 @@ export function connectionRamp(listener: RequestListener, now: () => number = ()
     },
     watch: (server) => {
       server.on('connection', () => {
-        rampUntil = now() + RAMP_MS;
+        const at = now();
+        if (at - lastConnectionAt < RAMP_MS) rampUntil = at + RAMP_MS;
+        lastConnectionAt = at;
       });
     },
     queued: () => waiting.length,
