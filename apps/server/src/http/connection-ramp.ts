@@ -14,8 +14,8 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 
 /** Connections this close together start the ramp, and it lasts this long after the last of them. */
 export const RAMP_MS = 100;
-/** Requests started per turn during the ramp, as they are read and again from the queue. */
-export const STARTS_PER_TURN = 2;
+/** Requests started per turn during the ramp. */
+export const STARTS_PER_TURN = 4;
 
 export interface ConnectionRamp {
   /** The request listener to give the HTTP server (wraps the application's). */
@@ -29,31 +29,15 @@ export interface ConnectionRamp {
 export function connectionRamp(listener: RequestListener, now: () => number = () => performance.now()): ConnectionRamp {
   let rampUntil = -Infinity;
   let lastConnectionAt = -Infinity;
-  let startedThisTurn = 0;
-  let turnEndScheduled = false;
   let drainScheduled = false;
   const waiting: [IncomingMessage, ServerResponse][] = [];
 
-  const endTurn = () => {
-    turnEndScheduled = false;
-    startedThisTurn = 0;
-  };
-  const start = (req: IncomingMessage, res: ServerResponse) => {
-    startedThisTurn += 1;
-    if (!turnEndScheduled) {
-      turnEndScheduled = true;
-      setImmediate(endTurn);
-    }
-    void listener(req, res);
-  };
   // Runs in the check phase, after the turn's reads; what it leaves waits for the next turn.
   const drain = () => {
     drainScheduled = false;
     const ramping = now() < rampUntil;
-    let started = 0;
-    while (waiting.length > 0 && (!ramping || started < STARTS_PER_TURN)) {
+    for (let started = 0; waiting.length > 0 && (!ramping || started < STARTS_PER_TURN); started++) {
       const [req, res] = waiting.shift()!;
-      started += 1;
       void listener(req, res);
     }
     if (waiting.length > 0) scheduleDrain();
@@ -66,15 +50,9 @@ export function connectionRamp(listener: RequestListener, now: () => number = ()
 
   return {
     listener: (req, res) => {
-      if (waiting.length === 0) {
-        if (now() >= rampUntil) {
-          void listener(req, res);
-          return;
-        }
-        if (startedThisTurn < STARTS_PER_TURN) {
-          start(req, res);
-          return;
-        }
+      if (waiting.length === 0 && now() >= rampUntil) {
+        void listener(req, res);
+        return;
       }
       waiting.push([req, res]);
       scheduleDrain();
