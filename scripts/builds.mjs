@@ -62,7 +62,8 @@ async function build() {
   const scratch = path.join(serverBuildDir, `.build-${process.pid}-${Date.now()}`);
   try {
     await esbuild.build({
-      entryPoints: { main: 'apps/server/src/main.ts' },
+      // The reader threads' script goes beside the server's (apps/server/src/reads/reader-threads.ts).
+      entryPoints: { main: 'apps/server/src/main.ts', 'reader-thread': 'apps/server/src/reads/reader-thread.ts' },
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
       bundle: true,

@@ -48,6 +48,7 @@ const schema = z.object({
   SWITCHBOARD_SERVER_BEAT_MS: positiveInt.min(50).default(1000),
   SWITCHBOARD_SERVER_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
   SWITCHBOARD_DISPATCH_CONCURRENCY: positiveInt.max(1024).default(64),
+  SWITCHBOARD_READER_THREADS: z.coerce.number().int().min(0).max(16).default(2),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_METRICS: z.enum(['on', 'off']).default('on'),
   SWITCHBOARD_METRICS_PORT: port.optional(),
@@ -125,6 +126,8 @@ export interface Config {
   renamedVariables: { old: string; current: string }[];
   /** Handlers this process runs at once (the dispatcher's concurrency). */
   dispatchConcurrency: number;
+  /** Threads that read list pages beside the main thread, on SQLite (0: the main thread reads them). */
+  readerThreads: number;
   webDist: string;
   /**
    * Prometheus metrics at GET /metrics (on by default); `port` adds a listener on HOST that serves
@@ -255,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resetDrainTimeoutMs: e.SWITCHBOARD_RESET_DRAIN_TIMEOUT_MS,
     server: { beatMs: e.SWITCHBOARD_SERVER_BEAT_MS, deadAfterMs: e.SWITCHBOARD_SERVER_DEAD_AFTER_MS },
     dispatchConcurrency: e.SWITCHBOARD_DISPATCH_CONCURRENCY,
+    readerThreads: e.SWITCHBOARD_READER_THREADS,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     metrics: { enabled: e.SWITCHBOARD_METRICS === 'on', port: e.SWITCHBOARD_METRICS_PORT },
     logLevel: e.SWITCHBOARD_LOG_LEVEL,

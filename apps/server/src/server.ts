@@ -23,6 +23,8 @@ import { createSocketServer, type SocketServer } from './ws/socket-server';
 import { routeUpgrades } from './http/websocket-upgrade';
 import { Metrics } from './observability/metrics';
 import { listenForScrapes } from './observability/metrics-listener';
+import { cursorSecretOf } from './pagination/cursor';
+import { ReaderThreads } from './reads/reader-threads';
 
 export interface StartOptions {
   config: Config;
@@ -47,6 +49,8 @@ export interface RunningServer {
   bootstrapToken?: string;
   /** The listener that serves only /metrics, when SWITCHBOARD_METRICS_PORT is set. */
   metricsUrl?: string;
+  /** Threads reading list pages beside the main thread (0: the main thread reads them). */
+  readerThreads: number;
   close(): Promise<void>;
 }
 
@@ -155,12 +159,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let bootstrapToken: string | undefined;
   let scrapes: Awaited<ReturnType<typeof listenForScrapes>>;
   let app: ReturnType<typeof createApp>;
+  let readers: ReaderThreads | undefined;
   try {
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.serverId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics, config.checkResults);
+    readers = await startReaderThreads(store, config, logger);
     const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.serverId) }) : undefined;
-    app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, isReady: () => ready });
+    app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, readers, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
       const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
       const serverOptions = {
@@ -183,12 +189,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     });
   } catch (err) {
     // Release what booted (the runtime's timers, the database file) so the process can exit with the error.
+    await readers?.close().catch(() => undefined);
     await runtime.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     folderLock.release();
     throw err;
   }
-  const sockets = createSocketServer({ config, store, runtime, logger, methodExecutor, limiter, changes });
+  const sockets = createSocketServer({ config, store, runtime, logger, methodExecutor, limiter, changes, readers });
   routeUpgrades(server, app, logger, sockets.accept);
   metrics?.attach({ store, runtime, sockets, version: SERVER_VERSION });
   const purge = setInterval(() => void store.idempotency.purgeExpired().catch(() => undefined), IDEMPOTENCY_PURGE_INTERVAL_MS);
@@ -208,6 +215,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount(), bufferedBytes: () => sockets.bufferedBytes() },
     bootstrapToken,
     metricsUrl: scrapes?.url,
+    readerThreads: readers?.size ?? 0,
     close() {
       closing ??= (async () => {
         ready = false;
@@ -219,6 +227,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           server.close(() => resolve());
           server.closeAllConnections?.();
         });
+        await readers?.close();
         await runtime.stop();
         await store.close();
         folderLock.release();
@@ -226,6 +235,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return closing;
     },
   };
+}
+
+/**
+ * Reader threads for list pages where the store gains from them (SQLite: its statements otherwise
+ * all run on the main thread) and the configuration asks for any.
+ */
+async function startReaderThreads(store: Store, config: Config, logger: Logger): Promise<ReaderThreads | undefined> {
+  const file = store.threadReaderFile;
+  if (!file || config.readerThreads === 0) return undefined;
+  return ReaderThreads.start({ file, cursorSecret: await cursorSecretOf(store), threads: config.readerThreads, logger });
 }
 
 /**

@@ -62,6 +62,9 @@ describe('loadConfig', () => {
     ['SWITCHBOARD_SERVER_DEAD_AFTER_MS', 'soon'],
     ['SWITCHBOARD_DISPATCH_CONCURRENCY', '0'],
     ['SWITCHBOARD_DISPATCH_CONCURRENCY', '2000'],
+    ['SWITCHBOARD_READER_THREADS', '-1'],
+    ['SWITCHBOARD_READER_THREADS', '17'],
+    ['SWITCHBOARD_READER_THREADS', 'two'],
   ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
     const message = errorOf({ [name]: value });
     expect(message).toContain('invalid configuration');
@@ -100,6 +103,12 @@ describe('loadConfig', () => {
     for (const bad of ['https://jaeger.example/trace/', 'javascript:alert({trace_id})', 'jaeger.example/{trace_id}']) {
       expect(errorOf({ SWITCHBOARD_TRACE_URL_TEMPLATE: bad })).toContain('SWITCHBOARD_TRACE_URL_TEMPLATE: must be an http(s) URL containing {trace_id}');
     }
+  });
+
+  test('reader threads: 2 by default, 0 to read on the main thread', () => {
+    expect(loadConfig({}).readerThreads).toBe(2);
+    expect(loadConfig({ SWITCHBOARD_READER_THREADS: '0' }).readerThreads).toBe(0);
+    expect(loadConfig({ SWITCHBOARD_READER_THREADS: '4' }).readerThreads).toBe(4);
   });
 
   test('handlers at once: 64 by default, or as set', () => {

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock';
 import { DatabaseClock } from './database-clock';
 import type { Engine, StoreCapabilities, StoreEngine, StoreErrorKind } from './engines/engine';
 import { migrationProvider } from './migrations/index';
-import { openSqlite, openSqliteBulkReader } from './engines/sqlite/open-sqlite';
+import { openSqlite, openSqliteBulkReader, openSqliteThreadReader } from './engines/sqlite/open-sqlite';
 import { sqliteEngine } from './engines/sqlite/sqlite-engine';
 import { DatabaseUnreachableError, openPostgres, redactedUrl } from './engines/postgres/open-postgres';
 import { postgresEngine } from './engines/postgres/postgres-engine';
@@ -199,6 +199,24 @@ export class Store {
     store.incidents.keepRollupsInMemory(rollupCache);
     store.logs.afterRollupWrites(() => rollupCache.countWrite());
     return store;
+  }
+
+  /**
+   * The file a reader thread opens with `Store.openThreadReader`, where reading in another thread
+   * gains the process a core (SQLite: the main thread runs every statement of its connection).
+   * Undefined on PostgreSQL, where statements already run in the database server's processes.
+   */
+  get threadReaderFile(): string | undefined {
+    return this.bulkReaderConnection ? this.location : undefined;
+  }
+
+  /**
+   * A store for reads only, in a thread of its own, on the file `threadReaderFile` names: no
+   * migrations (the store that owns the file ran them) and every write refused. On SQLite's clock.
+   */
+  static openThreadReader(file: string): Store {
+    const reader = openSqliteThreadReader(file);
+    return new Store(reader.db, sqliteEngine, systemClock, file, () => reader.raw.close(), () => 0);
   }
 
   async migrate(): Promise<void> {

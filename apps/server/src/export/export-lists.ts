@@ -8,7 +8,7 @@
  */
 import { EXPORT_LIST_METHODS, EXPORT_LIST_NAMES, type DecisionSheet, type ExportListName, type MethodName, type Params, type Result, type StoredEvent } from '@switchboard/contract';
 import { auditList } from '../methods/audit/list';
-import { eventList } from '../methods/event/list';
+import { readEventList } from '../methods/event/list';
 import { mailboxList } from '../methods/mailbox/list';
 import { runtimeIncidents } from '../methods/runtime/incidents';
 import { toMailboxHistoryEntry } from '../records/mailbox-item';
@@ -70,7 +70,7 @@ const events = exportList<StoredEvent>({
   name: 'events',
   method: EXPORT_LIST_METHODS.events,
   async page(params, cursor, ctx) {
-    const page = await eventList(paged<'event.list'>(params, cursor), ctx);
+    const page = await readEventList(ctx.store, paged<'event.list'>(params, cursor));
     return { rows: page.events, next_cursor: page.next_cursor };
   },
   columns: eventColumns,
@@ -106,7 +106,7 @@ const deadLetters = exportList<DeadLetterRow>({
   async page(params, cursor, ctx) {
     const list = params as Params<'event.list'>;
     const filter = { ...list.filter, has_dead_letter: true };
-    const page = await eventList(paged<'event.list'>({ ...params, filter }, cursor), ctx);
+    const page = await readEventList(ctx.store, paged<'event.list'>({ ...params, filter }, cursor));
     return { rows: page.events.flatMap((e) => deadLettersOf(e, filter)), next_cursor: page.next_cursor };
   },
   columns: [

@@ -10,7 +10,7 @@ import type { Store } from '@switchboard/store';
 import type { Config } from '../config';
 import { openRpcDocument } from '../openrpc-document';
 import type { Logger } from '../logger';
-import { INTERNAL_MESSAGE, MAX_BATCH, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
+import { INTERNAL_MESSAGE, MAX_BATCH, answerText, errorResponse, methodNameOf, readRequest, type RpcResponse } from '../rpc/envelope';
 import type { MethodExecutor } from '../rpc/method-executor';
 import type { HandlerContext, Principal } from '../rpc/handler';
 import { errorJson, type AppEnv } from './app-env';
@@ -30,6 +30,7 @@ import { WEBSOCKET_PATH, acceptWebSocket, upgradeRequired, upgradesOnlyAtWebSock
 import { retryableStoreError } from '../rpc/store-busy';
 import { METRICS_PATH, metricsHandlers } from '../observability/metrics-route';
 import type { Metrics } from '../observability/metrics';
+import type { ReaderThreads } from '../reads/reader-threads';
 
 export interface AppDeps {
   config: Config;
@@ -45,6 +46,8 @@ export interface AppDeps {
   oidc?: OidcSignIn;
   /** Prometheus metrics, served at GET /metrics. */
   metrics?: Metrics;
+  /** Where list pages are read, when not on the main thread. */
+  readers?: ReaderThreads;
 }
 
 type Env = AppEnv;
@@ -185,6 +188,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
       principal: c.get('principal'),
       correlationId,
       transport: 'http',
+      ...(deps.readers ? { readers: deps.readers } : {}),
     };
     if (pathMethod) c.set('rpcMethod', pathMethod);
     let parsed: unknown;
@@ -248,7 +252,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     c.set('outcome', errors.length === 0 ? 'ok' : [...new Set(errors)].join(','));
     if (body === undefined) return c.body(null, 204);
     // Not c.json: a plain header record is what @hono/node-server hands Node without copying.
-    return new Response(JSON.stringify(body), { status: 200, headers: frameHeaders(c, 'application/json') });
+    return new Response(answerText(body), { status: 200, headers: frameHeaders(c, 'application/json') });
   };
 
   // Authentication, the rate limit and the content type as checks in one middleware, in that

@@ -42,6 +42,16 @@ export function shareCursorSecret(store: Store, reader: Store): void {
   if (reader !== store) secrets.set(reader, secretFor(store));
 }
 
+/** `store`'s cursor secret (loaded, or created on first use): what a reader thread is given. */
+export function cursorSecretOf(store: Store): Promise<Buffer> {
+  return secretFor(store);
+}
+
+/** Lets `reader` (a reader thread's store) sign and check cursors with a secret handed to its thread. */
+export function useCursorSecret(reader: Store, secret: Buffer): void {
+  secrets.set(reader, Promise.resolve(secret));
+}
+
 /** The filter a cursor is bound to: everything that decides membership and order, defaults applied. */
 export function filterHash(filter: unknown): string {
   // 128 bits of the hash keeps cursors short; collisions across filters are not a practical risk.

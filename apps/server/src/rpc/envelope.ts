@@ -1,5 +1,6 @@
 /** JSON-RPC 2.0 envelope rules (v1-decisions, Transport): what counts as a request, a notification, a batch. */
 import { RpcError, toErrorObject, type RpcErrorObject } from '@switchboard/contract';
+import { SerializedResult } from './serialized-result';
 
 export type RpcId = string | number | null;
 
@@ -54,4 +55,16 @@ export function errorResponse(id: RpcId, error: RpcError, correlationId: string)
 export function methodNameOf(entry: unknown): string {
   const method = isPlainObject(entry) ? entry.method : undefined;
   return typeof method === 'string' ? method.slice(0, 100) : '(invalid)';
+}
+
+/**
+ * An answer's JSON text. A single answer whose result is already text (a reader thread's page)
+ * gets it spliced in rather than parsed and serialized again; anything else serializes as usual,
+ * a SerializedResult through its toJSON.
+ */
+export function answerText(body: RpcResponse | RpcResponse[]): string {
+  if (!Array.isArray(body) && 'result' in body && body.result instanceof SerializedResult) {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(body.id)},"result":${body.result.json}}`;
+  }
+  return JSON.stringify(body);
 }

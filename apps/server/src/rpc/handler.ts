@@ -4,7 +4,10 @@ import type { Store } from '@switchboard/store';
 import type { Runtime } from '@switchboard/runtime';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
+import type { ReaderThreads } from '../reads/reader-threads';
+import type { ThreadReadMethod } from '../reads/thread-read-method';
 import type { MutationCall } from './idempotency';
+import type { SerializedResult } from './serialized-result';
 
 /** Who is calling: the token a request authenticated with (never its secret) and its person. */
 export interface Principal {
@@ -32,6 +35,8 @@ export interface HandlerContext {
    * is the call's effect, so its audit record (and a keyed call's answer) commit with it.
    */
   mutation?: MutationCall;
+  /** Present where list pages are read in reader threads (SQLite, unless turned off). */
+  readers?: ReaderThreads;
   /** Present on the WebSocket transport: subscription bookkeeping for this socket. */
   socket?: SocketSubscriptions;
 }
@@ -41,7 +46,8 @@ export interface SocketSubscriptions {
   unsubscribe(subscriptionId: string): boolean;
 }
 
-export type Handler<M extends MethodName> = (params: Params<M>, ctx: HandlerContext) => Promise<Result<M>>;
+/** A handler's answer: the result; for a thread-read method, its JSON text when a reader thread read it. */
+export type Handler<M extends MethodName> = (params: Params<M>, ctx: HandlerContext) => Promise<Result<M> | (M extends ThreadReadMethod ? SerializedResult<M> : never)>;
 
 /** Handlers keyed by method name; partial so tests can add or override a few. */
 export type HandlerRegistry = { [M in MethodName]?: Handler<M> };

@@ -12,6 +12,7 @@ import { AuditTrail, actorOf, channelOf, type AuditFact } from '../audit/audit-t
 import { retryableStoreError } from './store-busy';
 import type { ExtraMethod, HandlerContext, HandlerRegistry } from './handler';
 import { INTERNAL_MESSAGE, type RpcRequest } from './envelope';
+import { SerializedResult } from './serialized-result';
 import type { RpcCallObserver } from '../observability/metrics';
 import { endRpcSpan, inRpcSpan, isTraced, startRpcSpan } from '../observability/rpc-span';
 import { tracingEnabled } from '../observability/tracing';
@@ -225,14 +226,15 @@ export class MethodExecutor {
  * exactly as sent, with no member the schema would strip, add or change; a mismatch is INTERNAL
  * so that a test fails on it. In production the handler's result goes out as it is.
  */
-function checkedResult(def: MethodDefinition, result: unknown, ctx: HandlerContext): unknown {
+function checkedResult(def: MethodDefinition, answer: unknown, ctx: HandlerContext): unknown {
+  const result = answer instanceof SerializedResult ? answer.value() : answer;
   const checked = def.result.safeParse(result);
   const issues = checked.success
     ? isDeepStrictEqual(asSent(result), asSent(checked.data))
       ? undefined
       : [{ path: '', message: 'the result differs from what its schema makes of it (a member outside the contract, or one the schema fills in)' }]
     : issuesOf(checked.error);
-  if (!issues) return result;
+  if (!issues) return answer;
   ctx.logger.error('result does not match the contract', { correlation_id: ctx.correlationId, method: def.name, issues });
   throw new RpcError('INTERNAL', INTERNAL_MESSAGE);
 }

@@ -24,6 +24,7 @@ import type { HandlerContext, Principal, SocketSubscriptions } from '../rpc/hand
 import { computeHealth } from '../methods/health/check';
 import { HeartbeatBroadcast } from './heartbeat-broadcast';
 import { ChangeNotices } from './change-notices';
+import type { ReaderThreads } from '../reads/reader-threads';
 
 export interface SocketServerDeps {
   config: Config;
@@ -35,6 +36,8 @@ export interface SocketServerDeps {
   changes: ChangeListener;
   /** Shared with HTTP so a token's budget covers both transports. */
   limiter?: RateLimiter;
+  /** Where list pages are read, when not on the main thread. */
+  readers?: ReaderThreads;
 }
 
 export interface SocketServer {
@@ -53,7 +56,7 @@ export const CLOSE_NOT_READING = 1008;
 const RESUME_POLL_MS = 50;
 
 export function createSocketServer(deps: SocketServerDeps): SocketServer {
-  const { config, store, runtime, logger, methodExecutor, limiter, changes } = deps;
+  const { config, store, runtime, logger, methodExecutor, limiter, changes, readers } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.bodyLimitBytes });
   const alive = new WeakMap<WebSocket, boolean>();
   const cleanups = new Set<() => void>();
@@ -121,7 +124,7 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
     const runOne = async (value: unknown, correlationId: string): Promise<RpcResponse | undefined> => {
       const read = readRequest(value);
       if (!read.ok) return errorResponse(read.id, read.error, correlationId);
-      const ctx: HandlerContext = { store, runtime, config, logger, principal, correlationId, transport: 'ws', socket: socketSubs };
+      const ctx: HandlerContext = { store, runtime, config, logger, principal, correlationId, transport: 'ws', socket: socketSubs, ...(readers ? { readers } : {}) };
       const outcome = await methodExecutor.execute(read.request, ctx);
       if (read.request.notification) return undefined;
       if (outcome.error) return errorResponse(read.request.id, outcome.error, correlationId);

@@ -33,6 +33,11 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: Better
  * touches every page once, so a large cache buys it nothing and fills to its limit.
  */
 const BULK_READER_CACHE_KIB = 8192;
+/**
+ * The page cache of a reader thread's connection: half the main connection's, since a server runs
+ * several and they share the pages a console reads over and over.
+ */
+const THREAD_READER_CACHE_KIB = 32768;
 
 /**
  * A second connection to an open store's file for reads that walk a whole table (exports): its
@@ -41,9 +46,22 @@ const BULK_READER_CACHE_KIB = 8192;
  * wait for the main connection's lock on this same thread.
  */
 export function openSqliteBulkReader(file: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
+  return openSqliteReadOnly(file, BULK_READER_CACHE_KIB);
+}
+
+/**
+ * A connection for a reader thread (another thread of the process that holds the store): list
+ * pages read there run beside the main thread's work. WAL gives each read the last committed
+ * state, so a write acknowledged on the main connection is in the next page read here.
+ */
+export function openSqliteThreadReader(file: string): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
+  return openSqliteReadOnly(file, THREAD_READER_CACHE_KIB);
+}
+
+function openSqliteReadOnly(file: string, cacheKib: number): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
   const raw = new BetterSqlite3(file, { fileMustExist: true });
   raw.pragma('busy_timeout = 5000');
-  raw.pragma(`cache_size = -${BULK_READER_CACHE_KIB}`);
+  raw.pragma(`cache_size = -${cacheKib}`);
   raw.pragma('query_only = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return { db, raw };

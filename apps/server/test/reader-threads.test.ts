@@ -1,0 +1,118 @@
+/**
+ * Reader threads on the built server, as `npm start` runs it (in-process test servers read on the
+ * main thread: harness.ts): event.list pages read in a thread hold every write acknowledged before
+ * them, come out byte for byte as the main thread writes them, and carry cursors either side
+ * accepts; a thread's refusal reaches the client as the same error; batches and the WebSocket get
+ * the same pages.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServerProcess, type ServerProcess } from '@switchboard/testkit';
+import { afterAll, expect, it } from 'vitest';
+import { CONTROL_BUNDLE } from './control-helpers';
+import { RpcSocket, wsUrl } from './ws-client';
+
+const TOKEN = 'sbk_reader_threads_test_token_01';
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-readers-'));
+const started: ServerProcess[] = [];
+afterAll(async () => {
+  for (const s of started) await s.kill();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const env = { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error' };
+
+async function start(extra: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServerProcess({ dataDir, token: TOKEN, env: { ...env, ...extra }, stdout: 'capture' });
+  started.push(server);
+  return server;
+}
+
+/** POSTs a body to /v1/rpc; the answer's text as sent. */
+async function post(url: string, body: unknown): Promise<string> {
+  const res = await fetch(url + '/v1/rpc', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+const call = async (url: string, method: string, params: unknown): Promise<any> => JSON.parse(await post(url, { jsonrpc: '2.0', id: 1, method, params }));
+
+/** Every page of a list as answered (text), following next_cursor, and the cursors. */
+async function walk(url: string, params: Record<string, unknown>): Promise<{ pages: string[]; cursors: string[] }> {
+  const pages: string[] = [];
+  const cursors: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const text = await post(url, { jsonrpc: '2.0', id: 1, method: 'event.list', params: { ...params, ...(cursor ? { cursor } : {}) } });
+    pages.push(text);
+    cursor = JSON.parse(text).result.next_cursor;
+    if (cursor) cursors.push(cursor);
+  } while (cursor);
+  return { pages, cursors };
+}
+
+it('reads event.list pages in reader threads exactly as the main thread reads them', async () => {
+  const threaded = await start({});
+  expect(threaded.output()).toContain('reads  2 reader threads beside the main thread');
+
+  // Each publish is answered after its commit: the next page, read on another connection, has it.
+  const published: string[] = [];
+  for (let n = 0; n < 24; n++) {
+    const answer = await call(threaded.url, 'event.publish', n % 4 === 0 ? { event_name: 'charge.noted', payload: { n } } : { event_name: 'tick', payload: { n }, entity_id: `e-${n % 3}` });
+    expect(answer.result.event_id).toEqual(expect.any(String));
+    published.push(answer.result.event_id);
+    const newest = await call(threaded.url, 'event.list', { limit: 1 });
+    expect(newest.result.events[0].event_id).toBe(answer.result.event_id);
+  }
+  // Settled: every tick's delivery done, so the pages no longer change.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const page = await call(threaded.url, 'event.list', { limit: 100 });
+    if (page.result.events.every((e: { deliveries: { status: string }[] }) => e.deliveries.every((d) => d.status === 'delivered'))) break;
+    if (Date.now() > deadline) throw new Error(`deliveries not settled: ${JSON.stringify(page.result.events.flatMap((e: any) => e.deliveries))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  const all = await walk(threaded.url, { limit: 7 });
+  expect(all.pages).toHaveLength(4);
+  expect(all.pages.flatMap((p) => JSON.parse(p).result.events.map((e: { event_id: string }) => e.event_id))).toEqual([...published].reverse());
+  expect(JSON.parse(all.pages[0]!).result.events.find((e: { event_name: string }) => e.event_name === 'tick').deliveries).toEqual([
+    expect.objectContaining({ subscriber_id: 'count-tick', status: 'delivered', attempts: 1 }),
+  ]);
+  const filtered = await walk(threaded.url, { limit: 3, filter: { entity_id: 'e-1' } });
+
+  // Refusals come back as the thread's read threw them.
+  const altered = all.cursors[0]!.slice(0, -2) + (all.cursors[0]!.endsWith('AA') ? 'BB' : 'AA');
+  expect((await call(threaded.url, 'event.list', { limit: 7, cursor: altered })).error).toMatchObject({
+    message: 'Cursor signature does not match; it was altered or not issued by this server',
+    data: { code: 'INVALID_CURSOR' },
+  });
+  expect((await call(threaded.url, 'event.list', { limit: 7, filter: { event_name: 'tick' }, cursor: all.cursors[0] })).error).toMatchObject({ data: { code: 'INVALID_CURSOR' } });
+
+  // A batch and the WebSocket carry the same page.
+  const batch = JSON.parse(await post(threaded.url, [
+    { jsonrpc: '2.0', id: 'a', method: 'event.list', params: { limit: 7 } },
+    { jsonrpc: '2.0', id: 'b', method: 'health.ping' },
+  ]));
+  expect(batch[0]).toEqual({ ...JSON.parse(all.pages[0]!), id: 'a' });
+  const socket = await RpcSocket.open(wsUrl(threaded.url), { headers: { authorization: `Bearer ${TOKEN}` } });
+  const overSocket = await socket.call('event.list', { limit: 7 });
+  socket.socket.close();
+  expect(overSocket.result).toEqual(JSON.parse(all.pages[0]!).result);
+
+  await threaded.stop();
+  expect(threaded.child.exitCode).toBe(0);
+
+  // The same store read on the main thread: the same bytes, and a thread's cursor is accepted.
+  const main = await start({ SWITCHBOARD_READER_THREADS: '0' });
+  expect(main.output()).not.toContain('reader threads');
+  expect((await walk(main.url, { limit: 7 })).pages).toEqual(all.pages);
+  expect((await walk(main.url, { limit: 3, filter: { entity_id: 'e-1' } })).pages).toEqual(filtered.pages);
+  expect(await post(main.url, { jsonrpc: '2.0', id: 1, method: 'event.list', params: { limit: 7, cursor: all.cursors[1] } })).toBe(all.pages[2]);
+  await main.stop();
+}, 90_000);
