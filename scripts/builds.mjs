@@ -38,8 +38,11 @@ export function ensureConsoleBuild() {
   if (r.status !== 0) throw new Error(`building the console failed (exit ${r.status ?? r.signal})`);
 }
 
+/** The reader threads' script, built beside the server's (apps/server/src/reads/reader-threads.ts). */
+const readerThreadBuild = path.join(serverBuildDir, 'reader-thread.mjs');
+
 function stale() {
-  if (!fs.existsSync(serverBuild)) return true;
+  if (!fs.existsSync(serverBuild) || !fs.existsSync(readerThreadBuild)) return true;
   // This file's own changes (the build's options) count as a source too.
   return Math.max(fs.statSync(new URL(import.meta.url)).mtimeMs, ...SOURCES.map(newestMtime)) > fs.statSync(serverBuild).mtimeMs;
 }
@@ -62,7 +65,6 @@ async function build() {
   const scratch = path.join(serverBuildDir, `.build-${process.pid}-${Date.now()}`);
   try {
     await esbuild.build({
-      // The reader threads' script goes beside the server's (apps/server/src/reads/reader-threads.ts).
       entryPoints: { main: 'apps/server/src/main.ts', 'reader-thread': 'apps/server/src/reads/reader-thread.ts' },
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
@@ -78,7 +80,9 @@ async function build() {
       // Dependencies stay in node_modules, loaded as they are; only this repository's TypeScript is bundled.
       plugins: [{ name: 'dependencies-external', setup: (b) => b.onResolve({ filter: /^[^./]/ }, (a) => (a.path.startsWith('@switchboard/') ? undefined : { path: a.path, external: true })) }],
     });
-    const files = fs.readdirSync(scratch).sort((a, b) => Number(a.endsWith('.mjs')) - Number(b.endsWith('.mjs')));
+    // main.mjs last: its time says whether the build is fresh, so everything it runs is in place first.
+    const order = (f) => (f === 'main.mjs' ? 2 : f.endsWith('.mjs') ? 1 : 0);
+    const files = fs.readdirSync(scratch).sort((a, b) => order(a) - order(b));
     for (const f of files) fs.renameSync(path.join(scratch, f), path.join(serverBuildDir, f));
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
