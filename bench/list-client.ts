@@ -92,11 +92,6 @@ class WireClient {
     waiting?.resolve(answer);
   }
 
-  /** False once the connection failed or closed (the server ends idle keep-alive connections). */
-  get usable(): boolean {
-    return this.failure === undefined;
-  }
-
   close(): void {
     this.socket.destroy();
   }
@@ -119,10 +114,10 @@ let wire: WireClient | undefined;
 let node: RpcClient | undefined;
 
 async function timeWire(job: ListJob): Promise<number[]> {
-  if (wire?.port !== job.port || !wire.usable) {
-    wire?.close();
-    wire = new WireClient(job.port);
-  }
+  // A connection of its own per job: the last job's sat idle through the Node client's pass, long
+  // enough for the server's keep-alive timeout to close it just as a request went out (ECONNRESET).
+  wire?.close();
+  wire = new WireClient(job.port);
   const method = job.method ?? 'event.list';
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: job.params });
   const request = Buffer.from(
@@ -140,10 +135,9 @@ async function timeWire(job: ListJob): Promise<number[]> {
 }
 
 async function timeNode(job: ListJob): Promise<number[]> {
-  if (node?.port !== job.port) {
-    node?.close();
-    node = new RpcClient(job.port, job.token, 1);
-  }
+  // A fresh connection per job too, for the same reason as timeWire's.
+  node?.close();
+  node = new RpcClient(job.port, job.token, 1);
   const times: number[] = [];
   for (let i = 0; i < job.warmup + job.requests; i++) {
     const t = performance.now();
