@@ -244,7 +244,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 async function startReaderThreads(store: Store, config: Config, logger: Logger): Promise<ReaderThreads | undefined> {
   const file = store.threadReaderFile;
   if (!file || config.readerThreads === 0) return undefined;
-  return ReaderThreads.start({ file, cursorSecret: await cursorSecretOf(store), threads: config.readerThreads, logger });
+  // After the runtime's boot, which created the bundle's payload indexes.
+  return ReaderThreads.start({ file, cursorSecret: await cursorSecretOf(store), payloadIndexPaths: store.events.payloadIndexPaths(), threads: config.readerThreads, logger });
 }
 
 /**

@@ -2,8 +2,8 @@
  * Reader threads on the built server, as `npm start` runs it (in-process test servers read on the
  * main thread: harness.ts): event.list pages read in a thread hold every write acknowledged before
  * them, come out byte for byte as the main thread writes them, and carry cursors either side
- * accepts; a thread's refusal reaches the client as the same error; batches and the WebSocket get
- * the same pages.
+ * accepts, and searches on an indexed payload field are served by its index there too; a
+ * thread's refusal reaches the client as the same error; batches and the WebSocket get the same pages.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +21,14 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const env = { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error' };
+// The control bundle with an indexed payload field on tick, so that a search is served by its index.
+const TICK = '        n: { type: number }\n    subscribers:\n      - { type: node, id: count-tick }';
+const controlBundle = fs.readFileSync(CONTROL_BUNDLE, 'utf8');
+if (!controlBundle.includes(TICK)) throw new Error('the control bundle no longer declares tick as this test expects');
+const bundle = path.join(dataDir, 'bundle.yaml');
+fs.writeFileSync(bundle, controlBundle.replace(TICK, '        n: { type: number }\n        ref: { type: string }\n    indexed_payload_fields: [ref]\n    subscribers:\n      - { type: node, id: count-tick }'));
+
+const env = { SWITCHBOARD_BUNDLE: bundle, SWITCHBOARD_DEMO: 'off', SWITCHBOARD_RATE_LIMIT_PER_S: '0', SWITCHBOARD_LOG_LEVEL: 'error' };
 
 async function start(extra: Record<string, string>): Promise<ServerProcess> {
   const server = await startServerProcess({ dataDir, token: TOKEN, env: { ...env, ...extra }, stdout: 'capture' });
@@ -63,7 +70,7 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
   // Each publish is answered after its commit: the next page, read on another connection, has it.
   const published: string[] = [];
   for (let n = 0; n < 24; n++) {
-    const answer = await call(threaded.url, 'event.publish', n % 4 === 0 ? { event_name: 'charge.noted', payload: { n } } : { event_name: 'tick', payload: { n }, entity_id: `e-${n % 3}` });
+    const answer = await call(threaded.url, 'event.publish', n % 4 === 0 ? { event_name: 'charge.noted', payload: { n } } : { event_name: 'tick', payload: { n, ref: `r-${n % 2}` }, entity_id: `e-${n % 3}` });
     expect(answer.result.event_id).toEqual(expect.any(String));
     published.push(answer.result.event_id);
     const newest = await call(threaded.url, 'event.list', { limit: 1 });
@@ -85,6 +92,14 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
     expect.objectContaining({ subscriber_id: 'count-tick', status: 'delivered', attempts: 1 }),
   ]);
   const filtered = await walk(threaded.url, { limit: 3, filter: { entity_id: 'e-1' } });
+  // A search on the indexed field is served by the index in a thread too; one on another field is not.
+  const indexedSearch = { limit: 4, filter: { payload: [{ path: 'ref', op: 'eq', value: 'r-1' }] } };
+  const searched = await walk(threaded.url, indexedSearch);
+  expect(searched.pages.map((p) => JSON.parse(p).result.payload_search)).toEqual(searched.pages.map(() => ({ indexed: true, scan_limited: false })));
+  expect(searched.pages.flatMap((p) => JSON.parse(p).result.events.map((e: { payload: { n: number } }) => e.payload.n))).toEqual([23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1].filter((n) => n % 4 !== 0));
+  const scanned = await call(threaded.url, 'event.list', { limit: 4, filter: { payload: [{ path: 'n', op: 'eq', value: 5 }] } });
+  expect(scanned.result.payload_search).toEqual({ indexed: false, scan_limited: false });
+  expect(scanned.result.events.map((e: { payload: { n: number } }) => e.payload.n)).toEqual([5]);
 
   // Refusals come back as the thread's read threw them.
   const altered = all.cursors[0]!.slice(0, -2) + (all.cursors[0]!.endsWith('AA') ? 'BB' : 'AA');
@@ -113,6 +128,7 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
   expect(main.output()).not.toContain('reader threads');
   expect((await walk(main.url, { limit: 7 })).pages).toEqual(all.pages);
   expect((await walk(main.url, { limit: 3, filter: { entity_id: 'e-1' } })).pages).toEqual(filtered.pages);
+  expect((await walk(main.url, indexedSearch)).pages).toEqual(searched.pages);
   expect(await post(main.url, { jsonrpc: '2.0', id: 1, method: 'event.list', params: { limit: 7, cursor: all.cursors[1] } })).toBe(all.pages[2]);
   await main.stop();
 }, 90_000);

@@ -7,6 +7,8 @@ export interface ReaderThreadData {
   file: string;
   /** The store's cursor secret, so that cursors minted on either side are accepted on the other. */
   cursorSecret: Uint8Array;
+  /** The payload paths the store indexed at boot: searches on them are served by their index. */
+  payloadIndexPaths: string[];
 }
 
 export interface ReadRequest {

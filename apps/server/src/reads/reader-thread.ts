@@ -14,6 +14,7 @@ if (!port) throw new Error('reader-thread runs as a worker thread of the server'
 const data = workerData as ReaderThreadData;
 const store = Store.openThreadReader(data.file);
 useCursorSecret(store, Buffer.from(data.cursorSecret));
+store.events.knowPayloadIndexes(data.payloadIndexPaths);
 
 const answer = (message: ReaderMessage) => port.postMessage(message);
 let inFlight = 0;

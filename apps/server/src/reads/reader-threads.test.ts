@@ -45,7 +45,7 @@ parentPort.postMessage({ ready: true });
 
 function start(script: URL, threads: number, lines: Record<string, unknown>[] = []): Promise<ReaderThreads> {
   const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
-  return ReaderThreads.start({ file: 'unused', cursorSecret: Buffer.alloc(32), threads, logger, script });
+  return ReaderThreads.start({ file: 'unused', cursorSecret: Buffer.alloc(32), payloadIndexPaths: [], threads, logger, script });
 }
 
 type Echo = { params: Record<string, unknown>; thread: number };

@@ -79,6 +79,8 @@ export interface ReaderThreadsOptions {
   /** The threads' script: reader-thread's, unless a test gives another that speaks the same protocol. */
   script?: URL;
   cursorSecret: Buffer;
+  /** Store.events.payloadIndexPaths() of the store that owns the file, after the runtime's boot. */
+  payloadIndexPaths: string[];
   threads: number;
   logger: Logger;
 }
@@ -90,7 +92,7 @@ export class ReaderThreads {
   private closing = false;
 
   private constructor(private readonly options: ReaderThreadsOptions) {
-    this.data = { file: options.file, cursorSecret: new Uint8Array(options.cursorSecret) };
+    this.data = { file: options.file, cursorSecret: new Uint8Array(options.cursorSecret), payloadIndexPaths: options.payloadIndexPaths };
   }
 
   /** Starts `threads` threads and waits until each has its connection open. */

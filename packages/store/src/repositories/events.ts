@@ -231,6 +231,19 @@ export class EventRepository {
     return created;
   }
 
+  /** The payload paths with an index, as ensurePayloadIndexes left them (what a reader thread's store is told). */
+  payloadIndexPaths(): string[] {
+    return [...this.indexedPayloadPaths];
+  }
+
+  /**
+   * Lets a read-only store (a reader thread's) serve searches on the paths the store that owns the
+   * file indexed, as that store does: from the index, not a bounded scan.
+   */
+  knowPayloadIndexes(paths: Iterable<string>): void {
+    for (const path of paths) this.indexedPayloadPaths.add(path);
+  }
+
   /** Whether an index serves the filter's payload conditions: an eq or in on an indexed path. */
   payloadSearchIndexed(conditions: readonly PayloadCondition[]): boolean {
     return conditions.some((c) => (c.op === 'eq' || c.op === 'in') && this.indexedPayloadPaths.has(c.path));
