@@ -8,9 +8,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { MethodName, ParamsInput, Result } from '@switchboard/contract';
 import { startServerProcess, type ServerProcess } from '@switchboard/testkit';
 import { afterAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE } from './control-helpers';
+import type { RpcAnswer } from './harness';
 import { RpcSocket, wsUrl } from './ws-client';
 
 const TOKEN = 'sbk_reader_threads_test_token_01';
@@ -47,7 +49,12 @@ async function post(url: string, body: unknown): Promise<string> {
   return res.text();
 }
 
-const call = async (url: string, method: string, params: unknown): Promise<any> => JSON.parse(await post(url, { jsonrpc: '2.0', id: 1, method, params }));
+async function call<M extends MethodName>(url: string, method: M, params: ParamsInput<M>): Promise<RpcAnswer<Result<M>>> {
+  return JSON.parse(await post(url, { jsonrpc: '2.0', id: 1, method, params })) as RpcAnswer<Result<M>>;
+}
+
+/** An event.list answer's result, from its text. */
+const pageOf = (text: string): Result<'event.list'> => (JSON.parse(text) as RpcAnswer<Result<'event.list'>>).result!;
 
 /** Every page of a list as answered (text), following next_cursor, and the cursors. */
 async function walk(url: string, params: Record<string, unknown>): Promise<{ pages: string[]; cursors: string[] }> {
@@ -57,7 +64,7 @@ async function walk(url: string, params: Record<string, unknown>): Promise<{ pag
   do {
     const text = await post(url, { jsonrpc: '2.0', id: 1, method: 'event.list', params: { ...params, ...(cursor ? { cursor } : {}) } });
     pages.push(text);
-    cursor = JSON.parse(text).result.next_cursor;
+    cursor = pageOf(text).next_cursor;
     if (cursor) cursors.push(cursor);
   } while (cursor);
   return { pages, cursors };
@@ -71,35 +78,36 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
   const published: string[] = [];
   for (let n = 0; n < 24; n++) {
     const answer = await call(threaded.url, 'event.publish', n % 4 === 0 ? { event_name: 'charge.noted', payload: { n } } : { event_name: 'tick', payload: { n, ref: `r-${n % 2}` }, entity_id: `e-${n % 3}` });
-    expect(answer.result.event_id).toEqual(expect.any(String));
-    published.push(answer.result.event_id);
+    expect(answer.result?.event_id).toEqual(expect.any(String));
+    published.push(answer.result!.event_id!);
     const newest = await call(threaded.url, 'event.list', { limit: 1 });
-    expect(newest.result.events[0].event_id).toBe(answer.result.event_id);
+    expect(newest.result?.events[0]?.event_id).toBe(answer.result!.event_id);
   }
   // Settled: every tick's delivery done, so the pages no longer change.
   const deadline = Date.now() + 20_000;
   for (;;) {
     const page = await call(threaded.url, 'event.list', { limit: 100 });
-    if (page.result.events.every((e: { deliveries: { status: string }[] }) => e.deliveries.every((d) => d.status === 'delivered'))) break;
-    if (Date.now() > deadline) throw new Error(`deliveries not settled: ${JSON.stringify(page.result.events.flatMap((e: any) => e.deliveries))}`);
+    const events = page.result!.events;
+    if (events.every((e) => e.deliveries.every((d) => d.status === 'delivered'))) break;
+    if (Date.now() > deadline) throw new Error(`deliveries not settled: ${JSON.stringify(events.flatMap((e) => e.deliveries))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 
   const all = await walk(threaded.url, { limit: 7 });
   expect(all.pages).toHaveLength(4);
-  expect(all.pages.flatMap((p) => JSON.parse(p).result.events.map((e: { event_id: string }) => e.event_id))).toEqual([...published].reverse());
-  expect(JSON.parse(all.pages[0]!).result.events.find((e: { event_name: string }) => e.event_name === 'tick').deliveries).toEqual([
+  expect(all.pages.flatMap((p) => pageOf(p).events.map((e) => e.event_id))).toEqual([...published].reverse());
+  expect(pageOf(all.pages[0]!).events.find((e) => e.event_name === 'tick')?.deliveries).toEqual([
     expect.objectContaining({ subscriber_id: 'count-tick', status: 'delivered', attempts: 1 }),
   ]);
   const filtered = await walk(threaded.url, { limit: 3, filter: { entity_id: 'e-1' } });
   // A search on the indexed field is served by the index in a thread too; one on another field is not.
   const indexedSearch = { limit: 4, filter: { payload: [{ path: 'ref', op: 'eq', value: 'r-1' }] } };
   const searched = await walk(threaded.url, indexedSearch);
-  expect(searched.pages.map((p) => JSON.parse(p).result.payload_search)).toEqual(searched.pages.map(() => ({ indexed: true, scan_limited: false })));
-  expect(searched.pages.flatMap((p) => JSON.parse(p).result.events.map((e: { payload: { n: number } }) => e.payload.n))).toEqual([23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1].filter((n) => n % 4 !== 0));
+  expect(searched.pages.map((p) => pageOf(p).payload_search)).toEqual(searched.pages.map(() => ({ indexed: true, scan_limited: false })));
+  expect(searched.pages.flatMap((p) => pageOf(p).events.map((e) => e.payload.n))).toEqual([23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1].filter((n) => n % 4 !== 0));
   const scanned = await call(threaded.url, 'event.list', { limit: 4, filter: { payload: [{ path: 'n', op: 'eq', value: 5 }] } });
-  expect(scanned.result.payload_search).toEqual({ indexed: false, scan_limited: false });
-  expect(scanned.result.events.map((e: { payload: { n: number } }) => e.payload.n)).toEqual([5]);
+  expect(scanned.result?.payload_search).toEqual({ indexed: false, scan_limited: false });
+  expect(scanned.result?.events.map((e) => e.payload.n)).toEqual([5]);
 
   // Refusals come back as the thread's read threw them.
   const altered = all.cursors[0]!.slice(0, -2) + (all.cursors[0]!.endsWith('AA') ? 'BB' : 'AA');
@@ -110,15 +118,17 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
   expect((await call(threaded.url, 'event.list', { limit: 7, filter: { event_name: 'tick' }, cursor: all.cursors[0] })).error).toMatchObject({ data: { code: 'INVALID_CURSOR' } });
 
   // A batch and the WebSocket carry the same page.
-  const batch = JSON.parse(await post(threaded.url, [
-    { jsonrpc: '2.0', id: 'a', method: 'event.list', params: { limit: 7 } },
-    { jsonrpc: '2.0', id: 'b', method: 'health.ping' },
-  ]));
-  expect(batch[0]).toEqual({ ...JSON.parse(all.pages[0]!), id: 'a' });
+  const batch = JSON.parse(
+    await post(threaded.url, [
+      { jsonrpc: '2.0', id: 'a', method: 'event.list', params: { limit: 7 } },
+      { jsonrpc: '2.0', id: 'b', method: 'health.ping' },
+    ]),
+  ) as RpcAnswer<unknown>[];
+  expect(batch[0]).toEqual({ jsonrpc: '2.0', id: 'a', result: pageOf(all.pages[0]!) });
   const socket = await RpcSocket.open(wsUrl(threaded.url), { headers: { authorization: `Bearer ${TOKEN}` } });
   const overSocket = await socket.call('event.list', { limit: 7 });
   socket.socket.close();
-  expect(overSocket.result).toEqual(JSON.parse(all.pages[0]!).result);
+  expect(overSocket.result).toEqual(pageOf(all.pages[0]!));
 
   await threaded.stop();
   expect(threaded.child.exitCode).toBe(0);
