@@ -24,7 +24,7 @@ import { routeUpgrades } from './http/websocket-upgrade';
 import { Metrics } from './observability/metrics';
 import { listenForScrapes } from './observability/metrics-listener';
 import { cursorSecretOf } from './pagination/cursor';
-import { ReaderThreads } from './reads/reader-threads';
+import { ReaderThreads, readerThreadsBuilt } from './reads/reader-threads';
 
 export interface StartOptions {
   config: Config;
@@ -244,6 +244,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 async function startReaderThreads(store: Store, config: Config, logger: Logger): Promise<ReaderThreads | undefined> {
   const file = store.threadReaderFile;
   if (!file || config.readerThreads === 0) return undefined;
+  if (!readerThreadsBuilt) {
+    logger.info('reading list pages on the main thread: reader threads run from the built server (npm start)');
+    return undefined;
+  }
   // After the runtime's boot, which created the bundle's payload indexes.
   return ReaderThreads.start({ file, cursorSecret: await cursorSecretOf(store), payloadIndexPaths: store.events.payloadIndexPaths(), threads: config.readerThreads, logger });
 }

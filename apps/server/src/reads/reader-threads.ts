@@ -16,12 +16,15 @@ import { SerializedResult } from '../rpc/serialized-result';
 import type { ReaderMessage, ReaderThreadData, ReadRequest } from './reader-thread-protocol';
 import type { ThreadReadMethod } from './thread-read-method';
 
+/** The thread's script: dist/reader-thread.mjs, beside the server's bundle (scripts/builds.mjs). */
+const THREAD_SCRIPT = new URL('./reader-thread.mjs', import.meta.url);
+
 /**
- * The thread's script beside this module: dist/reader-thread.mjs beside the server's bundle
- * (scripts/builds.mjs); the TypeScript source when the server runs from source under tsx, whose
- * loader a worker inherits from the process's flags.
+ * Whether this server runs from its build, where the threads' script is. Run from source (`npm run
+ * dev:server`, in-process tests) a worker has no loader for TypeScript (tsx's does not reach worker
+ * threads), so pages are read on the main thread there.
  */
-const THREAD_SCRIPT = new URL(import.meta.url.endsWith('.ts') ? './reader-thread.ts' : './reader-thread.mjs', import.meta.url);
+export const readerThreadsBuilt = !import.meta.url.endsWith('.ts');
 
 interface Pending {
   resolve: (json: string) => void;
