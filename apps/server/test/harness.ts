@@ -56,9 +56,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SWITCHBOARD_DEMO: 'off',
     SWITCHBOARD_RATE_LIMIT_PER_S: '0',
     SWITCHBOARD_CHECK_RESULTS: 'on',
-    // In-process servers run from source, where a worker thread has no loader for TypeScript:
-    // reader threads are tested on the built server (reader-threads.test.ts, e2e).
-    SWITCHBOARD_READER_THREADS: '0',
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];
