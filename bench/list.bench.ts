@@ -50,6 +50,12 @@ const DEEP_PAGE = 100;
 /** Calls per 1-connection measurement, after untimed ones (each pass, wire and Node's client). */
 const SEQUENTIAL_WARMUP = 100;
 const SEQUENTIAL_REQUESTS = Number(process.env.BENCH_SEQUENTIAL_REQUESTS ?? 1000);
+/**
+ * Untimed seconds at 16 connections before each timed 16-connection run: a server reads a lone
+ * caller's pages on its main thread, so its reader threads meet their first load here, and they
+ * read slowly for their first seconds (bench/README.md, "Why the warm-ups").
+ */
+const CONCURRENT_WARMUP_SECONDS = Number(process.env.BENCH_16C_WARMUP_SECONDS ?? 2);
 
 function fillStore(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -83,6 +89,7 @@ async function rpc(port: number, method: string, params: unknown): Promise<any> 
 }
 
 async function httpLatency(port: number, connections: number, body: string): Promise<{ p50: number; p99: number; rps: number; errors: number }> {
+  if (CONCURRENT_WARMUP_SECONDS > 0) await runLoad({ port, token: TOKEN, connections, seconds: CONCURRENT_WARMUP_SECONDS, body });
   const r = await runLoad({ port, token: TOKEN, connections, seconds: SECONDS, body });
   return { p50: r.p50, p99: r.p99, rps: r.rps, errors: r.errors + r.non2xx };
 }
