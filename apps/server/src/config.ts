@@ -49,6 +49,7 @@ const schema = z.object({
   SWITCHBOARD_SERVER_DEAD_AFTER_MS: positiveInt.min(200).default(5000),
   SWITCHBOARD_DISPATCH_CONCURRENCY: positiveInt.max(1024).default(64),
   SWITCHBOARD_READER_THREADS: z.coerce.number().int().min(0).max(16).default(2),
+  SWITCHBOARD_READER_THREADS_WHEN: z.enum(['busy', 'always']).default('busy'),
   SWITCHBOARD_WEB_DIST: z.string().optional(),
   SWITCHBOARD_METRICS: z.enum(['on', 'off']).default('on'),
   SWITCHBOARD_METRICS_PORT: port.optional(),
@@ -128,6 +129,11 @@ export interface Config {
   dispatchConcurrency: number;
   /** Threads that read list pages beside the main thread, on SQLite (0: the main thread reads them). */
   readerThreads: number;
+  /**
+   * `busy`: a page goes to a reader thread only while the main thread has other calls or deliveries
+   * under way (a lone caller is answered sooner on the main thread); `always`: every page.
+   */
+  readerThreadsWhen: 'busy' | 'always';
   webDist: string;
   /**
    * Prometheus metrics at GET /metrics (on by default); `port` adds a listener on HOST that serves
@@ -259,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     server: { beatMs: e.SWITCHBOARD_SERVER_BEAT_MS, deadAfterMs: e.SWITCHBOARD_SERVER_DEAD_AFTER_MS },
     dispatchConcurrency: e.SWITCHBOARD_DISPATCH_CONCURRENCY,
     readerThreads: e.SWITCHBOARD_READER_THREADS,
+    readerThreadsWhen: e.SWITCHBOARD_READER_THREADS_WHEN,
     webDist: path.resolve(e.SWITCHBOARD_WEB_DIST ?? 'dist/web'),
     metrics: { enabled: e.SWITCHBOARD_METRICS === 'on', port: e.SWITCHBOARD_METRICS_PORT },
     logLevel: e.SWITCHBOARD_LOG_LEVEL,

@@ -65,7 +65,13 @@ async function main(): Promise<void> {
     `  bundle ${running.runtime.name} ${running.runtime.bundle.fingerprint}`,
     `  data   ${running.store.location}`,
   ];
-  if (running.readerThreads > 0) banner.push(`  reads  ${running.readerThreads} reader threads beside the main thread`);
+  if (running.readerThreads > 0) {
+    banner.push(
+      config.readerThreadsWhen === 'busy'
+        ? `  reads  up to ${running.readerThreads} reader threads beside the main thread, while it is busy`
+        : `  reads  ${running.readerThreads} reader threads beside the main thread`,
+    );
+  }
   if (running.bootstrapToken) {
     banner.push('', `Bootstrap token: ${running.bootstrapToken}`, '  (shown once: paste it into the console sign-in, or send it as "Authorization: Bearer <token>")');
   }

@@ -49,7 +49,7 @@ export interface RunningServer {
   bootstrapToken?: string;
   /** The listener that serves only /metrics, when SWITCHBOARD_METRICS_PORT is set. */
   metricsUrl?: string;
-  /** Threads reading list pages beside the main thread (0: the main thread reads them). */
+  /** Threads that read list pages beside the main thread, started when needed (0: the main thread reads them all). */
   readerThreads: number;
   close(): Promise<void>;
 }
@@ -164,7 +164,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     bootstrapToken = await ensureToken(store, config.token, logger, runtime.serverId);
     await store.idempotency.purgeExpired();
     methodExecutor = new MethodExecutor({ ...handlers, ...options.extraHandlers }, options.extraMethods, metrics, config.checkResults);
-    readers = await startReaderThreads(store, config, logger);
+    const executor = methodExecutor;
+    // Nothing under way but the caller's own call: no other call on any transport, no delivery running.
+    const mainThreadQuiet = () => executor.callsInFlight <= 1 && runtime.dispatcher.inFlightCount === 0;
+    readers = await readerThreads(store, config, logger, mainThreadQuiet);
     const oidc = config.oidc && oidcClient ? new OidcSignIn({ config: config.oidc, client: oidcClient, store, logger, audit: new AuditTrail(store, () => runtime.serverId) }) : undefined;
     app = createApp({ config, store, runtime, logger, methodExecutor, limiter, oidc, metrics, readers, isReady: () => ready });
     server = await new Promise<Server>((resolve, reject) => {
@@ -215,7 +218,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sockets: { connectionCount: () => sockets.connectionCount(), subscriptionCount: () => sockets.subscriptionCount(), bufferedBytes: () => sockets.bufferedBytes() },
     bootstrapToken,
     metricsUrl: scrapes?.url,
-    readerThreads: readers?.size ?? 0,
+    readerThreads: readers ? config.readerThreads : 0,
     close() {
       closing ??= (async () => {
         ready = false;
@@ -241,7 +244,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
  * Reader threads for list pages where the store gains from them (SQLite: its statements otherwise
  * all run on the main thread) and the configuration asks for any.
  */
-async function startReaderThreads(store: Store, config: Config, logger: Logger): Promise<ReaderThreads | undefined> {
+async function readerThreads(store: Store, config: Config, logger: Logger, mainThreadQuiet: () => boolean): Promise<ReaderThreads | undefined> {
   const file = store.threadReaderFile;
   if (!file || config.readerThreads === 0) return undefined;
   if (!readerThreadsBuilt) {
@@ -249,7 +252,14 @@ async function startReaderThreads(store: Store, config: Config, logger: Logger):
     return undefined;
   }
   // After the runtime's boot, which created the bundle's payload indexes.
-  return ReaderThreads.start({ file, cursorSecret: await cursorSecretOf(store), payloadIndexPaths: store.events.payloadIndexPaths(), threads: config.readerThreads, logger });
+  return new ReaderThreads({
+    file,
+    cursorSecret: await cursorSecretOf(store),
+    payloadIndexPaths: store.events.payloadIndexPaths(),
+    threads: config.readerThreads,
+    logger,
+    ...(config.readerThreadsWhen === 'busy' ? { mainThreadQuiet } : {}),
+  });
 }
 
 /**

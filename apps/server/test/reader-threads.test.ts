@@ -3,7 +3,8 @@
  * main thread: harness.ts): event.list pages read in a thread hold every write acknowledged before
  * them, come out byte for byte as the main thread writes them, and carry cursors either side
  * accepts, and searches on an indexed payload field are served by its index there too; a
- * thread's refusal reaches the client as the same error; batches and the WebSocket get the same pages.
+ * thread's refusal reaches the client as the same error; batches and the WebSocket get the same pages;
+ * with the default policy (threads while the main thread is busy) concurrent walks get them too.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,7 +72,8 @@ async function walk(url: string, params: Record<string, unknown>): Promise<{ pag
 }
 
 it('reads event.list pages in reader threads exactly as the main thread reads them', async () => {
-  const threaded = await start({});
+  // Every page in a thread (by default a lone caller's pages are read on the main thread).
+  const threaded = await start({ SWITCHBOARD_READER_THREADS_WHEN: 'always' });
   expect(threaded.output()).toContain('reads  2 reader threads beside the main thread');
 
   // Each publish is answered after its commit: the next page, read on another connection, has it.
@@ -141,4 +143,12 @@ it('reads event.list pages in reader threads exactly as the main thread reads th
   expect((await walk(main.url, indexedSearch)).pages).toEqual(searched.pages);
   expect(await post(main.url, { jsonrpc: '2.0', id: 1, method: 'event.list', params: { limit: 7, cursor: all.cursors[1] } })).toBe(all.pages[2]);
   await main.stop();
+
+  // The default: threads while the main thread is busy. Walks side by side get the same pages
+  // wherever each page was read.
+  const busy = await start({});
+  expect(busy.output()).toContain('reads  up to 2 reader threads beside the main thread, while it is busy');
+  const walks = await Promise.all(Array.from({ length: 12 }, (_, i) => walk(busy.url, i % 2 ? { limit: 7 } : indexedSearch)));
+  walks.forEach((w, i) => expect(w.pages).toEqual(i % 2 ? all.pages : searched.pages));
+  await busy.stop();
 }, 90_000);

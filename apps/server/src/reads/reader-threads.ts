@@ -31,14 +31,25 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** How long a slot waits before starting a thread again after one could not start (open the file). */
+const RETRY_FAILED_START_MS = 30_000;
+/**
+ * How long the main thread counts as busy after it was last seen busy. Calls waiting for their
+ * body or queued on a socket are not counted in flight, so under steady load a page read on the
+ * main thread would find it quiet again and again, and the threads would sit idle: once busy, pages
+ * go to threads until the main thread has been quiet this long.
+ */
+export const BUSY_HOLD_MS = 500;
+
 class ReaderThread {
   readonly worker: Worker;
   readonly pending = new Map<number, Pending>();
   /** Resolves once the thread opened its connection; rejects if it could not. */
   readonly ready: Promise<void>;
+  started = false;
   stopped = false;
 
-  constructor(script: URL, data: ReaderThreadData, onStop: (error: Error, failedReads: number) => void) {
+  constructor(script: URL, data: ReaderThreadData, onStop: (error: Error, failedReads: number, started: boolean) => void) {
     this.worker = new Worker(script, { workerData: data, name: 'switchboard-reader' });
     let started: () => void;
     let failed: (error: Error) => void;
@@ -48,7 +59,10 @@ class ReaderThread {
     });
     this.ready.catch(() => undefined);
     this.worker.on('message', (message: ReaderMessage) => {
-      if ('ready' in message) return started();
+      if ('ready' in message) {
+        this.started = true;
+        return started();
+      }
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id);
@@ -63,16 +77,18 @@ class ReaderThread {
       const failedReads = this.pending.size;
       for (const waiting of this.pending.values()) waiting.reject(error);
       this.pending.clear();
-      onStop(error, failedReads);
+      onStop(error, failedReads, this.started);
     };
     this.worker.on('error', (error) => stop(error));
     this.worker.on('exit', (code) => stop(new Error(`the reader thread exited (code ${code})`)));
   }
 
+  /** Sends the read once the thread has its connection open (a thread being started queues it). */
   send(request: ReadRequest): Promise<string> {
     return new Promise((resolve, reject) => {
       this.pending.set(request.id, { resolve, reject });
-      this.worker.postMessage(request);
+      if (this.started) this.worker.postMessage(request);
+      else this.ready.then(() => this.worker.postMessage(request), () => undefined);
     });
   }
 }
@@ -86,53 +102,102 @@ export interface ReaderThreadsOptions {
   payloadIndexPaths: string[];
   threads: number;
   logger: Logger;
+  /**
+   * Whether the main thread has nothing under way but the caller's own call. Given, a page goes to a
+   * thread only while reading it here would hold up other work (the main thread was busy in the
+   * last BUSY_HOLD_MS, or the threads are reading), and only to a thread that has started: a quiet
+   * server answers sooner without the hop. Absent, every page is read in a thread.
+   */
+  mainThreadQuiet?: () => boolean;
+  /** BUSY_HOLD_MS unless a test gives another. */
+  busyHoldMs?: number;
 }
 
+/**
+ * The threads start on the first page asked for, not with the server: a thread's start costs about
+ * a second of CPU, and many servers (tests, scripts) never list a page.
+ */
 export class ReaderThreads {
-  private readonly threads: ReaderThread[] = [];
+  private readonly slots: (ReaderThread | undefined)[];
+  /** Per slot, when it may start a thread again (after one could not start). */
+  private readonly startAfter: number[];
   private readonly data: ReaderThreadData;
   private nextId = 1;
+  private readsInFlight = 0;
+  private busyUntil = 0;
   private closing = false;
 
-  private constructor(private readonly options: ReaderThreadsOptions) {
+  constructor(private readonly options: ReaderThreadsOptions) {
     this.data = { file: options.file, cursorSecret: new Uint8Array(options.cursorSecret), payloadIndexPaths: options.payloadIndexPaths };
+    this.slots = Array.from({ length: options.threads }, () => undefined);
+    this.startAfter = this.slots.map(() => 0);
   }
 
-  /** Starts `threads` threads and waits until each has its connection open. */
-  static async start(options: ReaderThreadsOptions): Promise<ReaderThreads> {
-    const pool = new ReaderThreads(options);
-    for (let i = 0; i < options.threads; i++) pool.threads.push(pool.spawn());
-    try {
-      await Promise.all(pool.threads.map((t) => t.ready));
-    } catch (err) {
-      await pool.close();
-      throw err;
-    }
-    return pool;
-  }
-
-  /** How many threads are running (a stopped one is replaced on the next read). */
+  /** How many threads are running or starting. */
   get size(): number {
-    return this.threads.filter((t) => !t.stopped).length;
+    return this.slots.filter((t) => t && !t.stopped).length;
+  }
+
+  /**
+   * Whether the next page should be read in a thread (`read`); if not, the caller reads it on the
+   * main thread. The first page asked for starts the threads, in the background when the main
+   * thread reads it: they are started (and their connections open) when load comes.
+   */
+  takesRead(): boolean {
+    if (this.closing) return false;
+    this.startMissing();
+    const quiet = this.options.mainThreadQuiet;
+    if (quiet) {
+      const now = Date.now();
+      if (this.readsInFlight > 0 || !quiet()) this.busyUntil = now + (this.options.busyHoldMs ?? BUSY_HOLD_MS);
+      else if (now >= this.busyUntil) return false;
+    }
+    return this.slots.some((t) => t && !t.stopped && (t.started || !quiet));
   }
 
   /** Reads in the least busy thread; an error is the one the read would have thrown on the main thread. */
   async read<M extends ThreadReadMethod>(method: M, params: Params<M>): Promise<SerializedResult<M>> {
     if (this.closing) throw new Error('the reader threads are closing');
+    this.startMissing();
     const thread = this.leastBusy();
-    return new SerializedResult<M>(await thread.send({ id: this.nextId++, method, params }));
+    this.readsInFlight++;
+    try {
+      return new SerializedResult<M>(await thread.send({ id: this.nextId++, method, params }));
+    } finally {
+      this.readsInFlight--;
+    }
   }
 
   private leastBusy(): ReaderThread {
-    for (let i = 0; i < this.threads.length; i++) if (this.threads[i]!.stopped) this.threads[i] = this.spawn();
-    let best = this.threads[0]!;
-    for (const t of this.threads) if (t.pending.size < best.pending.size) best = t;
+    let best: ReaderThread | undefined;
+    for (const t of this.slots) {
+      if (!t || t.stopped) continue;
+      if (!best || (t.started && !best.started) || (t.started === best.started && t.pending.size < best.pending.size)) best = t;
+    }
+    if (!best) throw new Error('no reader thread could start; pages are read on the main thread until one does');
     return best;
   }
 
-  private spawn(): ReaderThread {
-    return new ReaderThread(this.options.script ?? THREAD_SCRIPT, this.data, (error, failedReads) => {
-      if (!this.closing) this.options.logger.error('reader thread stopped; a new one starts on the next read', { error: error.message, reads_failed: failedReads });
+  private startMissing(): void {
+    for (let i = 0; i < this.slots.length; i++) {
+      const t = this.slots[i];
+      if ((!t || t.stopped) && Date.now() >= this.startAfter[i]!) this.slots[i] = this.spawn(i);
+    }
+  }
+
+  private spawn(slot: number): ReaderThread {
+    return new ReaderThread(this.options.script ?? THREAD_SCRIPT, this.data, (error, failedReads, started) => {
+      if (this.closing) return;
+      if (started) {
+        this.options.logger.error('reader thread stopped; a new one starts on the next read', { error: error.message, reads_failed: failedReads });
+        return;
+      }
+      this.startAfter[slot] = Date.now() + RETRY_FAILED_START_MS;
+      this.options.logger.error('reader thread could not start; pages are read on the main thread until one does', {
+        error: error.message,
+        reads_failed: failedReads,
+        retry_in_ms: RETRY_FAILED_START_MS,
+      });
     });
   }
 
@@ -140,8 +205,8 @@ export class ReaderThreads {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(
-      this.threads.map(async (t) => {
-        if (t.stopped) return;
+      this.slots.map(async (t) => {
+        if (!t || t.stopped) return;
         const exited = new Promise<void>((resolve) => t.worker.once('exit', () => resolve()));
         t.worker.postMessage({ close: true });
         await exited;

@@ -41,6 +41,7 @@ export function issuesOf(error: z.ZodError): { path: string; message: string }[]
 
 export class MethodExecutor {
   private readonly callables = new Map<string, Callable>();
+  private inFlight = 0;
 
   /**
    * `handlers` implement contract methods; `extraMethods` bring their own definition and must not
@@ -70,14 +71,24 @@ export class MethodExecutor {
     return this.callables.has(method);
   }
 
+  /** Calls started and not yet answered, over every transport. */
+  get callsInFlight(): number {
+    return this.inFlight;
+  }
+
   async execute(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {
-    if (!this.observer) return this.traced(request, ctx);
-    const started = performance.now();
-    const outcome = await this.traced(request, ctx);
-    // An unknown name is one label value, whatever callers send.
-    const method = this.callables.has(request.method) ? request.method : 'unknown';
-    this.observer.onCall(method, ctx.transport, outcome.error ? outcome.error.code : 'ok', (performance.now() - started) / 1000);
-    return outcome;
+    this.inFlight++;
+    try {
+      if (!this.observer) return await this.traced(request, ctx);
+      const started = performance.now();
+      const outcome = await this.traced(request, ctx);
+      // An unknown name is one label value, whatever callers send.
+      const method = this.callables.has(request.method) ? request.method : 'unknown';
+      this.observer.onCall(method, ctx.transport, outcome.error ? outcome.error.code : 'ok', (performance.now() - started) / 1000);
+      return outcome;
+    } finally {
+      this.inFlight--;
+    }
   }
 
   private async traced(request: RpcRequest, ctx: HandlerContext): Promise<ExecuteOutcome> {

@@ -5,8 +5,8 @@ import { eventPosition } from '../../pagination/positions';
 import { toStoredEvent } from '../../records/stored-event';
 import type { Handler } from '../../rpc/handler';
 
-/** Reads in a reader thread where the server runs them (reads/reader-threads.ts), else here. */
-export const eventList: Handler<'event.list'> = (params, ctx) => (ctx.readers ? ctx.readers.read('event.list', params) : readEventList(ctx.store, params));
+/** Reads in a reader thread where the server runs them and one should take it (reads/reader-threads.ts), else here. */
+export const eventList: Handler<'event.list'> = (params, ctx) => (ctx.readers?.takesRead() ? ctx.readers.read('event.list', params) : readEventList(ctx.store, params));
 
 /** One page of event.list from `store` (the server's, a bulk reader's or a reader thread's). */
 export async function readEventList(store: Store, params: Params<'event.list'>): Promise<Result<'event.list'>> {
