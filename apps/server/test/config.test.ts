@@ -111,6 +111,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ SWITCHBOARD_READER_THREADS: '4' }).readerThreads).toBe(4);
   });
 
+  test('reader threads take pages while the main thread is busy by default, or always; anything else is refused', () => {
+    expect(loadConfig({}).readerThreadsWhen).toBe('busy');
+    expect(loadConfig({ SWITCHBOARD_READER_THREADS_WHEN: 'always' }).readerThreadsWhen).toBe('always');
+    expect(errorOf({ SWITCHBOARD_READER_THREADS_WHEN: 'idle' })).toContain('SWITCHBOARD_READER_THREADS_WHEN');
+  });
+
   test('handlers at once: 64 by default, or as set', () => {
     expect(loadConfig({}).dispatchConcurrency).toBe(64);
     expect(loadConfig({ SWITCHBOARD_DISPATCH_CONCURRENCY: '8' }).dispatchConcurrency).toBe(8);
