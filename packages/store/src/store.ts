@@ -128,7 +128,7 @@ export class Store {
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db, this.changes, engine);
     this.incidents = new IncidentRepository(db, this.changes);
-    this.logs = new LogRepository(db, this.changes);
+    this.logs = new LogRepository(db, this.changes, engine);
     this.mailboxReads = new MailboxReadRepository(db, engine);
     this.agentReads = new AgentReadRepository(db);
     this.conversationReads = new ConversationReadRepository(db);

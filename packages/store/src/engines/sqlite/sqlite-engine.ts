@@ -12,6 +12,7 @@ import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import type { StoreEngine } from '../engine';
 import { claimDueUnlessLockedOnSqlite } from './claim';
 import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
+import { valuesInsert } from './values-insert';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
 const DELETE_CHUNK_ROWS = 2000;
@@ -62,7 +63,10 @@ export const sqliteEngine: StoreEngine = {
     return rows.map((r) => r.delivery_id);
   },
 
-  insertAsOne: async () => undefined,
+  async insertAsOne<R>(trx: Kysely<Database>, table: keyof Database & string, rows: readonly object[], { returning = [] }: { returning?: readonly string[] } = {}) {
+    const insert = valuesInsert<R>(table, rows, returning);
+    return insert ? (await trx.executeQuery(insert)).rows : undefined;
+  },
   insertEventsWithDeliveries: async () => undefined,
 
   async settleRunsWhenQuiet(trx, runIds, settledAt) {
