@@ -72,6 +72,13 @@ it('sends a read to the least busy thread, and a close answers the reads in flig
   await expect(pool.read('event.list', {} as never)).rejects.toThrow('closing');
 });
 
+it('a close answers the reads still waiting for their thread to start', async () => {
+  const pool = start(standIn, 1);
+  const queued = read(pool, { n: 1 });
+  await pool.close();
+  expect((await queued).params).toEqual({ n: 1 });
+});
+
 it("gives a read its thread's refusal as an RpcError and other failures with their driver code", async () => {
   const pool = start(standIn, 1);
   try {

@@ -208,7 +208,9 @@ export class ReaderThreads {
       this.slots.map(async (t) => {
         if (!t || t.stopped) return;
         const exited = new Promise<void>((resolve) => t.worker.once('exit', () => resolve()));
-        t.worker.postMessage({ close: true });
+        // Reads queued on a thread still starting go out once it has started: the close follows them.
+        await t.ready.catch(() => undefined);
+        if (!t.stopped) t.worker.postMessage({ close: true });
         await exited;
       }),
     );
