@@ -17,6 +17,7 @@ import type { AuditTable, Database } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { prepared, sentWithNext } from '../prepared-statements';
 import { compiledOnce } from '../compiled-once';
+import { insertRows } from './insert-rows';
 
 /** The previous hash of the chain's first record. */
 export const AUDIT_GENESIS_HASH = '0'.repeat(64);
@@ -203,19 +204,10 @@ export class AuditRepository {
       for (const id of JSON.parse(row.target_ids) as string[]) targets.push({ target_id: id, seq });
       prevHash = hash;
     }
-    await this.insertRows(trx, 'audit', chained);
-    if (targets.length > 0) await this.insertRows(trx, 'audit_targets', targets);
+    // Sent with the next statement where the engine can: nothing is read back.
+    await insertRows(this.engine, trx, 'audit', chained, { withNext: true });
+    await insertRows(this.engine, trx, 'audit_targets', targets, { withNext: true });
     await moveHead(trx, prevHash);
-  }
-
-  /** One statement whatever the row count where the engine can (sent with the next statement), else VALUES lists. */
-  private async insertRows(trx: Kysely<Database>, table: 'audit' | 'audit_targets', rows: readonly object[]): Promise<void> {
-    if (await this.engine.insertAsOne(trx, table, rows, { withNext: true })) return;
-    // SQLite: at most 999 bound values per statement.
-    const perStatement = Math.max(1, Math.floor(900 / Object.keys(rows[0]!).length));
-    for (let i = 0; i < rows.length; i += perStatement) {
-      await trx.insertInto(table).values(rows.slice(i, i + perStatement) as never).execute();
-    }
   }
 
   /** Records matching `filter`, newest first, at most `limit`. */

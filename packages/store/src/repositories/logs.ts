@@ -10,6 +10,7 @@ import type { ChangeFeedRepository } from '../change-feed';
 import { INCIDENT_MIN_LEVEL_RANK, sixHourBlockOf } from './incidents';
 import { ROLLUP_PERIODS } from './incident-rollup-periods';
 import type { StoreEngine } from '../engines/engine';
+import { insertRows } from './insert-rows';
 
 export type NewLogRecord = Omit<Insertable<LogsTable>, 'seq'>;
 
@@ -22,11 +23,6 @@ export class LogRepository {
     private readonly engine: StoreEngine,
   ) {}
 
-  /** The record's row, through the engine's one-statement insert where it has one (no builder on the hot path). */
-  private async insertRecord(on: Kysely<Database>, record: NewLogRecord): Promise<void> {
-    if (await this.engine.insertAsOne(on, 'logs', [record])) return;
-    await on.insertInto('logs').values(record).execute();
-  }
 
   /** Calls `hook` after each warn-or-worse record's rollup writes (the rollup rows in memory count them). */
   afterRollupWrites(hook: () => void): void {
@@ -40,11 +36,11 @@ export class LogRepository {
   async write(record: NewLogRecord, tx?: StoreTx): Promise<void> {
     const on = tx ? executorOf(tx) : this.db;
     if (record.level_rank < INCIDENT_MIN_LEVEL_RANK) {
-      await this.insertRecord(on, record);
+      await insertRows(this.engine, on, 'logs', [record]);
       return;
     }
     const writeWithRollups = async (trx: Kysely<Database>) => {
-      await this.insertRecord(trx, record);
+      await insertRows(this.engine, trx, 'logs', [record]);
       for (const table of PREFIX_ROLLUPS) {
         const { column, textLength } = ROLLUP_PERIODS[table];
         await countInRollup(trx, table, column, record.ts.slice(0, textLength), record);

@@ -9,6 +9,7 @@ import type { Database, DeliveriesTable, EventsTable, IngressQueueTable, RunsTab
 import { executorOf, type StoreTx } from '../store-tx';
 import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
+import { insertRows } from './insert-rows';
 import type { StoreEngine } from '../engines/engine';
 import type { Kysely } from 'kysely';
 
@@ -29,24 +30,6 @@ export class RunWriteRepository {
     private readonly db: Kysely<Database>,
     private readonly engine: StoreEngine,
   ) {}
-
-  /** A multi-row insert: one statement for any count where the engine can (engine.insertAsOne), else a VALUES list. */
-  private async insertMany<R>(
-    trx: Kysely<Database>,
-    table: 'events' | 'deliveries' | 'runs',
-    rows: readonly object[],
-    returning: readonly string[] = [],
-    options: { withNext?: boolean } = {},
-  ): Promise<R[]> {
-    const asOne = await this.engine.insertAsOne<R>(trx, table, rows, { returning, ...options });
-    if (asOne) return asOne;
-    const insert = trx.insertInto(table).values(rows as never);
-    if (returning.length === 0) {
-      await insert.execute();
-      return [];
-    }
-    return (await insert.returning(returning as never).execute()) as R[];
-  }
 
   /** Inserts the event and its deliveries; returns the event's seq. */
   async appendEvent(tx: StoreTx, event: NewEventRow, deliveries: readonly NewDeliveryRow[]): Promise<number> {
@@ -79,7 +62,7 @@ export class RunWriteRepository {
         deliveries.map((d) => ({ ...d, event_id: event.event_id, event_seq: seqOf.get(event.event_id)!, event_created_at: event.created_at })),
       );
       for (let i = 0; i < deliveries.length; i += MAX_ROWS_PER_STATEMENT) {
-        await this.insertMany(trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
+        await insertRows(this.engine, trx, 'deliveries', deliveries.slice(i, i + MAX_ROWS_PER_STATEMENT));
       }
     }
     return items.map(({ event }) => seqOf.get(event.event_id)!);
@@ -89,7 +72,7 @@ export class RunWriteRepository {
   private async insertEvents<R>(trx: Kysely<Database>, items: readonly { event: NewEventRow }[], returning: readonly string[], options: { withNext?: boolean } = {}): Promise<R[]> {
     const rows: R[] = [];
     for (let i = 0; i < items.length; i += MAX_ROWS_PER_STATEMENT) {
-      rows.push(...(await this.insertMany<R>(trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), returning, options)));
+      rows.push(...(await insertRows<R>(this.engine, trx, 'events', items.slice(i, i + MAX_ROWS_PER_STATEMENT).map((item) => item.event), { returning, ...options })));
     }
     return rows;
   }
@@ -106,7 +89,7 @@ export class RunWriteRepository {
     if (runs.length === 0) return;
     markChange(tx, 'runs');
     for (let i = 0; i < runs.length; i += MAX_ROWS_PER_STATEMENT) {
-      await this.insertMany(executorOf(tx), 'runs', runs.slice(i, i + MAX_ROWS_PER_STATEMENT), [], { withNext: true });
+      await insertRows(this.engine, executorOf(tx), 'runs', runs.slice(i, i + MAX_ROWS_PER_STATEMENT), { withNext: true });
     }
   }
 

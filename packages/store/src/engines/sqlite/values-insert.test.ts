@@ -7,6 +7,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { valuesInsert } from './values-insert';
+import { insertRows } from '../../repositories/insert-rows';
+import { sqliteEngine } from './sqlite-engine';
 
 interface Db {
   t: { id: number; a: string | null; b: number | null; c: string | null; blob: Buffer | null; big: number | null };
@@ -49,4 +51,13 @@ it('declines what it cannot bind as is, and what one statement cannot hold', () 
   const many = Array.from({ length: 5462 }, (_, id) => ({ id, a: 'x', b: 1, c: 'y', blob: null, big: 1 }));
   expect(valuesInsert('t', many.slice(0, 5461))).toBeDefined();
   expect(valuesInsert('t', many)).toBeUndefined();
+});
+
+it('insertRows falls back to the builder for rows the engine declines, in chunks, returning what was asked', async () => {
+  const db = database();
+  const rows = Array.from({ length: 400 }, (_, id) => ({ id, a: sql<string>`${'x'} || ${String(id)}`, b: id }));
+  const returned = await insertRows<{ id: number }>(sqliteEngine, db as never, 't' as never, rows, { returning: ['id'] });
+  expect(returned.map((r) => r.id)).toEqual(rows.map((r) => r.id));
+  expect((await rowsOf(db)).map((r) => r.a)).toEqual(rows.map((r) => `x${r.id}`));
+  expect(await insertRows(sqliteEngine, db as never, 't' as never, [])).toEqual([]);
 });
