@@ -13,6 +13,19 @@ const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: 'i
 let passed = 0;
 let failed = 0;
 
+/** Seconds each section took, printed with the totals: CI has a time budget to keep. */
+const sectionTimes = [];
+let currentSection;
+function section(title) {
+  endSection();
+  currentSection = { title, started: performance.now() };
+  console.log(`\n== ${title}`);
+}
+function endSection() {
+  if (currentSection) sectionTimes.push([currentSection.title, (performance.now() - currentSection.started) / 1000]);
+  currentSection = undefined;
+}
+
 /** Runs a command while others run; its output is printed when it ends, under its label. */
 function runInBackground(label, cmd, args, env = {}) {
   return new Promise((resolve) => {
@@ -29,7 +42,7 @@ function runInBackground(label, cmd, args, env = {}) {
 }
 
 // Typecheck and lint each use one core: side by side they take the time of the longer one.
-console.log('\n== typecheck and lint (ESLint: layer boundaries, hooks, TypeScript), side by side');
+section('typecheck and lint (ESLint: layer boundaries, hooks, TypeScript), side by side');
 const checks = await Promise.all([
   runInBackground('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
   runInBackground('lint', bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']),
@@ -68,7 +81,7 @@ function vitest(label, args, env = {}) {
 // The managed-container tests (apps/server/test/docker-engine*.test.ts and multi-node/docker-containers)
 // run against a real Docker engine, started here when installed but down (as PostgreSQL is below).
 // Without one they skip with a line saying why; under CI=true they fail.
-console.log('\n== Docker engine for the managed-container tests');
+section('Docker engine for the managed-container tests');
 const docker = await findTestDocker({ start: true });
 if (docker.socket) {
   process.env.SWITCHBOARD_TEST_DOCKER_SOCKET = docker.socket;
@@ -81,10 +94,10 @@ if (docker.socket) {
   );
 }
 
-console.log('\n== unit, store and API tests (vitest)');
+section('unit, store and API tests (vitest)');
 vitest('vitest', [], { SWITCHBOARD_TEST_DATABASE_URL: '' });
 
-console.log('\n== store, runtime and API suites on PostgreSQL (vitest)');
+section('store, runtime and API suites on PostgreSQL (vitest)');
 const postgres = findTestPostgres();
 if (postgres.url) {
   // The same store, runtime and API tests, each store (and test server) on a database of its own.
@@ -140,7 +153,7 @@ if (postgres.url) {
   // own. Not beside Playwright: tried once, and side by side both ran far slower than one after the
   // other (the chaos tests' killed and restarted servers compete with Chromium for two cores).
   await dropTestDatabases(postgres.url);
-  console.log('\n== multi-process chaos on PostgreSQL (vitest, two files at a time)');
+  section('multi-process chaos on PostgreSQL (vitest, two files at a time)');
   vitest('vitest-chaos', ['apps/server/test/multi-node/', '--max-workers=2'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' });
   console.log(`dropped ${await dropTestDatabases(postgres.url)} test databases`);
 } else if (process.env.CI === 'true') {
@@ -151,9 +164,9 @@ if (postgres.url) {
 }
 
 if (process.env.SKIP_E2E !== '1') {
-  console.log('\n== build the console');
+  section('build the console');
   if (run('npm', ['run', 'build', '--silent']) !== 0) failed += 1;
-  console.log('\n== end-to-end tests (Playwright, Chromium)');
+  section('end-to-end tests (Playwright, Chromium)');
   const pwJson = path.join(root, 'test-results', 'playwright.json');
   fs.rmSync(pwJson, { force: true });
   const pwStatus = run(bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
@@ -165,5 +178,8 @@ if (process.env.SKIP_E2E !== '1') {
   } else if (pwStatus !== 0) failed += 1;
 }
 
+endSection();
+console.log('\nseconds per section:');
+for (const [title, seconds] of sectionTimes) console.log(`${seconds.toFixed(0).padStart(6)}  ${title}`);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
