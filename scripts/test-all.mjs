@@ -18,11 +18,11 @@ const sectionTimes = [];
 let currentSection;
 function section(title) {
   endSection();
-  currentSection = { title, started: performance.now() };
+  currentSection = { title, started: Date.now() };
   console.log(`\n== ${title}`);
 }
 function endSection() {
-  if (currentSection) sectionTimes.push([currentSection.title, (performance.now() - currentSection.started) / 1000]);
+  if (currentSection) sectionTimes.push([currentSection.title, (Date.now() - currentSection.started) / 1000]);
   currentSection = undefined;
 }
 
