@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StoredEvent } from '@switchboard/contract';
 import { OtlpReceiver, type ReceivedSpan } from '../otlp-receiver';
-import { Cluster, waitUntil, type ChaosServer } from './cluster';
+import { Cluster, type ChaosServer } from './cluster';
 
 const TRACES_BUNDLE = fileURLToPath(new URL('../bundles/traces.yaml', import.meta.url));
 const MODEL_LATENCY_MS = 800;
@@ -86,11 +86,12 @@ it('follows a publish through server A, deliveries on both servers and the event
   for (const e of events) expect(e.trace_id, e.event_name).toBe(traceId);
   expect((await cluster.ok(b, 'run.get', { run_id: runId })).run.trace_id).toBe(traceId);
 
-  // Spans arrive in batches from each process: wait for the last generation's delivery.
-  const complete = () => receiver.inTrace(traceId).some((s) => s.attributes['switchboard.subscriber.id'] === 'confirm' && s.name.startsWith('deliver'));
+  // Spans arrive in batches from each process, and a delivery's span ends after the spans of what
+  // it did (the clerk's ends after its model call and its emit): wait for every delivery and publish.
+  const deliveredTo = (subscriber: string) => receiver.inTrace(traceId).some((s) => s.attributes['switchboard.subscriber.id'] === subscriber && s.name.startsWith('deliver'));
+  const complete = () =>
+    ['clerk', 'check-stock', 'confirm'].every(deliveredTo) && receiver.inTrace(traceId).filter((s) => s.name.startsWith('publish ')).length >= 4;
   await expect.poll(complete, { timeout: 15_000, interval: 50 }).toBe(true);
-  // The other spans of that batch and the last ones of the slower server.
-  await waitUntil(() => receiver.inTrace(traceId).filter((s) => s.name.startsWith('publish ')).length >= 4, 5_000, 50);
   const spans = receiver.inTrace(traceId);
   expect(receiver.refused).toEqual([]);
 
