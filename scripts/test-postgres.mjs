@@ -35,18 +35,33 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
 }
 
-/** Drops the databases the tests created (named sb_test_…), so runs do not accumulate them. */
-export async function dropTestDatabases(url) {
+/**
+ * Drops the databases the tests created (named sb_test_…), so runs do not accumulate them. Several
+ * at a time: each DROP DATABASE waits for a checkpoint, and drops waiting together share one (one
+ * at a time, a suite's 245 took about 40 s of CI's budget).
+ */
+export async function dropTestDatabases(url, parallel = 8) {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const list = new pg.Client({ connectionString: url });
+  await list.connect();
+  let names;
   try {
-    const { rows } = await client.query("select datname from pg_database where datname like 'sb\\_test\\_%'");
-    for (const { datname } of rows) await dropDatabase(client, datname);
-    return rows.length;
+    names = (await list.query("select datname from pg_database where datname like 'sb\\_test\\_%'")).rows.map((r) => r.datname);
   } finally {
-    await client.end();
+    await list.end();
   }
+  const queue = [...names];
+  const dropper = async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await dropDatabase(client, name);
+    } finally {
+      await client.end();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, dropper));
+  return names.length;
 }
 
 /**

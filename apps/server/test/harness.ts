@@ -4,7 +4,7 @@
  */
 import type { MethodName, ParamsInput, Result, RpcErrorObject } from '@switchboard/contract';
 import type { Clock } from '@switchboard/store';
-import { removeDataDir, temporaryDataDir, testDatabaseFor } from '@switchboard/testkit';
+import { prepareTestStore, removeDataDir, temporaryDataDir } from '@switchboard/testkit';
 import { loadConfig, type Config } from '../src/config';
 import { createLogger } from '../src/logger';
 import type { ExtraMethod, HandlerRegistry } from '../src/rpc/handler';
@@ -46,7 +46,7 @@ export interface TestServerOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? temporaryDataDir('test');
   // In the PostgreSQL pass of the suite, the server runs on a database standing for its folder.
-  const databaseUrl = await testDatabaseFor(dataDir);
+  const databaseUrl = await prepareTestStore(dataDir);
   const config: Config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { TEST_DATABASE_PREFIX, TEST_DATABASE_URL_ENV, testDatabaseFor } from '@switchboard/store/testing';
+import { TEST_DATABASE_PREFIX, TEST_DATABASE_URL_ENV, prepareTestStore, testDatabaseFor } from '@switchboard/store/testing';
 import { dropDatabase, findTestPostgres } from '../../../scripts/test-postgres.mjs';
 
-export { testDatabaseFor };
+export { prepareTestStore, testDatabaseFor };
 
 /** A fresh folder under the temp directory, `switchboard-<prefix>-XXXXXX`; the caller removes it (removeDataDir). */
 export function temporaryDataDir(prefix: string): string {

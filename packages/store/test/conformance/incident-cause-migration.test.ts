@@ -27,7 +27,7 @@ const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toIS
 it('splits the dead-letter incident by subscriber and reason, and its state and activity move to each cause', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-015-'));
   dirs.push(dataDir);
-  const url = await testDatabaseFor(dataDir);
+  const url = await testDatabaseFor(dataDir, { empty: true });
   const engine = testEngine();
   const opened = url ? openPostgres(url, 2) : openSqlite(dataDir);
   const db = opened.db as Kysely<any>;

@@ -33,7 +33,7 @@ const oldTokens = [
 it('turns every token of a store made before 017 into an admin user named after it', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-017-'));
   dirs.push(dataDir);
-  const url = await testDatabaseFor(dataDir);
+  const url = await testDatabaseFor(dataDir, { empty: true });
   const opened = url ? openPostgres(url, 2) : openSqlite(dataDir);
   const db = opened.db as Kysely<any>;
   const before = await new Migrator({ db, provider: migrationProvider(STORE_ENGINES[testEngine()]) }).migrateTo('016_decision_guards');
@@ -75,7 +75,7 @@ it('turns every token of a store made before 017 into an admin user named after 
 it("a fresh store's first token, made without a user (the bootstrap token), gets an admin user", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-017-fresh-'));
   dirs.push(dataDir);
-  const url = await testDatabaseFor(dataDir);
+  const url = await testDatabaseFor(dataDir, { empty: true });
   const store = url ? await Store.open({ databaseUrl: url }) : await Store.open({ dataDir });
   try {
     const { token, secret } = await store.tokens.create('bootstrap');
