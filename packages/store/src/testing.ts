@@ -128,7 +128,7 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
   }
 }
 
-let template: Promise<string> | undefined;
+let migratedTemplateName: Promise<string> | undefined;
 
 /**
  * A database the migrations ran on, to copy for each test database: opening a store on a fresh
@@ -138,11 +138,11 @@ let template: Promise<string> | undefined;
  * that says it is done. Named sb_test_…, so test-all drops it with the rest.
  */
 function migratedTemplate(admin: string): Promise<string> {
-  template ??= createMigratedTemplate(admin).catch((err: unknown) => {
-    template = undefined;
+  migratedTemplateName ??= createMigratedTemplate(admin).catch((err: unknown) => {
+    migratedTemplateName = undefined;
     throw err;
   });
-  return template;
+  return migratedTemplateName;
 }
 
 const MIGRATED = 'migrated';
