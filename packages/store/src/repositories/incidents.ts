@@ -1,4 +1,5 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type QueryResult, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { compiledOnce } from '../compiled-once';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
@@ -148,6 +149,9 @@ export interface IncidentActivityRecord {
 export type LogRow = Selectable<LogsTable>;
 
 const SAMPLE_SIZE = 5;
+/** Compiled sample statements kept (one per shape, see latestSamples); past it the cache starts over. */
+const MAX_SAMPLE_SHAPES = 64;
+type SampleRow = { component: string; error_code: string | null; cause_key: string; log_id: string; message: string; ts: string; seq: number };
 /** runtime_state key: the hour (ISO) before which retention removed log records; see windowGroups. */
 export const RECORDS_COMPLETE_FROM_KEY = 'retention_logs_complete_from';
 const HOUR_MS = ROLLUP_PERIODS.incident_hours.ms;
@@ -178,6 +182,8 @@ export class IncidentRepository {
 
   /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
   private rollupCache: IncidentRollupCache | undefined;
+
+  private readonly latestSampleStatements = new Map<string, (db: Kysely<Database>, ...args: string[]) => Promise<QueryResult<SampleRow>>>();
 
   /** Keeps the rollup rows in memory from now on (the store opens it on SQLite, after its migrations). */
   keepRollupsInMemory(cache: IncidentRollupCache): void {
@@ -666,28 +672,54 @@ export class IncidentRepository {
   }
 
   /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
+  /**
+   * The latest SAMPLE_SIZE records of each group in the window, one UNION ALL statement. Built and
+   * compiled once per shape (which filters the window has, which groups have no error code, how
+   * many groups), then sent with each call's values: building it with Kysely took about a third of
+   * the call (docs/performance-notes.md).
+   */
+  private latestSamples(window: IncidentWindow, groups: readonly IncidentKey[]): Promise<QueryResult<SampleRow>> {
+    const withComponent = window.component !== undefined;
+    const mcpOnly = window.mcpOnly === true;
+    const shape = `${withComponent ? 'c' : '-'}${mcpOnly ? 'm' : '-'}${groups.map((g) => (g.error_code === null ? 'n' : 'e')).join('')}`;
+    let statement = this.latestSampleStatements.get(shape);
+    if (!statement) {
+      if (this.latestSampleStatements.size >= MAX_SAMPLE_SHAPES) this.latestSampleStatements.clear();
+      statement = compiledOnce((db, ...args: string[]) => {
+        let next = 0;
+        const arg = () => args[next++]!;
+        const w: IncidentWindow = { windowStart: arg(), windowEnd: arg(), mcpOnly, ...(withComponent ? { component: arg() } : {}) };
+        const latest = (g: IncidentKey) => {
+          const key: IncidentKey = { component: arg(), error_code: g.error_code === null ? null : arg(), cause_key: arg() };
+          return db
+            .selectFrom(
+              db
+                .selectFrom('logs')
+                .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
+                .where((eb) => eb.and([...this.windowConditions(eb, w), ...this.groupConditions(eb, key)]))
+                .orderBy('ts', 'desc')
+                .orderBy('seq', 'desc')
+                .limit(SAMPLE_SIZE)
+                .as('s'),
+            )
+            .selectAll();
+        };
+        const [first, ...rest] = groups.map(latest);
+        return rest.reduce((acc, q) => acc.unionAll(q), first!);
+      });
+      this.latestSampleStatements.set(shape, statement);
+    }
+    const args = [window.windowStart, window.windowEnd, ...(withComponent ? [window.component!] : [])];
+    for (const g of groups) args.push(g.component, ...(g.error_code === null ? [] : [g.error_code]), g.cause_key ?? '');
+    return statement(this.db, ...args);
+  }
+
   async samples(window: IncidentWindow, groups: IncidentKey[]): Promise<Map<string, IncidentSample[]>> {
     const out = new Map<string, IncidentSample[]>();
     if (groups.length === 0) return out;
-    const latest = (g: IncidentKey) =>
-      this.db
-        .selectFrom(
-          this.db
-            .selectFrom('logs')
-            .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
-            .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, g)]))
-            .orderBy('ts', 'desc')
-            .orderBy('seq', 'desc')
-            .limit(SAMPLE_SIZE)
-            .as('s'),
-        )
-        .selectAll();
     // SQLite caps a compound SELECT at 500 terms; a 500-group page takes a few statements.
-    const rows: { component: string; error_code: string | null; cause_key: string; log_id: string; message: string; ts: string; seq: number }[] = [];
-    for (let i = 0; i < groups.length; i += 100) {
-      const [first, ...rest] = groups.slice(i, i + 100).map(latest);
-      rows.push(...(await rest.reduce((acc, next) => acc.unionAll(next), first!).execute()));
-    }
+    const rows: SampleRow[] = [];
+    for (let i = 0; i < groups.length; i += 100) rows.push(...(await this.latestSamples(window, groups.slice(i, i + 100))).rows);
     // UNION ALL does not promise row order: put each group's samples latest first again.
     rows.sort((a, b) => compareText(b.ts, a.ts) || Number(b.seq) - Number(a.seq));
     for (const r of rows) {

@@ -421,6 +421,13 @@ describe('IncidentRepository', () => {
       }
       const got = new Map(groups.map((i) => [JSON.stringify([i.component, i.error_code]), { count: i.count, first_seen: i.first_seen, last_seen: i.last_seen, level_rank: i.level_rank, histogram: i.histogram }]));
       expect(got, JSON.stringify({ windowStart, windowEnd, buckets, component, mcpOnly })).toEqual(want);
+      // Each group's latest five: one statement per shape of window and groups, compiled once and
+      // sent with this window's values, so later trials of a shape check the reuse.
+      const samples = await store.incidents.samples({ windowStart, windowEnd, component, mcpOnly }, groups);
+      for (const w of expectedIncidentGroups(logs, { windowStart, windowEnd, component, mcpOnly, sort: 'last_seen' })) {
+        const g = groups.find((x) => x.component === w.component && x.error_code === w.error_code)!;
+        expect((samples.get(incidentGroupKey(g)) ?? []).map((x) => x.log_id), JSON.stringify({ windowStart, windowEnd, component, mcpOnly, group: w.component })).toEqual(w.sample_log_ids);
+      }
     }
   });
 
