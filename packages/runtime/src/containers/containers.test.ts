@@ -100,6 +100,27 @@ describe('LocalProcessManager', () => {
     }
   });
 
+  it('ends on the status it wrote last when a write of the same container is slow (a restart quicker than its "restarting")', async () => {
+    const manager = new LocalProcessManager({ store, clock: systemClock, command: 'exit 3', restartLimit: 2, restartBackoffMs: 10 });
+    const records = (manager as unknown as { records: { update: (id: string, patch: { status?: string }) => Promise<void> } }).records;
+    const update = records.update.bind(records);
+    // On PostgreSQL two writes in flight run on two connections and may commit in either order:
+    // here each "restarting" is held back past the restart's own writes.
+    records.update = async (id, patch) => {
+      if (patch.status === 'restarting') await new Promise((r) => setTimeout(r, 300));
+      return update(id, patch);
+    };
+    const status = async () => (await databaseOf(store).selectFrom('containers').select('status').executeTakeFirst())?.status;
+    try {
+      await manager.start({ entityId: 'ent_slow_write', entityType: 'ticket' });
+      await waitUntil(async () => (await status()) === 'failed');
+    } finally {
+      // Waits for every write still in flight.
+      await manager.close();
+    }
+    expect(await status()).toBe('failed');
+  });
+
   it('refuses to start beyond its container limit', async () => {
     const manager = new LocalProcessManager({ store, clock: systemClock, maxContainers: 1 });
     try {

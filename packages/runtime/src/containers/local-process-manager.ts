@@ -57,6 +57,8 @@ export class LocalProcessManager implements ContainerManager {
   private readonly records: ContainerRecords;
   private readonly live = new Map<string, Supervised>();
   private readonly pendingWrites = new Set<Promise<unknown>>();
+  /** Per container, the end of its last record write issued by the supervisor (see inOrder). */
+  private readonly lastWrites = new Map<string, Promise<void>>();
   private readonly command: string;
   private readonly stopTimeoutMs: number;
   private readonly restartLimit: number;
@@ -226,19 +228,19 @@ export class LocalProcessManager implements ContainerManager {
       if (entry.stopping) {
         // Exited after a stop that had already been reported as failed: it is stopped now.
         this.live.delete(entry.containerId);
-        this.track(this.records.remove(entry.containerId));
+        this.track(this.inOrder(entry.containerId, () => this.records.remove(entry.containerId)));
         return;
       }
       if (entry.restarts >= this.restartLimit) {
         this.live.delete(entry.containerId);
         const message = `container process exited (${how}) and reached its restart limit of ${this.restartLimit}`;
-        this.track(this.records.update(entry.containerId, { status: 'failed', pid: null, last_error: message }));
+        this.track(this.inOrder(entry.containerId, () => this.records.update(entry.containerId, { status: 'failed', pid: null, last_error: message })));
         this.listener?.({ level: 'error', containerId: entry.containerId, entityId: entry.entityId, message, errorCode: 'CONTAINER_FAILED' });
         return;
       }
       const wait = this.restartBackoffMs * 2 ** entry.restarts;
       const message = `container process exited (${how}); restarting in ${wait} ms`;
-      this.track(this.records.update(entry.containerId, { status: 'restarting', pid: null, last_error: message }));
+      this.track(this.inOrder(entry.containerId, () => this.records.update(entry.containerId, { status: 'restarting', pid: null, last_error: message })));
       this.listener?.({ level: 'warn', containerId: entry.containerId, entityId: entry.entityId, message, errorCode: 'CONTAINER_EXITED' });
       entry.restartTimer = setTimeout(() => {
         entry.restartTimer = undefined;
@@ -257,12 +259,31 @@ export class LocalProcessManager implements ContainerManager {
         child.kill('SIGKILL');
         return;
       }
-      await this.records.update(previous.containerId, { status: 'running', pid: child.pid ?? null });
+      await this.inOrder(previous.containerId, () => this.records.update(previous.containerId, { status: 'running', pid: child.pid ?? null }));
       this.supervise({ ...previous, child, exited: exitOf(child), restarts: previous.restarts + 1, restartTimer: undefined });
     } catch (err) {
       this.live.delete(previous.containerId);
-      await this.records.update(previous.containerId, { status: 'failed', pid: null, last_error: (err as Error).message });
+      await this.inOrder(previous.containerId, () => this.records.update(previous.containerId, { status: 'failed', pid: null, last_error: (err as Error).message }));
     }
+  }
+
+  /**
+   * Runs a container's record write after the ones issued for it before. The supervisor does not
+   * wait for its writes, and on PostgreSQL two in flight run on two connections: a "restarting"
+   * issued before a quick restart's "running" and "failed" could commit last and leave the record
+   * saying restarting for good.
+   */
+  private inOrder<T>(containerId: string, write: () => Promise<T>): Promise<T> {
+    const next = (this.lastWrites.get(containerId) ?? Promise.resolve()).then(write, write);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lastWrites.set(containerId, settled);
+    void settled.then(() => {
+      if (this.lastWrites.get(containerId) === settled) this.lastWrites.delete(containerId);
+    });
+    return next;
   }
 
   private track(write: Promise<unknown>): void {
