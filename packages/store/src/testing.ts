@@ -96,20 +96,29 @@ export async function testDatabaseFor(dataDir: string, { empty = false }: { empt
   await withClient(admin, async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        // C collation: text order is byte order, as on SQLite (ids and timestamps in keyset pages).
-        await client.query(`create database "${name}" template "${template}" encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+        await createDatabase(client, name, template);
         return;
       } catch (err) {
-        const code = (err as { code?: string }).code ?? '';
-        // duplicate_database (reopening), or a unique violation when two opens race to create it.
-        if (['42P04', '23505'].includes(code)) return;
         // 55006: the template's last session (the store that migrated it) is still ending.
-        if (code !== '55006' || attempt >= 50) throw err;
+        if ((err as { code?: string }).code !== '55006' || attempt >= 50) throw err;
         await sleep(100);
       }
     }
   });
   return urlOf(admin, name);
+}
+
+/** Creates `name` as a copy of `template`; false when it exists already (reopened, or another open won the race). */
+async function createDatabase(client: pg.Client, name: string, template: string): Promise<boolean> {
+  try {
+    // C collation: text order is byte order, as on SQLite (ids and timestamps in keyset pages).
+    await client.query(`create database "${name}" template "${template}" encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
+    return true;
+  } catch (err) {
+    // duplicate_database, or a unique violation when two creates race.
+    if (['42P04', '23505'].includes((err as { code?: string }).code ?? '')) return false;
+    throw err;
+  }
 }
 
 function urlOf(admin: string, database: string): string {
@@ -149,15 +158,7 @@ const MIGRATED = 'migrated';
 
 async function createMigratedTemplate(admin: string): Promise<string> {
   const name = `${TEST_DATABASE_PREFIX}template_${schemaSourcesHash()}`;
-  const created = await withClient(admin, async (client) => {
-    try {
-      await client.query(`create database "${name}" template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
-      return true;
-    } catch (err) {
-      if (['42P04', '23505'].includes((err as { code?: string }).code ?? '')) return false;
-      throw err;
-    }
-  });
+  const created = await withClient(admin, (client) => createDatabase(client, name, 'template0'));
   if (created) {
     const store = await Store.open({ databaseUrl: urlOf(admin, name) });
     await store.close();
