@@ -671,7 +671,6 @@ export class IncidentRepository {
     return rows.map((r) => ({ ...r, group_key: incidentGroupKey({ component: r.component, error_code: r.error_key === '' ? null : r.error_key, cause_key: r.cause_key }) }));
   }
 
-  /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
   /**
    * The latest SAMPLE_SIZE records of each group in the window, one UNION ALL statement. Built and
    * compiled once per shape (which filters the window has, which groups have no error code, how
@@ -709,11 +708,13 @@ export class IncidentRepository {
       });
       this.latestSampleStatements.set(shape, statement);
     }
+    // The values in the order the builder above takes its arguments.
     const args = [window.windowStart, window.windowEnd, ...(withComponent ? [window.component!] : [])];
     for (const g of groups) args.push(g.component, ...(g.error_code === null ? [] : [g.error_code]), g.cause_key ?? '');
     return statement(this.db, ...args);
   }
 
+  /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
   async samples(window: IncidentWindow, groups: IncidentKey[]): Promise<Map<string, IncidentSample[]>> {
     const out = new Map<string, IncidentSample[]>();
     if (groups.length === 0) return out;
