@@ -38,11 +38,16 @@ export function ensureConsoleBuild() {
   if (r.status !== 0) throw new Error(`building the console failed (exit ${r.status ?? r.signal})`);
 }
 
+/** The administration commands (`npm run token`, `users`, `audit`), built beside the server as `cli-<name>.mjs`. */
+export const ADMIN_COMMANDS = ['token', 'users', 'audit'];
+/** The build of one administration command. */
+export const adminCommandBuild = (name) => path.join(serverBuildDir, `cli-${name}.mjs`);
+
 /** The reader threads' script, built beside the server's (apps/server/src/reads/reader-threads.ts). */
 const readerThreadBuild = path.join(serverBuildDir, 'reader-thread.mjs');
 
 function stale() {
-  if (!fs.existsSync(serverBuild) || !fs.existsSync(readerThreadBuild)) return true;
+  if (!fs.existsSync(serverBuild) || !fs.existsSync(readerThreadBuild) || !ADMIN_COMMANDS.every((name) => fs.existsSync(adminCommandBuild(name)))) return true;
   // This file's own changes (the build's options) count as a source too.
   return Math.max(fs.statSync(new URL(import.meta.url)).mtimeMs, ...SOURCES.map(newestMtime)) > fs.statSync(serverBuild).mtimeMs;
 }
@@ -65,7 +70,11 @@ async function build() {
   const scratch = path.join(serverBuildDir, `.build-${process.pid}-${Date.now()}`);
   try {
     await esbuild.build({
-      entryPoints: { main: 'apps/server/src/main.ts', 'reader-thread': 'apps/server/src/reads/reader-thread.ts' },
+      entryPoints: {
+        main: 'apps/server/src/main.ts',
+        'reader-thread': 'apps/server/src/reads/reader-thread.ts',
+        ...Object.fromEntries(ADMIN_COMMANDS.map((name) => [`cli-${name}`, `apps/server/src/cli/${name}.ts`])),
+      },
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
       bundle: true,

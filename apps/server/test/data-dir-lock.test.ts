@@ -35,7 +35,7 @@ it('refuses a second server on a folder in use, naming the folder and the pid; f
   expect((await fetch(first.url + '/readyz')).status).toBe(200);
 
   // The token CLI is a short-lived writer on the same folder, not a second server.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/cli/token.ts'), 'list'], {
+  const cli = spawnSync(process.execPath, [path.join(root, 'scripts/admin-command.mjs'), 'token', 'list'], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SWITCHBOARD_DATA_DIR: dataDir },
     encoding: 'utf8',

@@ -2,33 +2,16 @@
  * The token CLI (apps/server/src/cli/token.ts), run as a real process against a data folder that a
  * real server then uses: tokens it creates authenticate, tokens it revokes stop working.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenCli } from '../src/cli/token';
+import { runAdminCommandProcess } from './admin-command-process';
 import { startTestServer, type TestServer } from './harness';
 import { rawPost } from './rpc-helpers';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
-const cli = path.join(root, 'apps/server/src/cli/token.ts');
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(tsx, [cli, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[], env: Record<string, string>) => runAdminCommandProcess('token', args, env);
 
 let dataDir: string;
 let server: TestServer | undefined;

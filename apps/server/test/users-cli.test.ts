@@ -6,41 +6,23 @@
  * the server's next request. Runs on the test engine (the CLI gets the server's database URL on
  * PostgreSQL).
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { testDatabaseFor, testEngine } from '@switchboard/store/testing';
 
 import { tokenCli } from '../src/cli/token';
 import { usersCli } from '../src/cli/users';
+import { runAdminCommandProcess, type AdminCommandRun } from './admin-command-process';
 import { startTestServer, type TestServer } from './harness';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const tsx = path.join(root, 'node_modules/.bin/tsx');
-const usersScript = path.join(root, 'apps/server/src/cli/users.ts');
-const tokenScript = path.join(root, 'apps/server/src/cli/token.ts');
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let dataDir: string;
 let cliEnv: Record<string, string>;
 let server: TestServer;
 
 /** The command as a real process, the way `npm run users` / `npm run token` start it. */
-function spawnCli(script: string, args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(tsx, [script, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...cliEnv } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const spawnCli = (name: 'users' | 'token', args: string[]) => runAdminCommandProcess(name, args, cliEnv);
 
 /**
  * On PostgreSQL the server learns of another process's change from the change feed; on SQLite it
@@ -56,7 +38,7 @@ async function serverReadChanges(): Promise<void> {
  * The command in this process, on a store of its own (its own connection, as a CLI process has):
  * spawning costs seconds per run on a loaded machine, so only the first steps run as processes.
  */
-async function runCli(cli: typeof usersCli, args: string[]): Promise<CliRun> {
+async function runCli(cli: typeof usersCli, args: string[]): Promise<AdminCommandRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await cli(args, cliEnv, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
@@ -90,14 +72,14 @@ describe('users and token CLIs against a running server', { timeout: 180_000 }, 
   let ana: { userId: string; tokenId: string; secret: string };
 
   test('create a person, then a narrowed token for them: it signs in with their role and only its scopes', async () => {
-    const created = await spawnCli(usersScript, ['create', 'Ana', 'Silva', '--role', 'operator', '--email', 'ana@example.com']);
+    const created = await spawnCli('users', ['create', 'Ana', 'Silva', '--role', 'operator', '--email', 'ana@example.com']);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const userId = /usr_[0-9a-f]+/.exec(created.stdout)?.[0];
     expect(userId).toBeDefined();
     expect(created.stdout).toContain('"Ana Silva" (operator)');
 
-    const made = await spawnCli(tokenScript, ['create', 'ana laptop', '--user', userId!, '--scopes', 'read,events:publish,runtime:reset']);
+    const made = await spawnCli('token', ['create', 'ana laptop', '--user', userId!, '--scopes', 'read,events:publish,runtime:reset']);
     await serverReadChanges();
     expect(made.code).toBe(0);
     expect(made.stdout).toContain(`for Ana Silva (${userId}, operator)`);
