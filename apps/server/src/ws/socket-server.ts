@@ -7,6 +7,11 @@
  * `wsMaxBufferedBytes` of unsent data the server stops reading that socket's requests (and skips
  * its heartbeats) until it has caught up, and past four times that it closes the socket with
  * 1008 "client not reading". So a socket holds at most 4x the limit plus one answer.
+ *
+ * Frames a socket already sent wait their turn: at most `MAX_FRAMES_IN_FLIGHT` are answered at
+ * once, none starts while the socket's reading is paused, and those still waiting when it closes
+ * are dropped. Otherwise every frame that arrived before the first answer went out was worked out
+ * in full, for a client that would never read the answers.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -54,6 +59,8 @@ export interface SocketServer {
 /** Close code for a socket whose unsent answers passed the hard bound. */
 export const CLOSE_NOT_READING = 1008;
 const RESUME_POLL_MS = 50;
+/** Frames of one socket answered at once; its later frames wait (a frame may be a whole batch). */
+export const MAX_FRAMES_IN_FLIGHT = 4;
 
 export function createSocketServer(deps: SocketServerDeps): SocketServer {
   const { config, store, runtime, logger, methodExecutor, limiter, changes, readers } = deps;
@@ -71,12 +78,28 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
     logger.info('ws connected', { connection_id: connectionId, token_id: principal.tokenId });
 
     const maxBuffered = config.wsMaxBufferedBytes;
+    /** Frames received and not yet started, oldest first. */
+    const waitingFrames: (() => Promise<void>)[] = [];
+    let framesInFlight = 0;
+    const startWaitingFrames = () => {
+      while (framesInFlight < MAX_FRAMES_IN_FLIGHT && waitingFrames.length > 0 && !ws.isPaused && ws.readyState === ws.OPEN) {
+        framesInFlight += 1;
+        void waitingFrames
+          .shift()!()
+          .catch((err: unknown) => logger.error('ws frame failed', { connection_id: connectionId, error: err instanceof Error ? err.message : String(err) }))
+          .finally(() => {
+            framesInFlight -= 1;
+            startWaitingFrames();
+          });
+      }
+    };
     let resumePoll: NodeJS.Timeout | undefined;
     const resumeWhenCaughtUp = () => {
       if (ws.readyState !== ws.OPEN || ws.bufferedAmount > maxBuffered / 2) return;
       clearInterval(resumePoll);
       resumePoll = undefined;
       ws.resume();
+      startWaitingFrames();
     };
     const send = (frame: unknown) => {
       if (ws.readyState !== ws.OPEN) return;
@@ -116,6 +139,7 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
     };
     const cleanup = () => {
       clearInterval(resumePoll);
+      waitingFrames.length = 0;
       for (const id of subscriptions) heartbeats.remove(id);
       subscriptions.clear();
     };
@@ -155,7 +179,7 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
     ws.on('message', (data, isBinary) => {
       const correlationId = randomUUID();
       const started = performance.now();
-      void (async () => {
+      waitingFrames.push(async () => {
         const wait = limiter?.take(principal.tokenId) ?? 0;
         const { names, body } =
           wait > 0
@@ -172,7 +196,8 @@ export function createSocketServer(deps: SocketServerDeps): SocketServer {
           duration_ms: Math.round((performance.now() - started) * 100) / 100,
           outcome: errors.length ? errors.join(',') : 'ok',
         });
-      })();
+      });
+      startWaitingFrames();
     });
     ws.on('pong', () => alive.set(ws, true));
     ws.on('close', () => {
