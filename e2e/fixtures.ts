@@ -24,14 +24,33 @@ export async function signInContext(page: Page, server: { url: string; token: st
   expect(r.status(), await r.text()).toBe(200);
 }
 
-export const test = base.extend<{ server: SharedServer; signedIn: Page; exclusiveCpu: boolean; cpuLock: void }>({
+/** How long a test taking the CPU to itself waits for the tests already running to end. */
+const EXCLUSIVE_WAIT_MS = 150_000;
+
+export interface CpuLock {
+  /**
+   * From here to the test's end no other test runs: for the timed part of a test whose set-up
+   * need not hold the others up.
+   */
+  takeExclusive(): Promise<void>;
+}
+
+export const test = base.extend<{ server: SharedServer; signedIn: Page; exclusiveCpu: boolean; cpuLock: CpuLock }>({
   /** Set with `test.use({ exclusiveCpu: true })` in a timing test: no other test runs meanwhile. */
   exclusiveCpu: [false, { option: true }],
   cpuLock: [
     async ({ exclusiveCpu }, use, testInfo) => {
-      const release = exclusiveCpu ? await acquireExclusive(150_000) : await acquireShared(testInfo.testId);
+      let release = exclusiveCpu ? await acquireExclusive(EXCLUSIVE_WAIT_MS) : await acquireShared(testInfo.testId);
+      let exclusive = exclusiveCpu;
       try {
-        await use();
+        await use({
+          async takeExclusive() {
+            if (exclusive) return;
+            release();
+            release = await acquireExclusive(EXCLUSIVE_WAIT_MS);
+            exclusive = true;
+          },
+        });
       } finally {
         release();
       }
