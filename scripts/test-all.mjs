@@ -42,8 +42,13 @@ function runInBackground(label, cmd, args, env = {}) {
 }
 
 // Typecheck and lint each use one core: side by side they take the time of the longer one.
-section('typecheck and lint (ESLint: layer boundaries, hooks, TypeScript), side by side');
-const checks = await Promise.all([
+// Packages installed without their install scripts (`npm ci --ignore-scripts`, as .ci/run does)
+// get them here, beside the two: better-sqlite3 then compiles SQLite, about two minutes of one
+// core that neither check needs, and every later section does.
+const nativeModuleBuilt = fs.existsSync(path.join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
+section(`typecheck and lint (ESLint: layer boundaries, hooks, TypeScript)${nativeModuleBuilt ? '' : ' and the install scripts'}, side by side`);
+const [installScripts, ...checks] = await Promise.all([
+  nativeModuleBuilt ? 0 : runInBackground('install scripts (npm rebuild)', 'npm', ['rebuild', '--foreground-scripts']),
   runInBackground('typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
   runInBackground('lint', bin('eslint'), ['--cache', '--cache-location', 'node_modules/.cache/eslint', '.']),
 ]);
@@ -51,6 +56,8 @@ for (const status of checks) {
   if (status === 0) passed += 1;
   else failed += 1;
 }
+// Not a test: a failed build fails the run, and the sections below say what it broke.
+if (installScripts !== 0) failed += 1;
 
 function vitestArgs(label, args) {
   const json = path.join(root, 'test-results', `${label}.json`);
