@@ -16,6 +16,7 @@ const schema = z.object({
   PORT: port.default(8787),
   HOST: z.string().min(1).default('127.0.0.1'),
   SWITCHBOARD_DATA_DIR: z.string().min(1).default('./data'),
+  SWITCHBOARD_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   SWITCHBOARD_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
@@ -97,6 +98,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** How long a SQLite write waits for another process's write lock before it fails as STORE_BUSY. */
+  sqliteBusyTimeoutMs: number;
   /** PostgreSQL instead of the SQLite store in dataDir. */
   databaseUrl?: string;
   token?: string;
@@ -242,6 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.SWITCHBOARD_DATA_DIR),
+    sqliteBusyTimeoutMs: e.SWITCHBOARD_SQLITE_BUSY_TIMEOUT_MS,
     databaseUrl: e.SWITCHBOARD_DATABASE_URL,
     token: e.SWITCHBOARD_TOKEN,
     bundlePath: e.SWITCHBOARD_BUNDLE ? path.resolve(e.SWITCHBOARD_BUNDLE) : undefined,

@@ -90,7 +90,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     // Unless a test injects one, the store picks the clock: on PostgreSQL the database's (several
     // hosts write the timestamps that order pages and cursors), on SQLite this host's.
-    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock: options.clock } : { dataDir: config.dataDir, clock: options.clock });
+    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock: options.clock } : { dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, clock: options.clock });
   } catch (err) {
     folderLock.release();
     throw err;

@@ -36,9 +36,10 @@ describe('loadConfig', () => {
       SWITCHBOARD_HEARTBEAT_INTERVAL_MS: '150',
       SWITCHBOARD_RATE_LIMIT_PER_S: '0',
       SWITCHBOARD_DATA_DIR: '/tmp/sb-data',
+      SWITCHBOARD_SQLITE_BUSY_TIMEOUT_MS: '250',
       SWITCHBOARD_TOKEN: 'sbk_a_long_enough_token_value',
     });
-    expect(config).toMatchObject({ port: 9000, heartbeatIntervalMs: 150, rateLimitPerSecond: 0, dataDir: '/tmp/sb-data', token: 'sbk_a_long_enough_token_value' });
+    expect(config).toMatchObject({ port: 9000, heartbeatIntervalMs: 150, rateLimitPerSecond: 0, dataDir: '/tmp/sb-data', sqliteBusyTimeoutMs: 250, token: 'sbk_a_long_enough_token_value' });
   });
 
   test('an empty value counts as unset, not as 0', () => {
@@ -65,6 +66,8 @@ describe('loadConfig', () => {
     ['SWITCHBOARD_READER_THREADS', '-1'],
     ['SWITCHBOARD_READER_THREADS', '17'],
     ['SWITCHBOARD_READER_THREADS', 'two'],
+    ['SWITCHBOARD_SQLITE_BUSY_TIMEOUT_MS', '-1'],
+    ['SWITCHBOARD_SQLITE_BUSY_TIMEOUT_MS', '0.5'],
   ])('%s=%j is refused with a message naming the variable and the value', (name, value) => {
     const message = errorOf({ [name]: value });
     expect(message).toContain('invalid configuration');

@@ -54,6 +54,8 @@ export interface StoreOptions {
   dataDir?: string;
   /** A PostgreSQL URL (postgres://…); when given, the store runs on PostgreSQL and dataDir is unused. */
   databaseUrl?: string;
+  /** SQLite: how long a write waits for another connection's write lock before it fails busy (5,000 ms by default). */
+  sqliteBusyTimeoutMs?: number;
   clock?: Clock;
 }
 
@@ -184,7 +186,7 @@ export class Store {
     }
     const clock = options.clock ?? systemClock;
     if (!options.dataDir) throw new Error('Store.open needs a dataDir (SQLite) or a databaseUrl (PostgreSQL)');
-    const { db, raw, file } = openSqlite(options.dataDir);
+    const { db, raw, file } = openSqlite(options.dataDir, options.sqliteBusyTimeoutMs);
     // PRAGMA data_version moves when another connection commits: how the token memory learns of the CLI.
     const dataVersion = raw.prepare('PRAGMA data_version').pluck();
     const bulkReaderConnection = () => {

@@ -65,7 +65,7 @@ export async function runAdminCommand(program: string, usage: string, run: Comma
       return 0;
     }
     const config = loadConfig(env);
-    await run(args, async () => (opened ??= await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir })), io);
+    await run(args, async () => (opened ??= await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs })), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -6,12 +6,17 @@ import type { Database } from '../../schema';
 import { withStatementCache } from './statement-cache';
 
 export const SQLITE_FILE_NAME = 'switchboard.db';
+/**
+ * How long a statement waits for another connection's lock before it fails busy. The wait blocks
+ * the thread that runs the statement (the server's main thread for writes).
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens the embedded store. WAL with synchronous=FULL set explicitly: better-sqlite3 leaves WAL at
  * NORMAL, which can lose the last transactions on power loss, and an acknowledged event must not be lost.
  */
-export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: BetterSqlite3.Database; file: string } {
+export function openSqlite(dataDir: string, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS): { db: Kysely<Database>; raw: BetterSqlite3.Database; file: string } {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, SQLITE_FILE_NAME);
   const raw = new BetterSqlite3(file);
@@ -21,7 +26,7 @@ export function openSqlite(dataDir: string): { db: Kysely<Database>; raw: Better
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   raw.pragma('cache_size = -65536');
   raw.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
@@ -60,7 +65,7 @@ export function openSqliteThreadReader(file: string): { db: Kysely<Database>; ra
 
 function openSqliteReadOnly(file: string, cacheKib: number): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
   const raw = new BetterSqlite3(file, { fileMustExist: true });
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   raw.pragma(`cache_size = -${cacheKib}`);
   raw.pragma('query_only = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
