@@ -143,7 +143,7 @@ export class LocalProcessManager implements ContainerManager {
     if (!entry) {
       if (!record) return { ok: false, containerId, entityId: '', error: `container ${containerId} is not known` };
       // No process of ours: it exited, failed for good, or belonged to an earlier runtime process.
-      await this.records.remove(containerId);
+      await this.inOrder(containerId, () => this.records.remove(containerId));
       return { ok: true, containerId, entityId: record.entity_id, alreadyStopped: true };
     }
     entry.stopping = true;
@@ -153,19 +153,19 @@ export class LocalProcessManager implements ContainerManager {
     }
     if (!isAlive(entry.child)) {
       this.live.delete(containerId);
-      await this.records.remove(containerId);
+      await this.inOrder(containerId, () => this.records.remove(containerId));
       return { ok: true, containerId, entityId: entry.entityId, alreadyStopped: true };
     }
-    await this.records.update(containerId, { status: 'stopping' });
+    await this.inOrder(containerId, () => this.records.update(containerId, { status: 'stopping' }));
     entry.child.kill('SIGTERM');
     const exitedInTime = await settlesWithin(entry.exited, this.stopTimeoutMs);
     if (exitedInTime) {
       this.live.delete(containerId);
-      await this.records.remove(containerId);
+      await this.inOrder(containerId, () => this.records.remove(containerId));
       return { ok: true, containerId, entityId: entry.entityId, alreadyStopped: false };
     }
     const error = `container ${containerId} (pid ${entry.child.pid}) did not exit within ${this.stopTimeoutMs} ms of SIGTERM`;
-    await this.records.update(containerId, { status: 'stop_failed', last_error: error });
+    await this.inOrder(containerId, () => this.records.update(containerId, { status: 'stop_failed', last_error: error }));
     return { ok: false, containerId, entityId: entry.entityId, error };
   }
 
@@ -268,8 +268,8 @@ export class LocalProcessManager implements ContainerManager {
   }
 
   /**
-   * Runs a container's record write after the ones issued for it before. The supervisor does not
-   * wait for its writes, and on PostgreSQL two in flight run on two connections: a "restarting"
+   * Runs a container's record write after the ones issued for it before (the supervisor's and
+   * stop's alike). The supervisor does not wait for its writes, and on PostgreSQL two in flight run on two connections: a "restarting"
    * issued before a quick restart's "running" and "failed" could commit last and leave the record
    * saying restarting for good.
    */
