@@ -36,10 +36,16 @@ test.describe('heartbeat', () => {
     const runtime = new RuntimePage(page);
     await runtime.goto(own.url);
     await expect(runtime.ingressState).toContainText('open');
+    let statusReadsFailed = 0;
+    page.on('requestfailed', (request) => {
+      if (request.postData()?.includes('"runtime.status"')) statusReadsFailed += 1;
+    });
     await own.stop();
     await expect(indicator).toContainText('Reconnecting', { timeout: 10_000 });
     await expect(shell.staleNotices).toHaveCount(1);
-    await page.waitForTimeout(12_000); // the status poll (5 s) and its retries fail meanwhile
+    // The status poll (every 5 s) fails and so do its two retries, then the next poll fails too:
+    // by then the screen has shown whatever the failed read makes it show.
+    await expect.poll(() => statusReadsFailed, { message: 'a status read, its retries and the next poll to fail', timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     await expect(shell.staleNotices).toHaveCount(1);
     await expect(runtime.ingressState).toContainText('open');
     await expect(shell.alerts).toHaveCount(0);
