@@ -5,6 +5,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heartbeatNotification, methods } from '@switchboard/contract';
+import { MAX_FRAMES_IN_FLIGHT } from '../src/ws/socket-server';
 import { startTestServer, type TestServer } from './harness';
 import { expectRpcError } from './rpc-helpers';
 import { RpcSocket, wsUrl, type WireFrame } from './ws-client';
@@ -161,6 +162,14 @@ describe('frames', () => {
     expect(answer).toHaveLength(2);
     expect(answer.find((r) => r.id === 'a')?.result).toEqual({ ok: true, ts: expect.any(String) });
     expectRpcError(answer.find((r) => r.id === 'b'), 'INVALID_PARAMS');
+    await socket.close();
+  });
+
+  test('many frames sent at once are all answered, though only a few are worked on at a time', async () => {
+    const socket = await open();
+    const frames = MAX_FRAMES_IN_FLIGHT * 5;
+    const answers = await Promise.all(Array.from({ length: frames }, (_, i) => socket.callUnchecked(i % 2 ? 'health.ping' : 'no.such.method', {})));
+    expect(answers.map((a) => (a.error ? a.error.data.code : 'ok'))).toEqual(Array.from({ length: frames }, (_, i) => (i % 2 ? 'ok' : 'METHOD_NOT_FOUND')));
     await socket.close();
   });
 
