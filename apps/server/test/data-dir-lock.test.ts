@@ -3,16 +3,14 @@
  * message naming the folder and the holder's pid, whatever port it asks for; the token CLI still
  * works beside the running server; a SIGKILLed holder leaves the folder free.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { runAdminCommandProcess } from './admin-command-process';
 import { CONTROL_BUNDLE } from './control-helpers';
 import { runServerToExit, startServerProcess, type ServerProcess } from './server-process';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const TOKEN = 'sbk_data_dir_lock_test_token_01';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-lock-'));
 const started: ServerProcess[] = [];
@@ -35,13 +33,8 @@ it('refuses a second server on a folder in use, naming the folder and the pid; f
   expect((await fetch(first.url + '/readyz')).status).toBe(200);
 
   // The token CLI is a short-lived writer on the same folder, not a second server.
-  const cli = spawnSync(process.execPath, [path.join(root, 'scripts/admin-command.mjs'), 'token', 'list'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SWITCHBOARD_DATA_DIR: dataDir },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  expect(cli.status).toBe(0);
+  const cli = await runAdminCommandProcess('token', ['list'], { SWITCHBOARD_DATA_DIR: dataDir });
+  expect(cli.code, cli.stderr).toBe(0);
 
   first.child.kill('SIGKILL');
   await first.exited;
