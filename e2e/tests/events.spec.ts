@@ -136,10 +136,14 @@ test.describe('event browser', () => {
     expect(await suggestions.evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(catalog.map((e) => e.name));
     await events.eventName.fill('refund');
     await expect(page).toHaveURL(/event_name=refund(&|$)/);
-    await expect(events.rows.first()).toBeVisible();
-    const names = await events.nameCells.allInnerTexts();
-    expect(names.length).toBeGreaterThan(0);
-    expect(names.every((n) => n.startsWith('refund'))).toBe(true);
-    expect(new Set(names).size).toBeGreaterThan(1);
+    // The filtered page replaces the rows shown before it (or a loading row): wait for it.
+    const listedNames = () => events.nameCells.allInnerTexts();
+    await expect
+      .poll(async () => {
+        const names = await listedNames();
+        return names.length > 0 && names.every((n) => n.startsWith('refund'));
+      }, { message: 'only refund events listed' })
+      .toBe(true);
+    expect(new Set(await listedNames()).size).toBeGreaterThan(1);
   });
 });
