@@ -269,9 +269,9 @@ export class LocalProcessManager implements ContainerManager {
 
   /**
    * Runs a container's record write after the ones issued for it before (the supervisor's and
-   * stop's alike). The supervisor does not wait for its writes, and on PostgreSQL two in flight run on two connections: a "restarting"
-   * issued before a quick restart's "running" and "failed" could commit last and leave the record
-   * saying restarting for good.
+   * stop's alike). The supervisor does not wait for its writes, and on PostgreSQL two in flight
+   * run on two connections: a "restarting" issued before a quick restart's "running" and "failed"
+   * could commit last and leave the record saying restarting for good.
    */
   private inOrder<T>(containerId: string, write: () => Promise<T>): Promise<T> {
     const next = (this.lastWrites.get(containerId) ?? Promise.resolve()).then(write, write);
