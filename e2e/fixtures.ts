@@ -35,13 +35,11 @@ export interface CpuLock {
   takeExclusive(): Promise<void>;
 }
 
-export const test = base.extend<{ server: SharedServer; signedIn: Page; exclusiveCpu: boolean; cpuLock: CpuLock }>({
-  /** Set with `test.use({ exclusiveCpu: true })` in a timing test: no other test runs meanwhile. */
-  exclusiveCpu: [false, { option: true }],
+export const test = base.extend<{ server: SharedServer; signedIn: Page; cpuLock: CpuLock }>({
   cpuLock: [
-    async ({ exclusiveCpu }, use, testInfo) => {
-      let release = exclusiveCpu ? await acquireExclusive(EXCLUSIVE_WAIT_MS) : await acquireShared(testInfo.testId);
-      let exclusive = exclusiveCpu;
+    async ({}, use, testInfo) => {
+      let release = await acquireShared(testInfo.testId);
+      let exclusive = false;
       try {
         await use({
           async takeExclusive() {

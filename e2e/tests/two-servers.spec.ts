@@ -34,8 +34,6 @@ async function appearedAt(page: Page, name: string): Promise<number> {
 
 test.describe('two servers on one PostgreSQL database', () => {
   test.skip(!postgres.url && !onCi, `needs PostgreSQL: ${postgres.reason}. Set SWITCHBOARD_TEST_DATABASE_URL to a role that may create databases, or install postgresql`);
-  // A measured test: nothing else runs meanwhile.
-  test.use({ exclusiveCpu: true });
   test.describe.configure({ mode: 'serial', timeout: 120_000 });
 
   let database: SpecDatabase | undefined;
@@ -57,7 +55,9 @@ test.describe('two servers on one PostgreSQL database', () => {
     await database?.drop();
   });
 
-  test('a publish through server A shows in the event list of a console on server B within a second', async ({ page }) => {
+  test('a publish through server A shows in the event list of a console on server B within a second', async ({ page, cpuLock }) => {
+    // A measured test: nothing else runs meanwhile.
+    await cpuLock.takeExclusive();
     const a = serverA!;
     const b = serverB!;
     expect((await a.rpc('health.check')).servers).toHaveLength(2);

@@ -57,7 +57,7 @@ export class LocalProcessManager implements ContainerManager {
   private readonly records: ContainerRecords;
   private readonly live = new Map<string, Supervised>();
   private readonly pendingWrites = new Set<Promise<unknown>>();
-  /** Per container, the end of its last record write issued by the supervisor (see inOrder). */
+  /** Per container, the end of its last record write (see inOrder). */
   private readonly lastWrites = new Map<string, Promise<void>>();
   private readonly command: string;
   private readonly stopTimeoutMs: number;
