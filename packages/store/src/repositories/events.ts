@@ -196,7 +196,7 @@ const NESTED_DEAD_LETTER_COLUMNS = [
 
 /**
  * A page's nested reads, each written once for both engines; `ofEvents` picks the page's rows
- * (engine.readByIds: on PostgreSQL the ids travel as one array, one text for any page size).
+ * (engine.readByIds: the ids travel as one parameter, a JSON array on SQLite and an array on PostgreSQL).
  */
 type OfEvents = Expression<SqlBool>;
 const deliveriesOf = (db: Kysely<Database>, ofEvents: OfEvents) =>

@@ -5,18 +5,19 @@
  * notifies listeners. Batched writes travel as one JSON or array parameter, so each statement has
  * one text whatever its row count, prepared once per connection.
  */
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../schema';
 import { compiledOnce } from '../../compiled-once';
 import { prepared, sentWithNext } from '../../prepared-statements';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import { CHANGE_CHANNEL } from '../../change-feed';
-import type { EventWithDeliveryRows, ReadOfIds, StoreEngine } from '../engine';
+import type { EventWithDeliveryRows, StoreEngine } from '../engine';
 import { claimDueUnlessLockedOnPostgres, markDeliveredByArrays } from './claim';
 import { insertEventsWithDeliveries, insertFromJson, rowsAsJson } from './json-rows';
 import { postgresMigrationSteps } from './migrations/index';
 import { WRITE_GUARD_REFUSED } from './migrations/013_write_guard';
 import { POSTGRES_PARALLEL_GROUPS } from './open-postgres';
+import { readsByIdsParameter } from '../reads-of-ids';
 import { ensurePostgresPayloadIndex, postgresPayloadCondition } from './payload-search';
 
 /**
@@ -81,12 +82,8 @@ const insertChangeNotifying = compiledOnce((db, kinds: string, serverId: string 
     .modifyEnd(prepared),
 );
 
-/**
- * Reads of rows by a list of ids, each compiled once with the ids as one array (`= any`): one text
- * for any count, where `in (…)` was a new text per count, built, compiled, parsed and planned on
- * every call.
- */
-const readsByArray = new WeakMap<ReadOfIds<unknown>, Map<string, (db: Kysely<Database>, ids: string[]) => Promise<{ rows: unknown[] }>>>();
+/** Reads of rows by a list of ids: the ids travel as one array (`= any`). */
+const readByArray = readsByIdsParameter((column, ids) => sql<SqlBool>`${sql.ref(column)} = any(${ids}::text[])`, (query) => query.modifyEnd(prepared));
 
 /**
  * The rows of events and their deliveries for one statement: when each table's rows fit one
@@ -161,12 +158,8 @@ export const postgresEngine: StoreEngine = {
     return (await settleByArray(trx, settledAt, runIds as string[])).rows;
   },
 
-  async readByIds<R>(db: Kysely<Database>, read: ReadOfIds<R>, column: string, ids: readonly string[]): Promise<R[]> {
-    let byColumn = readsByArray.get(read as ReadOfIds<unknown>);
-    if (!byColumn) readsByArray.set(read as ReadOfIds<unknown>, (byColumn = new Map()));
-    let compiled = byColumn.get(column);
-    if (!compiled) byColumn.set(column, (compiled = compiledOnce((db, ids: string[]) => read(db, sql`${sql.ref(column)} = any(${ids}::text[])`).modifyEnd(prepared))));
-    return (await compiled(db, ids as string[])).rows as R[];
+  readByIds(db, read, column, ids) {
+    return readByArray(db, read, column, ids);
   },
 
   /** One statement per table: PostgreSQL does not hold this process's event loop while it deletes. */

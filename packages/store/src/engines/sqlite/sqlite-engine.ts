@@ -1,10 +1,10 @@
 /**
  * The embedded engine: one file in the data folder, one process (the folder lock), one writer at a
  * time. Its members take the portable path: statements are VALUES lists and `in (…)` lists within
- * SQLite's bound-parameter limit, and there are no row locks to take, because no other writer can
- * come between a transaction's read and its write.
+ * SQLite's bound-parameter limit (a read by ids takes them as one JSON array), and there are no row
+ * locks to take, because no other writer can come between a transaction's read and its write.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../schema';
 import { compiledOnce } from '../../compiled-once';
 import { prepared } from '../../prepared-statements';
@@ -13,11 +13,15 @@ import type { StoreEngine } from '../engine';
 import { claimDueUnlessLockedOnSqlite } from './claim';
 import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
 import { valuesInsert } from './values-insert';
+import { readsByIdsParameter } from '../reads-of-ids';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
 const DELETE_CHUNK_ROWS = 2000;
 
 const now = (offsetMs = 0) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${offsetMs / 1000} seconds`})`;
+
+/** Reads of rows by a list of ids: the ids travel as one JSON array, whatever their count. */
+const readByJson = readsByIdsParameter((column, ids) => sql<SqlBool>`${sql.ref(column)} in (select value from json_each(${ids}))`);
 
 const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
 
@@ -96,7 +100,7 @@ export const sqliteEngine: StoreEngine = {
   },
 
   readByIds(db, read, column, ids) {
-    return read(db, sql`${sql.ref(column)} in (${sql.join([...ids])})`).execute();
+    return readByJson(db, read, column, JSON.stringify(ids));
   },
 
   async deleteAll(trx, table, scope = (q) => q) {
