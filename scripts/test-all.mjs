@@ -44,8 +44,9 @@ function runInBackground(label, cmd, args, env = {}) {
 // Typecheck and lint each use one core: side by side they take the time of the longer one.
 // Packages installed without their install scripts (`npm ci --ignore-scripts`, as .ci/run does)
 // get them here, beside the two: better-sqlite3 then compiles SQLite, one core's work that neither
-// check needs, and every later section does. The compile was the longest of the three, so the
-// checks run at a lower priority and share the other core (docs/performance-notes.md).
+// check needs, and every later section does. At better-sqlite3's own -O3 the compile is the longest
+// of the three (.ci/run builds it at -O1), so the checks run at a lower priority and share the
+// other core (docs/performance-notes.md).
 const nativeModuleBuilt = fs.existsSync(path.join(root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'));
 const checkCommand = (cmd, args) => (nativeModuleBuilt || process.platform === 'win32' ? [cmd, args] : ['nice', ['-n', '10', cmd, ...args]]);
 section(`typecheck and lint (ESLint: layer boundaries, hooks, TypeScript)${nativeModuleBuilt ? '' : ' and the install scripts'}, side by side`);

@@ -12,12 +12,12 @@ import { prepared, sentWithNext } from '../../prepared-statements';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import { CHANGE_CHANNEL } from '../../change-feed';
 import type { EventWithDeliveryRows, StoreEngine } from '../engine';
+import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnPostgres, markDeliveredByArrays } from './claim';
 import { insertEventsWithDeliveries, insertFromJson, rowsAsJson } from './json-rows';
 import { postgresMigrationSteps } from './migrations/index';
 import { WRITE_GUARD_REFUSED } from './migrations/013_write_guard';
 import { POSTGRES_PARALLEL_GROUPS } from './open-postgres';
-import { readsByIdsParameter } from '../reads-of-ids';
 import { ensurePostgresPayloadIndex, postgresPayloadCondition } from './payload-search';
 
 /**

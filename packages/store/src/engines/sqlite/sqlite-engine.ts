@@ -10,10 +10,10 @@ import { compiledOnce } from '../../compiled-once';
 import { prepared } from '../../prepared-statements';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import type { StoreEngine } from '../engine';
+import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnSqlite } from './claim';
 import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
 import { valuesInsert } from './values-insert';
-import { readsByIdsParameter } from '../reads-of-ids';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
 const DELETE_CHUNK_ROWS = 2000;
