@@ -6,6 +6,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ROLES, isRole, type Role } from '@switchboard/contract';
 import { LONGEST_INCIDENT_LOOK_BACK_DAYS, type RetentionSettings } from '@switchboard/runtime';
+import type { StoreOptions } from '@switchboard/store';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -202,6 +203,11 @@ const SECRET_VARIABLES = new Set(['SWITCHBOARD_TOKEN', 'SWITCHBOARD_OPENAI_API_K
 const RENAMED_VARIABLES: Record<string, string> = Object.fromEntries(
   ['BEAT_MS', 'DEAD_AFTER_MS'].map((setting) => [`SWITCHBOARD_NODE_${setting}`, `SWITCHBOARD_SERVER_${setting}`]),
 );
+
+/** Where the store lives, as Store.open takes it: PostgreSQL when a URL is set, else the SQLite folder. */
+export function storeLocation(config: Config): StoreOptions {
+  return config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // `PORT=` in an env file means "not set", not 0 (which z.coerce.number would make of it).

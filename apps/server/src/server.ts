@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Runtime, createContainerManager, runDemoScenario, startSteadyTraffic, type SteadyTraffic } from '@switchboard/runtime';
 import { lockDataDir, Store, hashSecret, type ChangeListener, type Clock } from '@switchboard/store';
-import type { Config } from './config';
+import { storeLocation, type Config } from './config';
 import { AuditTrail } from './audit/audit-trail';
 import { createApp } from './http/app';
 import { discoverIssuer } from './http/oidc/discovery';
@@ -90,7 +90,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   try {
     // Unless a test injects one, the store picks the clock: on PostgreSQL the database's (several
     // hosts write the timestamps that order pages and cursors), on SQLite this host's.
-    store = await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl, clock: options.clock } : { dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, clock: options.clock });
+    store = await Store.open({ ...storeLocation(config), clock: options.clock });
   } catch (err) {
     folderLock.release();
     throw err;

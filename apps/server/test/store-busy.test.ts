@@ -28,6 +28,6 @@ it('a publish while another connection holds the write lock is STORE_BUSY with r
   const after = await server.rpc('event.publish', { event_name: 'tick', payload: { n: 1 } });
   expect(after.result?.status).toBe('running');
   // better-sqlite3 waits out the busy timeout on the main thread, and the server's own background
-  // writes (heartbeat, token use) wait too while the lock is held: with the default 5 s the answer
-  // took about 25 s.
+  // writes (heartbeat, token use) wait too while the lock is held: hence the short timeout above
+  // (docs/performance-notes.md has what the default cost).
 }, 90_000);

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Store } from '@switchboard/store';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig, storeLocation } from '../config';
 
 /** Wrong arguments: the usage text follows the message. */
 export class UsageError extends Error {}
@@ -65,7 +65,7 @@ export async function runAdminCommand(program: string, usage: string, run: Comma
       return 0;
     }
     const config = loadConfig(env);
-    await run(args, async () => (opened ??= await Store.open(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs })), io);
+    await run(args, async () => (opened ??= await Store.open(storeLocation(config))), io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

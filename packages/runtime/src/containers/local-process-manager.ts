@@ -115,18 +115,18 @@ export class LocalProcessManager implements ContainerManager {
       if (record.status === 'stop_failed' || record.status === 'failed') continue;
       const entityType = entityTypes.get(record.entity_id);
       if (!entityType || this.live.size >= this.maxContainers) {
-        await this.records.update(record.container_id, { status: 'exited', pid: null, last_error: 'lost when the runtime restarted' });
+        await this.updateRecord(record.container_id, { status: 'exited', pid: null, last_error: 'lost when the runtime restarted' });
         continue;
       }
       try {
         const spec = { entityId: record.entity_id, entityType };
         const child = await this.spawnChild(record.container_id, spec);
-        await this.records.update(record.container_id, { status: 'running', pid: child.pid ?? null, last_error: null });
+        await this.updateRecord(record.container_id, { status: 'running', pid: child.pid ?? null, last_error: null });
         this.supervise({ containerId: record.container_id, entityId: record.entity_id, entityType, child, exited: exitOf(child), stopping: false, restarts: 0 });
         restarted.push(record.container_id);
       } catch (err) {
         const error = (err as Error).message;
-        await this.records.update(record.container_id, { status: 'failed', pid: null, last_error: error });
+        await this.updateRecord(record.container_id, { status: 'failed', pid: null, last_error: error });
         failed.push({ containerId: record.container_id, error });
       }
     }
@@ -143,7 +143,7 @@ export class LocalProcessManager implements ContainerManager {
     if (!entry) {
       if (!record) return { ok: false, containerId, entityId: '', error: `container ${containerId} is not known` };
       // No process of ours: it exited, failed for good, or belonged to an earlier runtime process.
-      await this.inOrder(containerId, () => this.records.remove(containerId));
+      await this.removeRecord(containerId);
       return { ok: true, containerId, entityId: record.entity_id, alreadyStopped: true };
     }
     entry.stopping = true;
@@ -153,19 +153,19 @@ export class LocalProcessManager implements ContainerManager {
     }
     if (!isAlive(entry.child)) {
       this.live.delete(containerId);
-      await this.inOrder(containerId, () => this.records.remove(containerId));
+      await this.removeRecord(containerId);
       return { ok: true, containerId, entityId: entry.entityId, alreadyStopped: true };
     }
-    await this.inOrder(containerId, () => this.records.update(containerId, { status: 'stopping' }));
+    await this.updateRecord(containerId, { status: 'stopping' });
     entry.child.kill('SIGTERM');
     const exitedInTime = await settlesWithin(entry.exited, this.stopTimeoutMs);
     if (exitedInTime) {
       this.live.delete(containerId);
-      await this.inOrder(containerId, () => this.records.remove(containerId));
+      await this.removeRecord(containerId);
       return { ok: true, containerId, entityId: entry.entityId, alreadyStopped: false };
     }
     const error = `container ${containerId} (pid ${entry.child.pid}) did not exit within ${this.stopTimeoutMs} ms of SIGTERM`;
-    await this.inOrder(containerId, () => this.records.update(containerId, { status: 'stop_failed', last_error: error }));
+    await this.updateRecord(containerId, { status: 'stop_failed', last_error: error });
     return { ok: false, containerId, entityId: entry.entityId, error };
   }
 
@@ -194,7 +194,7 @@ export class LocalProcessManager implements ContainerManager {
     await Promise.all(entries.map((e) => settlesWithin(e.exited, 2_000)));
     await Promise.allSettled([...this.pendingWrites]);
     for (const entry of entries) {
-      await this.records.update(entry.containerId, { status: 'exited', pid: null, last_error: 'runtime stopped' }).catch(() => undefined);
+      await this.updateRecord(entry.containerId, { status: 'exited', pid: null, last_error: 'runtime stopped' }).catch(() => undefined);
     }
     this.live.clear();
   }
@@ -228,19 +228,19 @@ export class LocalProcessManager implements ContainerManager {
       if (entry.stopping) {
         // Exited after a stop that had already been reported as failed: it is stopped now.
         this.live.delete(entry.containerId);
-        this.track(this.inOrder(entry.containerId, () => this.records.remove(entry.containerId)));
+        this.track(this.removeRecord(entry.containerId));
         return;
       }
       if (entry.restarts >= this.restartLimit) {
         this.live.delete(entry.containerId);
         const message = `container process exited (${how}) and reached its restart limit of ${this.restartLimit}`;
-        this.track(this.inOrder(entry.containerId, () => this.records.update(entry.containerId, { status: 'failed', pid: null, last_error: message })));
+        this.track(this.updateRecord(entry.containerId, { status: 'failed', pid: null, last_error: message }));
         this.listener?.({ level: 'error', containerId: entry.containerId, entityId: entry.entityId, message, errorCode: 'CONTAINER_FAILED' });
         return;
       }
       const wait = this.restartBackoffMs * 2 ** entry.restarts;
       const message = `container process exited (${how}); restarting in ${wait} ms`;
-      this.track(this.inOrder(entry.containerId, () => this.records.update(entry.containerId, { status: 'restarting', pid: null, last_error: message })));
+      this.track(this.updateRecord(entry.containerId, { status: 'restarting', pid: null, last_error: message }));
       this.listener?.({ level: 'warn', containerId: entry.containerId, entityId: entry.entityId, message, errorCode: 'CONTAINER_EXITED' });
       entry.restartTimer = setTimeout(() => {
         entry.restartTimer = undefined;
@@ -259,21 +259,32 @@ export class LocalProcessManager implements ContainerManager {
         child.kill('SIGKILL');
         return;
       }
-      await this.inOrder(previous.containerId, () => this.records.update(previous.containerId, { status: 'running', pid: child.pid ?? null }));
+      await this.updateRecord(previous.containerId, { status: 'running', pid: child.pid ?? null });
       this.supervise({ ...previous, child, exited: exitOf(child), restarts: previous.restarts + 1, restartTimer: undefined });
     } catch (err) {
       this.live.delete(previous.containerId);
-      await this.inOrder(previous.containerId, () => this.records.update(previous.containerId, { status: 'failed', pid: null, last_error: (err as Error).message }));
+      await this.updateRecord(previous.containerId, { status: 'failed', pid: null, last_error: (err as Error).message });
     }
   }
 
+  /** Updates a container's record after the writes issued for it before (see inOrder). */
+  private updateRecord(containerId: string, patch: Parameters<ContainerRecords['update']>[1]): Promise<void> {
+    return this.inOrder(containerId, () => this.records.update(containerId, patch));
+  }
+
+  /** Removes a container's record after the writes issued for it before (see inOrder). */
+  private removeRecord(containerId: string): Promise<void> {
+    return this.inOrder(containerId, () => this.records.remove(containerId));
+  }
+
   /**
-   * Runs a container's record write after the ones issued for it before (the supervisor's and
-   * stop's alike). The supervisor does not wait for its writes, and on PostgreSQL two in flight
-   * run on two connections: a "restarting" issued before a quick restart's "running" and "failed"
-   * could commit last and leave the record saying restarting for good.
+   * Runs a container's record write after the ones issued for it before: every write once the
+   * record exists goes through updateRecord or removeRecord. The supervisor does not wait for its
+   * writes, and on PostgreSQL two in flight run on two connections: a "restarting" issued before a
+   * quick restart's "running" and "failed" could commit last and leave the record saying
+   * restarting for good.
    */
-  private inOrder<T>(containerId: string, write: () => Promise<T>): Promise<T> {
+  private inOrder(containerId: string, write: () => Promise<void>): Promise<void> {
     const next = (this.lastWrites.get(containerId) ?? Promise.resolve()).then(write, write);
     const settled = next.then(
       () => undefined,
