@@ -59,3 +59,34 @@ it('reads a kept select * with the columns a schema change gave it, on this conn
   db.close();
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
 });
+
+it('runs a statement whose LIMIT and OFFSET are bound with the values written in, one text per set of values, and the same rows', () => {
+  const raw = new BetterSqlite3(':memory:');
+  raw.exec("create table t (n integer, s text); insert into t values (1, 'x'), (2, 'x'), (3, 'x'), (4, 'x'), (5, 'x')");
+  const prepared: string[] = [];
+  const prepare = raw.prepare.bind(raw);
+  raw.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof raw.prepare;
+  const db = withStatementCache(raw);
+  const sql = 'select n from t where s = ? and n > ? order by n limit ? offset ?';
+  const statement = db.prepare(sql);
+  expect(statement.all(['x', 1, 2, 1])).toEqual(prepare(sql).all('x', 1, 2, 1));
+  expect(statement.all(['x', 1, 2, 1])).toEqual([{ n: 3 }, { n: 4 }]);
+  expect(statement.all(['x', 0, 3, 0])).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  expect(statement.all(['x', 0, 2, 1])).toEqual([{ n: 2 }, { n: 3 }]);
+  // The bound text once (for its columns), then one text per set of values, each prepared once.
+  expect(prepared).toEqual([sql, ...['limit 2 offset 1', 'limit 3 offset 0'].map((l) => `select n from t where s = ? and n > ? order by n ${l}`)]);
+
+  // A text being iterated is busy: the next call with its values gets a fresh one.
+  const iterating = statement.iterate(['x', 0, 3, 0]);
+  expect(iterating.next().value).toEqual({ n: 1 });
+  expect(statement.all(['x', 0, 3, 0])).toHaveLength(3);
+  iterating.return?.();
+
+  // A value that is not an integer is bound, as written: SQLite answers as it would without the cache.
+  expect(() => statement.all(['x', 0, 'many', 0])).toThrow(/datatype mismatch/);
+  expect(() => prepare(sql).all('x', 0, 'many', 0)).toThrow(/datatype mismatch/);
+  // Writes with a bound limit (SQLite's DELETE ... LIMIT is not built in here): a subquery's limit.
+  expect(db.prepare('delete from t where n in (select n from t order by n limit ?)').run([2])).toMatchObject({ changes: 2 });
+  expect(db.prepare('select count(*) as c from t').all([])).toEqual([{ c: 3 }]);
+  db.close();
+});
