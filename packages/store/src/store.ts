@@ -129,7 +129,7 @@ export class Store {
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db, this.changes, engine);
-    this.incidents = new IncidentRepository(db, this.changes);
+    this.incidents = new IncidentRepository(db, this.changes, engine);
     this.logs = new LogRepository(db, this.changes, engine);
     this.mailboxReads = new MailboxReadRepository(db, engine);
     this.agentReads = new AgentReadRepository(db);

@@ -124,6 +124,14 @@ export interface StoreEngine {
   /** How this engine declares an auto-incrementing key in the shared migrations. */
   readonly autoIncrementKey: AutoIncrementKey;
   /**
+   * `value`, bound, for the right side of a comparison with a column that a partial index's
+   * predicate compares with a literal (logs.component, in logs_entity_changes). SQLite checks a
+   * bound value against such a predicate when it plans, so it plans the statement again each time
+   * the value is bound (docs/performance-notes.md, "Statements planned once"); written `+?`, it is
+   * the same value to the comparison and to the index search, and not one the planner checks.
+   */
+  unplannedValue<T>(value: T): Expression<T>;
+  /**
    * Steps this engine adds to shared migrations, by migration name, run after the shared steps
    * on the way up and before them on the way down. Names never change, so existing databases
    * migrate as before.

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AgentsTable, Database } from '../schema';
+import { ACTIVE } from './active-conversation';
 
 export interface AgentSessionRef {
   session_id: string;
@@ -70,7 +71,7 @@ export class AgentReadRepository {
             sql<number>`row_number() over (partition by ${sql.ref('agent_id')} order by ${sql.ref('started_at')} desc, ${sql.ref('seq')} desc)`.as('rn'),
           ])
           .where('agent_id', 'in', ids)
-          .where('status', '=', 'active')
+          .where('status', '=', ACTIVE)
           .as('c'),
       )
       .selectAll()

@@ -6,6 +6,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AgentsTable, ConversationsTable, Database, TurnsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
+import { ACTIVE } from './active-conversation';
 
 export type AgentIdentity = Pick<AgentsTable, 'type' | 'role' | 'model_tier' | 'conversation_mode' | 'session_scope'>;
 export type SessionRow = Selectable<ConversationsTable>;
@@ -49,7 +50,7 @@ export class AgentWriteRepository {
       .selectAll()
       .where('agent_id', '=', agentId)
       .where('scope_key', '=', scopeKey)
-      .where('status', '=', 'active')
+      .where('status', '=', ACTIVE)
       .orderBy('seq', 'desc')
       .executeTakeFirst();
   }

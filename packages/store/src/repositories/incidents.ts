@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type QueryResult, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { compiledOnce } from '../compiled-once';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
+import type { StoreEngine } from '../engines/engine';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import type { IncidentRollupCache, PeriodRollupRow } from './incident-rollup-cache';
@@ -178,6 +179,7 @@ export class IncidentRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
+    private readonly engine: StoreEngine,
   ) {}
 
   /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
@@ -453,7 +455,7 @@ export class IncidentRepository {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
     // Literals, so SQLite can match the partial indexes (level_rank >= 2, is_mcp = 1).
     const c: Expression<SqlBool>[] = [sql<SqlBool>`${sql.ref(col('level_rank'))} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`];
-    if (q.component !== undefined) c.push(eb(col('component'), '=', q.component));
+    if (q.component !== undefined) c.push(eb(col('component'), '=', this.engine.unplannedValue(q.component)));
     if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref(col('is_mcp'))} = 1`);
     return c;
   }
@@ -461,7 +463,7 @@ export class IncidentRepository {
   private groupConditions(eb: ExpressionBuilder<any, any>, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
     const col = (c: string) => (alias ? `${alias}.${c}` : c);
     return [
-      eb(col('component'), '=', key.component),
+      eb(col('component'), '=', this.engine.unplannedValue(key.component)),
       key.error_code === null ? eb(col('error_code'), 'is', null) : eb(col('error_code'), '=', key.error_code),
       eb(col('cause_key'), '=', key.cause_key ?? ''),
     ];

@@ -10,6 +10,7 @@ import { executorOf, type StoreTx } from '../store-tx';
 import { CLAIMABLE, markChange } from '../change-feed';
 import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 import { insertRows } from './insert-rows';
+import { ACTIVE } from './active-conversation';
 import type { StoreEngine } from '../engines/engine';
 import type { Kysely } from 'kysely';
 
@@ -147,7 +148,7 @@ export class RunWriteRepository {
       .updateTable('conversations')
       .set({ status: 'ended', ended_at: endedAt })
       .where('scope_key', '=', `run:${runId}`)
-      .where('status', '=', 'active')
+      .where('status', '=', ACTIVE)
       .execute();
   }
 

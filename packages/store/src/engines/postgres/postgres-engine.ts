@@ -134,6 +134,8 @@ export const postgresEngine: StoreEngine = {
   now,
 
   autoIncrementKey: { type: 'bigserial', primaryKey: (c) => c.primaryKey() },
+  // A prepared statement is planned without its values' help unless PostgreSQL chooses otherwise.
+  unplannedValue: (value) => sql`${value}`,
   extraMigrationSteps: postgresMigrationSteps,
 
   claimDueUnlessLocked: claimDueUnlessLockedOnPostgres,

@@ -49,6 +49,8 @@ export const sqliteEngine: StoreEngine = {
   now,
 
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
+  // Unary plus changes no value (text stays text) and keeps the comparison an index search.
+  unplannedValue: (value) => sql`+${value}`,
   extraMigrationSteps: {},
 
   claimDueUnlessLocked: claimDueUnlessLockedOnSqlite,
