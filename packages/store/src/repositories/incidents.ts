@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type QueryResult, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Compilable, type Expression, type ExpressionBuilder, type Kysely, type QueryResult, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { compiledOnce } from '../compiled-once';
 import { executorOf, storeTxOf, type StoreTx } from '../store-tx';
 import type { StoreEngine } from '../engines/engine';
@@ -150,8 +150,8 @@ export interface IncidentActivityRecord {
 export type LogRow = Selectable<LogsTable>;
 
 const SAMPLE_SIZE = 5;
-/** Compiled sample statements kept (one per shape, see latestSamples); past it the cache starts over. */
-const MAX_SAMPLE_SHAPES = 64;
+/** Compiled statements kept per read (one per shape, see ShapedStatements); past it the read's cache starts over. */
+const MAX_SHAPES = 64;
 type SampleRow = { component: string; error_code: string | null; cause_key: string; log_id: string; message: string; ts: string; seq: number };
 /** runtime_state key: the hour (ISO) before which retention removed log records; see windowGroups. */
 export const RECORDS_COMPLETE_FROM_KEY = 'retention_logs_complete_from';
@@ -170,6 +170,29 @@ export const nextSixHourBlock = (block: string) => hourOf(iso(Date.parse(`${bloc
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
+ * Every state row with its records since the change (IncidentRepository.states), compiled once:
+ * the incidents page reads it on every call.
+ */
+const readStates = compiledOnce((db) => {
+  const since = (aggregate: 'first' | 'count') => {
+    const value = aggregate === 'first' ? sql`min(${sql.ref('l.ts')})` : sql`count(*)`;
+    const walk = (codeMatches: RawBuilder<unknown>) =>
+      sql`(select ${value} from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${sql.ref('s.component')} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${sql.ref('s.cause_key')} and ${sql.ref('l.ts')} > ${sql.ref('s.changed_at')})`;
+    return sql`case when ${sql.ref('s.error_key')} = '' then ${walk(sql`${sql.ref('l.error_code')} is null`)} else ${walk(sql`${sql.ref('l.error_code')} = ${sql.ref('s.error_key')}`)} end`;
+  };
+  return db
+    .selectFrom('incident_states as s')
+    .selectAll('s')
+    .select([
+      sql<string | null>`case when ${sql.ref('s.state')} in ('resolved', 'ignored') then ${since('first')} end`.as('first_occurrence_since'),
+      sql<number | string | null>`case when ${sql.ref('s.state')} = 'ignored' and ${sql.ref('s.ignore_occurrences')} is not null then ${since('count')} end`.as('occurrences_since'),
+    ]);
+});
+
+/** A runtime_state value, compiled once. */
+const readRuntimeState = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key));
+
+/**
  * Warn-and-above log records grouped by (component, error code, cause) inside a window, and the
  * states operators gave those groups. Reads are set-based: one grouped query for a window's
  * aggregates, one for a page's samples, one for every state with its occurrences since; what an
@@ -185,7 +208,9 @@ export class IncidentRepository {
   /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
   private rollupCache: IncidentRollupCache | undefined;
 
-  private readonly latestSampleStatements = new Map<string, (db: Kysely<Database>, ...args: string[]) => Promise<QueryResult<SampleRow>>>();
+  private readonly latestSampleStatements = new ShapedStatements<SampleRow>();
+  private readonly groupCountStatements = new ShapedStatements<{ component: string; error_code: string | null; cause_key: string; n: number }>();
+  private readonly cutMinuteStatements = new ShapedStatements<{ ts: string; component: string; error_key: string; cause_key: string; level_rank: number }>();
 
   /** Keeps the rollup rows in memory from now on (the store opens it on SQLite, after its migrations). */
   keepRollupsInMemory(cache: IncidentRollupCache): void {
@@ -198,20 +223,7 @@ export class IncidentRepository {
    * group without an error code matches `error_code is null`).
    */
   async states(): Promise<IncidentStateRecord[]> {
-    const since = (aggregate: 'first' | 'count') => {
-      const value = aggregate === 'first' ? sql`min(${sql.ref('l.ts')})` : sql`count(*)`;
-      const walk = (codeMatches: RawBuilder<unknown>) =>
-        sql`(select ${value} from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${sql.ref('s.component')} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${sql.ref('s.cause_key')} and ${sql.ref('l.ts')} > ${sql.ref('s.changed_at')})`;
-      return sql`case when ${sql.ref('s.error_key')} = '' then ${walk(sql`${sql.ref('l.error_code')} is null`)} else ${walk(sql`${sql.ref('l.error_code')} = ${sql.ref('s.error_key')}`)} end`;
-    };
-    const rows = await this.db
-      .selectFrom('incident_states as s')
-      .selectAll('s')
-      .select([
-        sql<string | null>`case when ${sql.ref('s.state')} in ('resolved', 'ignored') then ${since('first')} end`.as('first_occurrence_since'),
-        sql<number | string | null>`case when ${sql.ref('s.state')} = 'ignored' and ${sql.ref('s.ignore_occurrences')} is not null then ${since('count')} end`.as('occurrences_since'),
-      ])
-      .execute();
+    const { rows } = await readStates(this.db);
     return rows.map((r) => ({
       component: r.component,
       error_code: r.error_key === '' ? null : r.error_key,
@@ -229,15 +241,15 @@ export class IncidentRepository {
 
   /** Each group's record count in the window (one grouped read of the window's index entries). */
   async groupCounts(window: IncidentWindow): Promise<IncidentGroupCount[]> {
-    const rows = await this.db
-      .selectFrom('logs')
-      .select(['component', 'error_code', 'cause_key', (eb) => eb.fn.countAll<number>().as('n')])
-      .where((eb) => eb.and(this.windowConditions(eb, window)))
-      .groupBy(['component', 'error_code', 'cause_key'])
-      .execute();
+    const { rows } = await this.groupCountStatements.run(this.db, windowShape(window), windowArguments(window), (db, ...args) =>
+      db
+        .selectFrom('logs')
+        .select(['component', 'error_code', 'cause_key', (eb) => eb.fn.countAll<number>().as('n')])
+        .where((eb) => eb.and(this.windowConditions(eb, windowOf(window, args))))
+        .groupBy(['component', 'error_code', 'cause_key']),
+    );
     return rows.map((r) => ({ component: r.component, error_code: r.error_code, cause_key: r.cause_key, count: Number(r.n) }));
   }
-
 
   /** Whether a group ever had a warn-or-worse record (an incident id names something real). */
   async exists(key: IncidentKey): Promise<boolean> {
@@ -636,14 +648,18 @@ export class IncidentRepository {
     if (recordRanges.length > 0) {
       // A join with the ranges as a VALUES list: an index search per range. As ORed conditions,
       // two dozen ranges made SQLite scan every warn-or-worse record instead.
-      const ranges = sql<{ column1: string; column2: string }>`(values ${sql.join(recordRanges.map(([from, to]) => sql`(${from}, ${to})`))})`.as('r');
-      const records = await this.db
-        .selectFrom(ranges)
-        .innerJoin('logs', (join) => join.on(sql<SqlBool>`${sql.ref('logs.ts')} >= ${sql.ref('r.column1')} and ${sql.ref('logs.ts')} < ${sql.ref('r.column2')}`))
-        .select(['logs.ts', 'logs.component', sql<string>`coalesce(${sql.ref('logs.error_code')}, '')`.as('error_key'), 'logs.cause_key', 'logs.level_rank'])
-        // No time range of the window's own: each cut range is inside it.
-        .where((eb) => eb.and(this.recordConditions(eb, q, 'logs')))
-        .execute();
+      const bounds = recordRanges.flat();
+      const filterArgs = windowArguments(q).slice(2);
+      const { rows: records } = await this.cutMinuteStatements.run(this.db, `${windowShape(q)}${recordRanges.length}`, [...bounds, ...filterArgs], (db, ...args) => {
+        const ranges = sql<{ column1: string; column2: string }>`(values ${sql.join(recordRanges.map((_, i) => sql`(${args[2 * i]}, ${args[2 * i + 1]})`))})`.as('r');
+        const filters = { mcpOnly: q.mcpOnly, ...(q.component !== undefined ? { component: args[bounds.length] } : {}) };
+        return db
+          .selectFrom(ranges)
+          .innerJoin('logs', (join) => join.on(sql<SqlBool>`${sql.ref('logs.ts')} >= ${sql.ref('r.column1')} and ${sql.ref('logs.ts')} < ${sql.ref('r.column2')}`))
+          .select(['logs.ts', 'logs.component', sql<string>`coalesce(${sql.ref('logs.error_code')}, '')`.as('error_key'), 'logs.cause_key', 'logs.level_rank'])
+          // No time range of the window's own: each cut range is inside it.
+          .where((eb) => eb.and(this.recordConditions(eb, filters, 'logs')));
+      });
       for (const r of records) {
         const j = splitAt.get(Date.parse(r.ts) - (Date.parse(r.ts) % HOUR_MS));
         if (j === undefined) add({ ...r, n: 1, first_seen: r.ts, last_seen: r.ts }, sortedPosition(timeBounds, r.ts));
@@ -658,7 +674,7 @@ export class IncidentRepository {
    * removed some before it (ADR 0018). -Infinity until a pass removed any.
    */
   private async recordsCompleteFrom(): Promise<number> {
-    const row = await this.db.selectFrom('runtime_state').select('value').where('key', '=', RECORDS_COMPLETE_FROM_KEY).executeTakeFirst();
+    const [row] = (await readRuntimeState(this.db, RECORDS_COMPLETE_FROM_KEY)).rows;
     return row ? Date.parse(row.value) : Number.NEGATIVE_INFINITY;
   }
 
@@ -674,46 +690,36 @@ export class IncidentRepository {
   }
 
   /**
-   * The latest SAMPLE_SIZE records of each group in the window, one UNION ALL statement. Built and
-   * compiled once per shape (which filters the window has, which groups have no error code, how
-   * many groups), then sent with each call's values: building it with Kysely took about a third of
-   * the call (docs/performance-notes.md).
+   * The latest SAMPLE_SIZE records of each group in the window, one UNION ALL statement, compiled
+   * once per shape: which filters the window has, which groups have no error code, how many groups.
    */
   private latestSamples(window: IncidentWindow, groups: readonly IncidentKey[]): Promise<QueryResult<SampleRow>> {
-    const withComponent = window.component !== undefined;
-    const mcpOnly = window.mcpOnly === true;
-    const shape = `${withComponent ? 'c' : '-'}${mcpOnly ? 'm' : '-'}${groups.map((g) => (g.error_code === null ? 'n' : 'e')).join('')}`;
-    let statement = this.latestSampleStatements.get(shape);
-    if (!statement) {
-      if (this.latestSampleStatements.size >= MAX_SAMPLE_SHAPES) this.latestSampleStatements.clear();
-      statement = compiledOnce((db, ...args: string[]) => {
-        let next = 0;
-        const arg = () => args[next++]!;
-        const w: IncidentWindow = { windowStart: arg(), windowEnd: arg(), mcpOnly, ...(withComponent ? { component: arg() } : {}) };
-        const latest = (g: IncidentKey) => {
-          const key: IncidentKey = { component: arg(), error_code: g.error_code === null ? null : arg(), cause_key: arg() };
-          return db
-            .selectFrom(
-              db
-                .selectFrom('logs')
-                .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
-                .where((eb) => eb.and([...this.windowConditions(eb, w), ...this.groupConditions(eb, key)]))
-                .orderBy('ts', 'desc')
-                .orderBy('seq', 'desc')
-                .limit(SAMPLE_SIZE)
-                .as('s'),
-            )
-            .selectAll();
-        };
-        const [first, ...rest] = groups.map(latest);
-        return rest.reduce((acc, q) => acc.unionAll(q), first!);
-      });
-      this.latestSampleStatements.set(shape, statement);
-    }
-    // The values in the order the builder above takes its arguments.
-    const args = [window.windowStart, window.windowEnd, ...(withComponent ? [window.component!] : [])];
+    // The window's values, then each group's, in the order the builder below takes them.
+    const args = windowArguments(window);
     for (const g of groups) args.push(g.component, ...(g.error_code === null ? [] : [g.error_code]), g.cause_key ?? '');
-    return statement(this.db, ...args);
+    const shape = windowShape(window) + groups.map((g) => (g.error_code === null ? 'n' : 'e')).join('');
+    return this.latestSampleStatements.run(this.db, shape, args, (db, ...args) => {
+      const w = windowOf(window, args);
+      let next = windowArguments(w).length;
+      const arg = () => args[next++]!;
+      const latest = (g: IncidentKey) => {
+        const key: IncidentKey = { component: arg(), error_code: g.error_code === null ? null : arg(), cause_key: arg() };
+        return db
+          .selectFrom(
+            db
+              .selectFrom('logs')
+              .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
+              .where((eb) => eb.and([...this.windowConditions(eb, w), ...this.groupConditions(eb, key)]))
+              .orderBy('ts', 'desc')
+              .orderBy('seq', 'desc')
+              .limit(SAMPLE_SIZE)
+              .as('s'),
+          )
+          .selectAll();
+      };
+      const [first, ...rest] = groups.map(latest);
+      return rest.reduce((acc, q) => acc.unionAll(q), first!);
+    });
   }
 
   /** Latest records (up to five, latest first) of each group: one statement of per-group "latest five" index walks. */
@@ -802,4 +808,38 @@ function compareText(a: string, b: string): number {
 /** A group's key as text, for maps of groups (an incident id encodes the same key). */
 export function incidentGroupKey(g: IncidentKey): string {
   return JSON.stringify([g.component, g.error_code, g.cause_key ?? '']);
+}
+
+/**
+ * Statements built and compiled once per shape (which filters a read has, how many groups or
+ * ranges), then sent with each call's values: building a read with Kysely on every call took about
+ * a third of it (docs/performance-notes.md). At most MAX_SHAPES per read; past it the cache starts over.
+ */
+class ShapedStatements<R> {
+  private readonly byShape = new Map<string, (db: Kysely<Database>, ...args: string[]) => Promise<QueryResult<R>>>();
+
+  run(db: Kysely<Database>, shape: string, args: string[], build: (db: Kysely<Database>, ...args: string[]) => Compilable<R>): Promise<QueryResult<R>> {
+    let statement = this.byShape.get(shape);
+    if (!statement) {
+      if (this.byShape.size >= MAX_SHAPES) this.byShape.clear();
+      statement = compiledOnce(build);
+      this.byShape.set(shape, statement);
+    }
+    return statement(db, ...args);
+  }
+}
+
+/** Which filters a window has: what a shaped statement's text depends on besides its values. */
+function windowShape(window: IncidentWindow): string {
+  return `${window.component !== undefined ? 'c' : '-'}${window.mcpOnly ? 'm' : '-'}`;
+}
+
+/** A window's values, in the order windowOf takes them back. */
+function windowArguments(window: IncidentWindow): string[] {
+  return [window.windowStart, window.windowEnd, ...(window.component !== undefined ? [window.component] : [])];
+}
+
+/** The window of `shape`'s filters with its values from `args` (windowArguments' order): in a shaped statement's builder, placeholders. */
+function windowOf(shape: IncidentWindow, args: readonly string[]): IncidentWindow {
+  return { windowStart: args[0]!, windowEnd: args[1]!, mcpOnly: shape.mcpOnly === true, ...(shape.component !== undefined ? { component: args[2]! } : {}) };
 }
