@@ -4,7 +4,7 @@
  * depends on), so each time that parameter is bound, which better-sqlite3 does on every call, the
  * next step prepares the whole statement again. For a small statement that doubles its cost; for an
  * incidents page's UNION ALL of "latest five" walks it was most of the statement's time
- * (docs/performance-notes.md, "LIMIT written into the text"). The statement cache runs such
+ * (docs/performance-notes.md, "Statements planned once"). The statement cache runs such
  * statements with the values written into the text instead (statement-cache.ts).
  */
 
