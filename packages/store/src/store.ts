@@ -129,7 +129,8 @@ export class Store {
     this.webSessions = new WebSessionRepository(db, clock);
     this.idempotency = new IdempotencyRepository(db, clock);
     this.events = new EventRepository(db, this.changes, engine);
-    this.incidents = new IncidentRepository(db, this.changes, engine);
+    this.runtimeState = new RuntimeStateRepository(db, engine);
+    this.incidents = new IncidentRepository(db, this.changes, engine, this.runtimeState);
     this.logs = new LogRepository(db, this.changes, engine);
     this.mailboxReads = new MailboxReadRepository(db, engine);
     this.agentReads = new AgentReadRepository(db);
@@ -139,7 +140,6 @@ export class Store {
     this.runtimeRecords = new RuntimeRecordReads(db);
     this.lookup = new LookupRepository(db);
     this.deliveries = new DeliveryRepository(db, engine);
-    this.runtimeState = new RuntimeStateRepository(db, engine);
     this.runWrites = new RunWriteRepository(db, engine);
     this.containers = new ContainerRepository(db);
     this.entities = new EntityRepository(db);

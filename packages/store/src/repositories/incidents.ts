@@ -5,6 +5,7 @@ import type { StoreEngine } from '../engines/engine';
 import type { Database, LogsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import type { IncidentRollupCache, PeriodRollupRow } from './incident-rollup-cache';
+import type { RuntimeStateRepository } from './runtime-state';
 import { adjacentRanges, ROLLUP_PERIODS, type IncidentRollup } from './incident-rollup-periods';
 
 /** Log records at or above this rank (warn) are incidents; debug and info are not. */
@@ -189,9 +190,6 @@ const readStates = compiledOnce((db) => {
     ]);
 });
 
-/** A runtime_state value, compiled once. */
-const readRuntimeState = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key));
-
 /**
  * Warn-and-above log records grouped by (component, error code, cause) inside a window, and the
  * states operators gave those groups. Reads are set-based: one grouped query for a window's
@@ -203,6 +201,7 @@ export class IncidentRepository {
     private readonly db: Kysely<Database>,
     private readonly changes: ChangeFeedRepository,
     private readonly engine: StoreEngine,
+    private readonly runtimeState: RuntimeStateRepository,
   ) {}
 
   /** The rollup rows in memory (SQLite, see incident-rollup-cache.ts); without it every window reads them in SQL. */
@@ -674,8 +673,8 @@ export class IncidentRepository {
    * removed some before it (ADR 0018). -Infinity until a pass removed any.
    */
   private async recordsCompleteFrom(): Promise<number> {
-    const [row] = (await readRuntimeState(this.db, RECORDS_COMPLETE_FROM_KEY)).rows;
-    return row ? Date.parse(row.value) : Number.NEGATIVE_INFINITY;
+    const value = await this.runtimeState.get(RECORDS_COMPLETE_FROM_KEY);
+    return value === undefined ? Number.NEGATIVE_INFINITY : Date.parse(value);
   }
 
   /** A rollup's rows of the periods in [from, to) (period texts), each naming its period and its group's key: what the rollup cache keeps. */
