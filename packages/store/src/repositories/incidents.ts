@@ -333,7 +333,7 @@ export class IncidentRepository {
       .selectAll('a')
       .select('t.name as actor_token_name')
       .select(
-        sql<string | null>`case when ${sql.ref('a.state')} = 'resolved' then (select min(${sql.ref('l.ts')}) from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${key.component} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${key.cause_key ?? ''} and ${sql.ref('l.ts')} > ${sql.ref('a.ts')}) end`.as(
+        sql<string | null>`case when ${sql.ref('a.state')} = 'resolved' then (select min(${sql.ref('l.ts')}) from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${this.engine.unplannedValue(key.component)} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${key.cause_key ?? ''} and ${sql.ref('l.ts')} > ${sql.ref('a.ts')}) end`.as(
           'first_occurrence_after',
         ),
       )

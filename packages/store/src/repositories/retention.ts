@@ -166,7 +166,7 @@ export class RetentionRepository {
         .selectFrom('logs')
         .select(['seq', 'run_id'])
         .where(sql.ref('level_rank'), '>=', sql.lit(INCIDENT_MIN_LEVEL_RANK))
-        .where('component', '=', g.component)
+        .where('component', '=', this.engine.unplannedValue(g.component))
         .where('error_code', g.error_code === null ? 'is' : '=', g.error_code)
         .where('cause_key', '=', g.cause_key);
     const keep = (rows: { seq: number; run_id: string | null }[]) => {
