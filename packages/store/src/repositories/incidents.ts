@@ -22,6 +22,21 @@ export interface IncidentKey {
   cause_key?: string;
 }
 
+/**
+ * The log records of one incident group, on `logs` (or its alias): what every read of a group's
+ * records filters by, here and in retention's samples. The level floor is the caller's: some reads
+ * take it with their window. The component goes through `unplannedValue`: bound as a plain value,
+ * SQLite plans the statement again on every call (docs/performance-notes.md).
+ */
+export function incidentGroupConditions(eb: ExpressionBuilder<any, any>, engine: StoreEngine, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
+  const col = (c: string) => (alias ? `${alias}.${c}` : c);
+  return [
+    eb(col('component'), '=', engine.unplannedValue(key.component)),
+    key.error_code === null ? eb(col('error_code'), 'is', null) : eb(col('error_code'), '=', key.error_code),
+    eb(col('cause_key'), '=', key.cause_key ?? ''),
+  ];
+}
+
 /** A dead letter's cause key, as the runtime writes it on its DEAD_LETTER record. */
 export function deadLetterCauseKey(subscriberId: string, reasonCode: string): string {
   return JSON.stringify([subscriberId, reasonCode]);
@@ -255,7 +270,7 @@ export class IncidentRepository {
     const row = await this.db
       .selectFrom('logs')
       .select('log_id')
-      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key)]))
+      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...incidentGroupConditions(eb, this.engine, key)]))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -269,7 +284,7 @@ export class IncidentRepository {
     const row = await executorOf(tx)
       .selectFrom('logs')
       .select('log_id')
-      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...this.groupConditions(eb, key), eb('log_id', '<>', logId)]))
+      .where((eb) => eb.and([sql<SqlBool>`${sql.ref('level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`, ...incidentGroupConditions(eb, this.engine, key), eb('log_id', '<>', logId)]))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -359,7 +374,7 @@ export class IncidentRepository {
     return this.db
       .selectFrom('logs')
       .selectAll()
-      .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key)]))
+      .where((eb) => eb.and([...this.windowConditions(eb, window), ...incidentGroupConditions(eb, this.engine, key)]))
       .orderBy('ts', 'desc')
       .orderBy('seq', 'desc')
       .limit(limit)
@@ -375,7 +390,7 @@ export class IncidentRepository {
       this.db
         .selectFrom('logs')
         .select(column)
-        .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key), eb(column, 'is not', null)]));
+        .where((eb) => eb.and([...this.windowConditions(eb, window), ...incidentGroupConditions(eb, this.engine, key), eb(column, 'is not', null)]));
     const row = await this.db
       .selectFrom('dead_letters as l')
       .leftJoin('deliveries as d', 'd.delivery_id', 'l.redrive_delivery_id')
@@ -406,7 +421,7 @@ export class IncidentRepository {
         'e.event_name',
         eb.fn.countAll<number>().as('n'),
       ])
-      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...this.groupConditions(eb, key, 'l')]))
+      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...incidentGroupConditions(eb, this.engine, key, 'l')]))
       .groupBy([sql`1`, sql`2`, sql`3`])
       .execute();
     const tally = (pick: (r: (typeof rows)[number]) => string | null | undefined): IncidentBreakdownEntry[] => {
@@ -426,7 +441,7 @@ export class IncidentRepository {
       .selectFrom('logs as l')
       .innerJoin('events as e', 'e.event_id', 'l.event_id')
       .select(['e.event_id', 'e.event_name', 'e.payload'])
-      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...this.groupConditions(eb, key, 'l')]))
+      .where((eb) => eb.and([...this.windowConditions(eb, window, 'l'), ...incidentGroupConditions(eb, this.engine, key, 'l')]))
       .orderBy('l.ts', 'desc')
       .orderBy('l.seq', 'desc')
       .limit(1)
@@ -442,7 +457,7 @@ export class IncidentRepository {
       this.db
         .selectFrom('logs')
         .select(column)
-        .where((eb) => eb.and([...this.windowConditions(eb, window), ...this.groupConditions(eb, key), eb(column, 'is not', null)]));
+        .where((eb) => eb.and([...this.windowConditions(eb, window), ...incidentGroupConditions(eb, this.engine, key), eb(column, 'is not', null)]));
     const rows = await this.db
       .selectFrom('dead_letters as l')
       .select('l.dead_letter_id')
@@ -469,15 +484,6 @@ export class IncidentRepository {
     if (q.component !== undefined) c.push(eb(col('component'), '=', this.engine.unplannedValue(q.component)));
     if (q.mcpOnly) c.push(sql<SqlBool>`${sql.ref(col('is_mcp'))} = 1`);
     return c;
-  }
-
-  private groupConditions(eb: ExpressionBuilder<any, any>, key: IncidentKey, alias?: string): Expression<SqlBool>[] {
-    const col = (c: string) => (alias ? `${alias}.${c}` : c);
-    return [
-      eb(col('component'), '=', this.engine.unplannedValue(key.component)),
-      key.error_code === null ? eb(col('error_code'), 'is', null) : eb(col('error_code'), '=', key.error_code),
-      eb(col('cause_key'), '=', key.cause_key ?? ''),
-    ];
   }
 
   /**
@@ -708,7 +714,7 @@ export class IncidentRepository {
             db
               .selectFrom('logs')
               .select(['component', 'error_code', 'cause_key', 'log_id', 'message', 'ts', 'seq'])
-              .where((eb) => eb.and([...this.windowConditions(eb, w), ...this.groupConditions(eb, key)]))
+              .where((eb) => eb.and([...this.windowConditions(eb, w), ...incidentGroupConditions(eb, this.engine, key)]))
               .orderBy('ts', 'desc')
               .orderBy('seq', 'desc')
               .limit(SAMPLE_SIZE)

@@ -11,7 +11,7 @@ import type { StoreEngine, StorageReading } from '../engines/engine';
 import type { Database, RetentionRunsTable } from '../schema';
 import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
-import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, minuteOf, nextSixHourBlock, sixHourBlockOf } from './incidents';
+import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, incidentGroupConditions, minuteOf, nextSixHourBlock, sixHourBlockOf, type IncidentKey } from './incidents';
 import { rebuildIncidentSixHours } from './logs';
 
 /** The kinds of rows a pass removes, in the order a run's rows are removed. */
@@ -161,14 +161,12 @@ export class RetentionRepository {
     const ignored = await this.db.selectFrom('incident_states').select(['component', 'error_key', 'cause_key', 'changed_at', 'ignore_occurrences']).where('state', '=', 'ignored').where('ignore_occurrences', 'is not', null).execute();
     const logSeqs = new Set<number>();
     const runIds = new Set<string>();
-    const ofGroup = (g: { component: string; error_code: string | null; cause_key: string }) =>
+    const ofGroup = (g: IncidentKey) =>
       this.db
         .selectFrom('logs')
         .select(['seq', 'run_id'])
         .where(sql.ref('level_rank'), '>=', sql.lit(INCIDENT_MIN_LEVEL_RANK))
-        .where('component', '=', this.engine.unplannedValue(g.component))
-        .where('error_code', g.error_code === null ? 'is' : '=', g.error_code)
-        .where('cause_key', '=', g.cause_key);
+        .where((eb) => eb.and(incidentGroupConditions(eb, this.engine, g)));
     const keep = (rows: { seq: number; run_id: string | null }[]) => {
       for (const r of rows) {
         logSeqs.add(Number(r.seq));
