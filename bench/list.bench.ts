@@ -6,8 +6,8 @@
  * which ran. At 1 connection the same load generator times the verdict's figure when it is wrk
  * (`wrk -c1`, BENCH_SECONDS after 1 s untimed); the list client (bench/list-client.ts, a process of
  * its own) also times each call on the wire and through Node's http client, for comparison, and
- * gives the verdict's figure when autocannon ran (a JS load generator shares the cores: it read
- * 0.4-0.5 ms above wrk for the same page).
+ * gives the verdict's figure when autocannon ran (a JS load generator shares the cores: its p50
+ * read 0.2-1.2 ms above wrk's on the same servers, bench/README.md).
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
