@@ -341,17 +341,24 @@ export class IncidentRepository {
 
   /** A group's state changes, oldest first; a resolve carries the first record after it (one statement). */
   async activity(key: IncidentKey): Promise<IncidentActivityRecord[]> {
-    const codeMatches = key.error_code === null ? sql`${sql.ref('l.error_code')} is null` : sql`${sql.ref('l.error_code')} = ${key.error_code}`;
     const rows = await this.db
       .selectFrom('incident_activity as a')
       .leftJoin('tokens as t', 't.id', 'a.actor_token_id')
       .selectAll('a')
       .select('t.name as actor_token_name')
-      .select(
-        sql<string | null>`case when ${sql.ref('a.state')} = 'resolved' then (select min(${sql.ref('l.ts')}) from logs as l where ${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)} and ${sql.ref('l.component')} = ${this.engine.unplannedValue(key.component)} and ${codeMatches} and ${sql.ref('l.cause_key')} = ${key.cause_key ?? ''} and ${sql.ref('l.ts')} > ${sql.ref('a.ts')}) end`.as(
-          'first_occurrence_after',
-        ),
-      )
+      .select((eb) => {
+        const firstAfter = eb
+          .selectFrom('logs as l')
+          .select(sql<string | null>`min(${sql.ref('l.ts')})`.as('ts'))
+          .where((w) =>
+            w.and([
+              sql<SqlBool>`${sql.ref('l.level_rank')} >= ${sql.lit(INCIDENT_MIN_LEVEL_RANK)}`,
+              ...incidentGroupConditions(w, this.engine, key, 'l'),
+              sql<SqlBool>`${sql.ref('l.ts')} > ${sql.ref('a.ts')}`,
+            ]),
+          );
+        return sql<string | null>`case when ${sql.ref('a.state')} = 'resolved' then (${firstAfter}) end`.as('first_occurrence_after');
+      })
       .where('a.component', '=', key.component)
       .where('a.error_key', '=', key.error_code ?? '')
       .where('a.cause_key', '=', key.cause_key ?? '')
