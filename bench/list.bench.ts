@@ -10,7 +10,9 @@
  * read 0.2-1.2 ms above wrk's on the same servers, bench/README.md).
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
- *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms)
+ *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms). The store
+ *                layer is timed as rows (store.events.page) and, on SQLite, as the records' JSON text
+ *                the server reads (store.events.pageJson); the ratio is printed against each.
  *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
  *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 10 ms: 2x the store's 5)
  *
@@ -125,14 +127,24 @@ async function sequentialLatency(client: ChildProcess, port: number, method: str
 }
 
 /** Store-layer p50 of one page, in this process, with the server idle. */
-async function storeLatency(store: Store, c: Case, after: unknown): Promise<number> {
-  const times: number[] = [];
+/**
+ * p50 of the case's page from the store layer: as rows (store.events.page, what the targets were set
+ * against) and, where the store builds them (SQLite), as the records' JSON text the server reads
+ * (store.events.pageJson); the two reads alternate, so the host's drift falls on both.
+ */
+async function storeLatency(store: Store, c: Case, after: unknown): Promise<{ rows: number; json?: number }> {
+  const rows: number[] = [];
+  const json: number[] = [];
   for (let i = 0; i < STORE_ITERATIONS; i++) {
-    const t = performance.now();
+    let t = performance.now();
     await store.events.page(c.filter, { limit: PAGE, after: after as never });
-    times.push(performance.now() - t);
+    rows.push(performance.now() - t);
+    if (!store.events.recordsAsJson) continue;
+    t = performance.now();
+    await store.events.pageJson(c.filter, { limit: PAGE, after: after as never });
+    json.push(performance.now() - t);
   }
-  return median(times);
+  return { rows: median(rows), ...(json.length > 0 ? { json: median(json) } : {}) };
 }
 
 const keep = process.env.BENCH_DIR;
@@ -187,6 +199,7 @@ const listClient = forkListClient();
 
 type Figures = { p50: number[]; clientP50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
 const storeTimes = new Map<string, number[]>();
+const storeJsonTimes = new Map<string, number[]>();
 const results = new Map<string, Map<string, Figures>>(contenders.map((c) => [c.label, new Map()]));
 const incidents = new Map<string, Map<number, { p50: number[]; p99: number[] }>>(contenders.map((c) => [c.label, new Map()]));
 const keyOf = (c: Case) => `${c.name}, page ${c.page}`;
@@ -195,14 +208,23 @@ const incidentWindow = (hours: number) => {
   const windowEnd = new Date().toISOString();
   return { windowStart: new Date(Date.now() - hours * 3600_000).toISOString(), windowEnd, mcpOnly: false };
 };
-for (const c of cases) for (let i = 0; i < STORE_WARMUP; i++) await store.events.page(c.filter, { limit: PAGE, after: c.position as never });
+for (const c of cases) {
+  for (let i = 0; i < STORE_WARMUP; i++) {
+    await store.events.page(c.filter, { limit: PAGE, after: c.position as never });
+    if (store.events.recordsAsJson) await store.events.pageJson(c.filter, { limit: PAGE, after: c.position as never });
+  }
+}
 for (const hours of [168, 720]) for (let i = 0; i < STORE_WARMUP; i++) await incidentPageReads(store, incidentWindow(hours), PAGE);
 for (let round = 1; round <= ROUNDS; round++) {
   for (const c of cases) {
     const times = storeTimes.get(keyOf(c)) ?? [];
     storeTimes.set(keyOf(c), times);
-    times.push(await storeLatency(store, c, c.position));
-    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${times.at(-1)!.toFixed(2)} ms (load ${loadAverage()})`);
+    const jsonTimes = storeJsonTimes.get(keyOf(c)) ?? [];
+    storeJsonTimes.set(keyOf(c), jsonTimes);
+    const { rows, json } = await storeLatency(store, c, c.position);
+    times.push(rows);
+    if (json !== undefined) jsonTimes.push(json);
+    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${rows.toFixed(2)} ms${json === undefined ? '' : `, as records' JSON ${json.toFixed(2)} ms`} (load ${loadAverage()})`);
   }
   for (const hours of [168, 720]) {
     const window = incidentWindow(hours);
@@ -258,6 +280,8 @@ for (let round = 1; round <= ROUNDS; round++) {
 console.log('medians (ms):');
 for (const c of cases) {
   const s = median(storeTimes.get(keyOf(c))!);
+  const jsonTimes = storeJsonTimes.get(keyOf(c))!;
+  const sJson = jsonTimes.length > 0 ? median(jsonTimes) : undefined;
   for (const contender of contenders) {
     const r = results.get(contender.label)!.get(keyOf(c));
     if (!r) {
@@ -267,7 +291,7 @@ for (const c of cases) {
     const p50 = median(r.p50);
     const p99 = median(r.p99at16);
     console.log(
-      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x; list client ${median(r.clientP50).toFixed(2)}, ${(median(r.clientP50) / s).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}${sJson === undefined ? '' : ` (as records' JSON ${sJson.toFixed(2)})`}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x${sJson === undefined ? '' : `; ${(p50 / sJson).toFixed(2)}x the records' JSON`}; list client ${median(r.clientP50).toFixed(2)}, ${(median(r.clientP50) / s).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
     );
   }
   const after = results.get('project')!.get(keyOf(c));

@@ -24,8 +24,7 @@ async function read({ id, method, params }: ReadRequest): Promise<void> {
   inFlight++;
   try {
     if (!isThreadReadMethod(method)) throw new Error(`${method} is not read in reader threads`);
-    const result = await THREAD_READS[method](store, params as never);
-    answer({ id, json: JSON.stringify(result) });
+    answer({ id, json: await THREAD_READS[method](store, params as never) });
   } catch (err) {
     if (err instanceof RpcError) answer({ id, rpcError: { code: err.code, message: err.message, details: err.details } });
     else {

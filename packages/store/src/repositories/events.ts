@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PayloadCondition } from '@switchboard/contract';
-import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Expression, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, DeadLettersTable, DeliveriesTable, EventsTable } from '../schema';
 import { markChange, type ChangeFeedRepository } from '../change-feed';
 import { storeTxOf } from '../store-tx';
@@ -57,6 +57,13 @@ export interface EventWithRecords extends EventRow {
   dead_letters: EventDeadLetterRow[];
 }
 
+/** A page's event.list records as one JSON array text (EventRepository.pageJson). */
+export interface EventJsonPage {
+  events: string;
+  next?: EventPosition;
+  payload_search?: PayloadSearchReport;
+}
+
 export interface EventPage {
   events: EventWithRecords[];
   /** Set when more events match after this page (or, when scan_limited, may match). */
@@ -86,6 +93,21 @@ export interface BulkEvent {
 }
 
 export type PageTables = Database & { e: EventsTable; d: DeliveriesTable; l: DeadLettersTable };
+
+/** A page's events rows, read as rows (page) or wrapped in the query that builds their records (pageJson). */
+type PageQuery = SelectQueryBuilder<PageTables, 'e', EventRow>;
+
+/** What a page read (EventRepository.pageOf) found, before its events are nested or written out. */
+interface PageRead<R> {
+  /** Up to the limit and one more, which says a next page exists. */
+  rows: R[];
+  limit: number;
+  payload?: PayloadCondition[];
+  indexed: boolean;
+  scanBound: number;
+  /** Where a bounded payload scan ended, and whether events lie past it. */
+  bound?: { end: EventPosition; more: boolean };
+}
 
 /**
  * Conditions on the event row itself (alias `e`) for every filter of the event query; `skip`
@@ -250,17 +272,57 @@ export class EventRepository {
   }
 
   async page(filter: EventFilter, options: { limit: number; after?: EventPosition; scanBound?: number }): Promise<EventPage> {
+    const read = await this.pageOf(filter, options, (query) => query.execute());
+    return this.ended(read, await this.nest(read.rows.slice(0, read.limit)));
+  }
+
+  /** Whether pageJson can answer on this engine. */
+  get recordsAsJson(): boolean {
+    return this.engine.eventRecordJson !== undefined;
+  }
+
+  /**
+   * The same page as page(), its events as the JSON text of their event.list records (the
+   * contract's StoredEvent) written by the database (engine.eventRecordJson), with no row object per
+   * event, delivery and dead letter. Only where recordsAsJson.
+   */
+  async pageJson(filter: EventFilter, options: { limit: number; after?: EventPosition; scanBound?: number }): Promise<EventJsonPage> {
+    const record = this.engine.eventRecordJson;
+    if (record === undefined) throw new Error(`the ${this.engine.name} store builds no event records as JSON; read page() instead`);
+    const read = await this.pageOf(filter, options, (query) =>
+      (this.db as unknown as Kysely<PageTables>)
+        .selectFrom(query.as('e'))
+        .select([sql<string>`${sql.raw(record)}`.as('record'), 'e.created_at', 'e.seq'])
+        .orderBy('e.created_at', 'desc')
+        .orderBy('e.seq', 'desc')
+        .execute(),
+    );
+    let events = '[';
+    for (let i = 0; i < Math.min(read.limit, read.rows.length); i++) events += (i === 0 ? '' : ',') + read.rows[i]!.record;
+    return this.ended(read, events + ']');
+  }
+
+  /** The page's rows, as `read` reads its query. */
+  private async pageOf<R extends { created_at: string; seq: number }>(
+    filter: EventFilter,
+    options: { limit: number; after?: EventPosition; scanBound?: number },
+    read: (query: PageQuery) => Promise<R[]>,
+  ): Promise<PageRead<R>> {
     const { limit, after } = options;
     const payload = filter.payload !== undefined && filter.payload.length > 0 ? filter.payload : undefined;
     const indexed = payload !== undefined && this.payloadSearchIndexed(payload);
     const narrow = filter.event_id !== undefined || filter.entity_id !== undefined || filter.run_id !== undefined;
     const scanBound = options.scanBound ?? PAYLOAD_SCAN_BOUND;
     const bound = payload !== undefined && !indexed && !narrow ? await this.scanEnd(filter, after, scanBound) : undefined;
-    const rows = await this.pageRows(filter, limit + 1, after, bound?.end);
-    const pageRows = rows.slice(0, limit);
-    const events = await this.nest(pageRows);
-    const last = pageRows[pageRows.length - 1];
-    const report = (scanLimited: boolean): Pick<EventPage, 'payload_search'> =>
+    const rows = await read(this.pageQuery(filter, limit + 1, after, bound?.end));
+    return { rows, limit, indexed, scanBound, ...(payload ? { payload } : {}), ...(bound ? { bound } : {}) };
+  }
+
+  /** The page of `events` that `read` found: where the next page starts, and how a payload search went. */
+  private ended<E>(read: PageRead<{ created_at: string; seq: number }>, events: E): { events: E; next?: EventPosition; payload_search?: PayloadSearchReport } {
+    const { rows, limit, payload, indexed, scanBound, bound } = read;
+    const last = rows[Math.min(limit, rows.length) - 1];
+    const report = (scanLimited: boolean): { payload_search?: PayloadSearchReport } =>
       payload === undefined ? {} : { payload_search: { indexed, scan_limited: scanLimited, ...(scanLimited ? { scanned_events: scanBound } : {}) } };
     if (rows.length > limit && last) return { events, next: { created_at: last.created_at, seq: Number(last.seq) }, ...report(false) };
     // The bounded scan found less than a page: the next page goes on past the last event it looked at.
@@ -300,7 +362,7 @@ export class EventRepository {
    * page order and join events by seq; otherwise the planner picks one of the events indexes, all of
    * which end in (created_at, seq). Either way a page is a bounded range walk, at any depth.
    */
-  private pageRows(filter: EventFilter, take: number, after: EventPosition | undefined, scanEnd: EventPosition | undefined): Promise<EventRow[]> {
+  private pageQuery(filter: EventFilter, take: number, after: EventPosition | undefined, scanEnd: EventPosition | undefined): PageQuery {
     const db = this.db as unknown as Kysely<PageTables>;
 
     const eventConditions = (eb: ExpressionBuilder<PageTables, 'e'>, skip: 'subscriber' | 'reason' | null) => eventConditionsOf(eb, filter, skip, this.engine);
@@ -356,8 +418,7 @@ export class EventRepository {
         .innerJoin('events as e', 'e.seq', 'k.sq')
         .selectAll('e')
         .orderBy('e.created_at', 'desc')
-        .orderBy('e.seq', 'desc')
-        .execute() as Promise<EventRow[]>;
+        .orderBy('e.seq', 'desc') as unknown as PageQuery;
     }
 
     if (filter.event_id === undefined && filter.subscriber_id !== undefined) {
@@ -378,8 +439,7 @@ export class EventRepository {
         )
         .orderBy('d.event_created_at', 'desc')
         .orderBy('d.event_seq', 'desc')
-        .limit(take)
-        .execute() as Promise<EventRow[]>;
+        .limit(take) as unknown as PageQuery;
     }
 
     return db
@@ -388,8 +448,7 @@ export class EventRepository {
       .where((eb) => eb.and([...eventConditions(eb, null), ...positionConditions(eb, 'e.created_at', 'e.seq')]))
       .orderBy('e.created_at', 'desc')
       .orderBy('e.seq', 'desc')
-      .limit(take)
-      .execute() as Promise<EventRow[]>;
+      .limit(take) as unknown as PageQuery;
   }
 
   /**

@@ -12,6 +12,7 @@ import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import type { StoreEngine } from '../engine';
 import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnSqlite } from './claim';
+import { SQLITE_EVENT_RECORD_JSON } from './event-record-json';
 import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
 import { valuesInsert } from './values-insert';
 
@@ -137,6 +138,7 @@ export const sqliteEngine: StoreEngine = {
   },
 
   payloadCondition: sqlitePayloadCondition,
+  eventRecordJson: SQLITE_EVENT_RECORD_JSON,
   ensurePayloadIndex: ensureSqlitePayloadIndex,
   async storage(db) {
     const pragma = async (name: string) => Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
