@@ -11,8 +11,8 @@
  *
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms). The store
- *                layer is timed as rows (store.events.page) and, on SQLite, as the records' JSON text
- *                the server reads (store.events.pageJson); the ratio is printed against each.
+ *                layer is timed as rows (store.events.page) and as the records' JSON text the
+ *                server reads (store.events.pageJson); the ratio is printed against each.
  *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
  *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 10 ms: 2x the store's 5)
  *
@@ -129,22 +129,21 @@ async function sequentialLatency(client: ChildProcess, port: number, method: str
 /** Store-layer p50 of one page, in this process, with the server idle. */
 /**
  * p50 of the case's page from the store layer: as rows (store.events.page, what the targets were set
- * against) and, where the store builds them (SQLite), as the records' JSON text the server reads
- * (store.events.pageJson); the two reads alternate, so the host's drift falls on both.
+ * against) and as the records' JSON text the server reads (store.events.pageJson); the two reads
+ * alternate, so the host's drift falls on both.
  */
-async function storeLatency(store: Store, c: Case, after: unknown): Promise<{ rows: number; json?: number }> {
+async function storeLatency(store: Store, c: Case, after: unknown): Promise<{ rows: number; json: number }> {
   const rows: number[] = [];
   const json: number[] = [];
   for (let i = 0; i < STORE_ITERATIONS; i++) {
     let t = performance.now();
     await store.events.page(c.filter, { limit: PAGE, after: after as never });
     rows.push(performance.now() - t);
-    if (!store.events.recordsAsJson) continue;
     t = performance.now();
     await store.events.pageJson(c.filter, { limit: PAGE, after: after as never });
     json.push(performance.now() - t);
   }
-  return { rows: median(rows), ...(json.length > 0 ? { json: median(json) } : {}) };
+  return { rows: median(rows), json: median(json) };
 }
 
 const keep = process.env.BENCH_DIR;
@@ -211,7 +210,7 @@ const incidentWindow = (hours: number) => {
 for (const c of cases) {
   for (let i = 0; i < STORE_WARMUP; i++) {
     await store.events.page(c.filter, { limit: PAGE, after: c.position as never });
-    if (store.events.recordsAsJson) await store.events.pageJson(c.filter, { limit: PAGE, after: c.position as never });
+    await store.events.pageJson(c.filter, { limit: PAGE, after: c.position as never });
   }
 }
 for (const hours of [168, 720]) for (let i = 0; i < STORE_WARMUP; i++) await incidentPageReads(store, incidentWindow(hours), PAGE);
@@ -223,8 +222,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     storeJsonTimes.set(keyOf(c), jsonTimes);
     const { rows, json } = await storeLatency(store, c, c.position);
     times.push(rows);
-    if (json !== undefined) jsonTimes.push(json);
-    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${rows.toFixed(2)} ms${json === undefined ? '' : `, as records' JSON ${json.toFixed(2)} ms`} (load ${loadAverage()})`);
+    jsonTimes.push(json);
+    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${rows.toFixed(2)} ms, as records' JSON ${json.toFixed(2)} ms (load ${loadAverage()})`);
   }
   for (const hours of [168, 720]) {
     const window = incidentWindow(hours);
@@ -280,8 +279,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 console.log('medians (ms):');
 for (const c of cases) {
   const s = median(storeTimes.get(keyOf(c))!);
-  const jsonTimes = storeJsonTimes.get(keyOf(c))!;
-  const sJson = jsonTimes.length > 0 ? median(jsonTimes) : undefined;
+  const sJson = median(storeJsonTimes.get(keyOf(c))!);
   for (const contender of contenders) {
     const r = results.get(contender.label)!.get(keyOf(c));
     if (!r) {
@@ -291,7 +289,7 @@ for (const c of cases) {
     const p50 = median(r.p50);
     const p99 = median(r.p99at16);
     console.log(
-      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)}${sJson === undefined ? '' : ` (as records' JSON ${sJson.toFixed(2)})`}; http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x${sJson === undefined ? '' : `; ${(p50 / sJson).toFixed(2)}x the records' JSON`}; list client ${median(r.clientP50).toFixed(2)}, ${(median(r.clientP50) / s).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)} (as records' JSON ${sJson.toFixed(2)}); http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x; ${(p50 / sJson).toFixed(2)}x the records' JSON; list client ${median(r.clientP50).toFixed(2)}, ${(median(r.clientP50) / s).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
     );
   }
   const after = results.get('project')!.get(keyOf(c));

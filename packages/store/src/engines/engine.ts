@@ -177,10 +177,9 @@ export interface StoreEngine {
   readByIds<R>(db: Kysely<Database>, read: ReadOfIds<R>, column: string, ids: readonly string[]): Promise<R[]>;
   /**
    * An expression of an events row aliased `e` that is its event.list record (the contract's
-   * StoredEvent) as JSON text, deliveries and dead letters nested; absent where the engine builds no
-   * such text, and records are mapped from rows (EventRepository.pageJson).
+   * StoredEvent) as JSON text, deliveries and dead letters nested (repositories/event-record-json.ts).
    */
-  readonly eventRecordJson?: string;
+  readonly eventRecordJson: string;
   /**
    * Deletes the rows of `table` that `scope` leaves (all, without one) inside the caller's
    * transaction, without holding this process's event loop for long; the rows deleted.

@@ -44,6 +44,7 @@ const fakeEngine = {
   tryTransactionLock: unsupported('tryTransactionLock'),
   insertChange: unsupported('insertChange'),
   payloadCondition: unsupported('payloadCondition'),
+  eventRecordJson: STORE_ENGINES.sqlite.eventRecordJson,
   ensurePayloadIndex: unsupported('ensurePayloadIndex'),
   storage: unsupported('storage'),
   reclaimSpace: unsupported('reclaimSpace'),

@@ -19,18 +19,17 @@ const keysetOf = (params: Params<'event.list'>) => ({
   limit: params.limit,
 });
 
-/** One page of event.list from `store` (the server's, a bulk reader's or a reader thread's), as records. */
+/** One page of event.list from `store` (the server's, a bulk reader's or a reader thread's), as records: what exports write. */
 export async function readEventList(store: Store, params: Params<'event.list'>): Promise<Result<'event.list'>> {
   const { page, nextCursor } = await keysetPage(store, keysetOf(params), (after, limit) => store.events.page(pageOf(params), { limit, after }));
   return { events: page.events.map(toStoredEvent), ...nextCursor, ...(page.payload_search ? { payload_search: page.payload_search } : {}) };
 }
 
 /**
- * The same page as its result's JSON text, what an answer sends: where the store builds the records'
- * text itself (SQLite), the page is never a row object per event, delivery and dead letter.
+ * The same page as its result's JSON text, what an answer sends: the store writes the records' text
+ * itself (store.events.pageJson), so the page is never a row object per event, delivery and dead letter.
  */
 export async function readEventListText(store: Store, params: Params<'event.list'>): Promise<string> {
-  if (!store.events.recordsAsJson) return JSON.stringify(await readEventList(store, params));
   const { page, nextCursor } = await keysetPage(store, keysetOf(params), (after, limit) => store.events.pageJson(pageOf(params), { limit, after }));
   let text = `{"events":${page.events}`;
   if (nextCursor.next_cursor !== undefined) text += `,"next_cursor":${JSON.stringify(nextCursor.next_cursor)}`;

@@ -8,12 +8,13 @@ import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../schema';
 import { compiledOnce } from '../../compiled-once';
 import { prepared } from '../../prepared-statements';
+import { eventRecordJson } from '../../repositories/event-record-json';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import type { StoreEngine } from '../engine';
 import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnSqlite } from './claim';
-import { SQLITE_EVENT_RECORD_JSON } from './event-record-json';
 import { ensureSqlitePayloadIndex, sqlitePayloadCondition } from './payload-search';
+import { SQLITE_RECORD_JSON } from './record-json-dialect';
 import { valuesInsert } from './values-insert';
 
 /** Rows one cleanup statement deletes before the event loop gets a turn. */
@@ -138,7 +139,7 @@ export const sqliteEngine: StoreEngine = {
   },
 
   payloadCondition: sqlitePayloadCondition,
-  eventRecordJson: SQLITE_EVENT_RECORD_JSON,
+  eventRecordJson: eventRecordJson(SQLITE_RECORD_JSON),
   ensurePayloadIndex: ensureSqlitePayloadIndex,
   async storage(db) {
     const pragma = async (name: string) => Number(Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]);
