@@ -1,7 +1,8 @@
 /**
- * An event.list page's records are written by the database (the store's
- * repositories/event-record-json.ts, with each engine's functions); exports map them from rows
- * (records/stored-event.ts). Both must give the same text, to the byte, on the engine the run uses.
+ * Where the store writes an event.list page's records itself (repositories/event-record-json.ts,
+ * SQLite), they must be the text that mapping the rows gives (records/stored-event.ts, what
+ * PostgreSQL's pages and exports use), to the byte. On an engine that reads pages as rows only,
+ * there is nothing to compare and the comparisons are skipped.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -125,14 +126,16 @@ describe('event.list records written by the database', () => {
     ['in a time range', { since: '2026-11-01T00:00:05.000Z', until: '2026-11-01T00:00:20.000Z', limit: 5 }],
   ];
   for (const [name, params] of cases) {
-    it(`answers the mapped records' text, byte for byte: ${name}`, async () => {
+    it(`answers the mapped records' text, byte for byte: ${name}`, async (ctx) => {
+      if (!store.events.recordsAsJson) ctx.skip();
       const { built, mapped } = await bothWays(params);
       expect(built.flatMap((text) => (JSON.parse(text) as { events: unknown[] }).events).length).toBeGreaterThan(1);
       expect(built).toEqual(mapped);
     });
   }
 
-  it('covers what the mapping omits or derives', async () => {
+  it('covers what the mapping omits or derives', async (ctx) => {
+    if (!store.events.recordsAsJson) ctx.skip();
     const { events } = JSON.parse(await readEventListText(store, { limit: 100 })) as { events: Record<string, unknown>[] };
     expect(events).toHaveLength(30);
     const traceIds = new Set(events.map((e) => e.trace_id));

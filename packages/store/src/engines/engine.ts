@@ -177,9 +177,11 @@ export interface StoreEngine {
   readByIds<R>(db: Kysely<Database>, read: ReadOfIds<R>, column: string, ids: readonly string[]): Promise<R[]>;
   /**
    * An expression of an events row aliased `e` that is its event.list record (the contract's
-   * StoredEvent) as JSON text, deliveries and dead letters nested (repositories/event-record-json.ts).
+   * StoredEvent) as JSON text, deliveries and dead letters nested (repositories/event-record-json.ts);
+   * undefined where pages are read as rows and mapped in JavaScript (PostgreSQL, whose CPU every
+   * server shares: docs/decisions/0021-event-records-as-json.md).
    */
-  readonly eventRecordJson: string;
+  readonly eventRecordJson: string | undefined;
   /**
    * Deletes the rows of `table` that `scope` leaves (all, without one) inside the caller's
    * transaction, without holding this process's event loop for long; the rows deleted.

@@ -2,14 +2,14 @@
  * An event.list record (the contract's StoredEvent) written as JSON text by the database from an
  * events row aliased `e`, its deliveries and its dead letters, so that a page comes back as one
  * text per event instead of a row object per event, delivery and dead letter that JavaScript maps
- * and serializes again (docs/decisions/0021-event-records-as-json.md). Written once here; each
- * engine supplies the few functions whose names differ (RecordJsonDialect).
+ * and serializes again (docs/decisions/0021-event-records-as-json.md). The record is written here
+ * once; an engine that writes it supplies the few functions whose names are its own
+ * (RecordJsonDialect). SQLite does; PostgreSQL reads pages as rows, whose mapping cost it less.
  *
- * It is the record apps/server's records/stored-event.ts maps from rows (exports);
- * apps/server/test/records/event-record-json.test.ts holds the two to the same text on each engine.
- * The text is concatenated, each value quoted as JSON: SQLite's JSON builders (json_object,
- * json_patch) parse their arguments again and cost more than the rows they replace, and
- * PostgreSQL's json_build_object spaces its output.
+ * It is the record apps/server's records/stored-event.ts maps from rows;
+ * apps/server/test/records/event-record-json.test.ts holds the two to the same text. The text is
+ * concatenated, each value quoted as JSON: SQLite's JSON builders (json_object, json_patch) parse
+ * their arguments again, and cost more than the rows they replace.
  */
 
 /** The SQL an engine gives for what the record's text needs. */

@@ -276,16 +276,23 @@ export class EventRepository {
     return this.ended(read, await this.nest(read.rows.slice(0, read.limit)));
   }
 
+  /** Whether pageJson answers on this engine (engine.eventRecordJson). */
+  get recordsAsJson(): boolean {
+    return this.engine.eventRecordJson !== undefined;
+  }
+
   /**
    * The same page as page(), its events as the JSON text of their event.list records (the
    * contract's StoredEvent) written by the database (engine.eventRecordJson), with no row object per
-   * event, delivery and dead letter.
+   * event, delivery and dead letter. Only where recordsAsJson.
    */
   async pageJson(filter: EventFilter, options: { limit: number; after?: EventPosition; scanBound?: number }): Promise<EventJsonPage> {
+    const record = this.engine.eventRecordJson;
+    if (record === undefined) throw new Error(`the ${this.engine.name} store writes no event records as JSON; read page() instead`);
     const read = await this.pageOf(filter, options, (query) =>
       (this.db as unknown as Kysely<PageTables>)
         .selectFrom(query.as('e'))
-        .select([sql<string>`${sql.raw(this.engine.eventRecordJson)}`.as('record'), 'e.created_at', 'e.seq'])
+        .select([sql<string>`${sql.raw(record)}`.as('record'), 'e.created_at', 'e.seq'])
         .orderBy('e.created_at', 'desc')
         .orderBy('e.seq', 'desc')
         .execute(),

@@ -44,7 +44,7 @@ const fakeEngine = {
   tryTransactionLock: unsupported('tryTransactionLock'),
   insertChange: unsupported('insertChange'),
   payloadCondition: unsupported('payloadCondition'),
-  eventRecordJson: STORE_ENGINES.sqlite.eventRecordJson,
+  eventRecordJson: undefined,
   ensurePayloadIndex: unsupported('ensurePayloadIndex'),
   storage: unsupported('storage'),
   reclaimSpace: unsupported('reclaimSpace'),

@@ -26,10 +26,12 @@ export async function readEventList(store: Store, params: Params<'event.list'>):
 }
 
 /**
- * The same page as its result's JSON text, what an answer sends: the store writes the records' text
- * itself (store.events.pageJson), so the page is never a row object per event, delivery and dead letter.
+ * The same page as its result's JSON text, what an answer sends. Where the store writes the
+ * records' text itself (store.events.pageJson, SQLite), the page is never a row object per event,
+ * delivery and dead letter; elsewhere it is read as records and serialized.
  */
 export async function readEventListText(store: Store, params: Params<'event.list'>): Promise<string> {
+  if (!store.events.recordsAsJson) return JSON.stringify(await readEventList(store, params));
   const { page, nextCursor } = await keysetPage(store, keysetOf(params), (after, limit) => store.events.pageJson(pageOf(params), { limit, after }));
   let text = `{"events":${page.events}`;
   if (nextCursor.next_cursor !== undefined) text += `,"next_cursor":${JSON.stringify(nextCursor.next_cursor)}`;

@@ -9,7 +9,6 @@ import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Database } from '../../schema';
 import { compiledOnce } from '../../compiled-once';
 import { prepared, sentWithNext } from '../../prepared-statements';
-import { eventRecordJson } from '../../repositories/event-record-json';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import { CHANGE_CHANNEL } from '../../change-feed';
 import type { EventWithDeliveryRows, StoreEngine } from '../engine';
@@ -20,7 +19,6 @@ import { postgresMigrationSteps } from './migrations/index';
 import { WRITE_GUARD_REFUSED } from './migrations/013_write_guard';
 import { POSTGRES_PARALLEL_GROUPS } from './open-postgres';
 import { ensurePostgresPayloadIndex, postgresPayloadCondition } from './payload-search';
-import { POSTGRES_RECORD_JSON } from './record-json-dialect';
 
 /**
  * SQLSTATEs of a lost or refused connection, or a server out of room for this one: admin/crash
@@ -196,7 +194,8 @@ export const postgresEngine: StoreEngine = {
   },
 
   payloadCondition: postgresPayloadCondition,
-  eventRecordJson: eventRecordJson(POSTGRES_RECORD_JSON),
+  // Pages are read as rows: writing their records here cost PostgreSQL more than mapping them costs a server.
+  eventRecordJson: undefined,
   ensurePayloadIndex: ensurePostgresPayloadIndex,
   /** The tables (with their indexes and TOAST) of the schema the store runs in. */
   async storage(db) {
