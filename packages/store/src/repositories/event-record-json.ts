@@ -28,9 +28,12 @@ export interface RecordJsonDialect {
 
 /** The record's text for an events row aliased `e`. */
 export function eventRecordJson(d: RecordJsonDialect): string {
-  /** `,"key":value` when `value` is not null (the mapping's omitAbsent), else nothing. */
+  /**
+   * `,"key":value` when `value` is not null (the mapping's omitAbsent), else nothing; also for the
+   * columns declared not null, so that no value can make a whole record null.
+   */
   const member = (key: string, value: string) => `coalesce(',"${key}":' || ${d.quote(value)}, '')`;
-  /** `"key":value` for a value that is never null. */
+  /** `"key":value` for a record's first member, its key (never null). */
   const first = (key: string, value: string) => `'"${key}":' || ${d.quote(value)}`;
 
   // runtime's traceIdOf: the second part when it is 32 lowercase hex digits, not all zeros.
@@ -40,8 +43,8 @@ export function eventRecordJson(d: RecordJsonDialect): string {
   // JSON.stringify's text, which is what parsing and serializing it again gives), else {"value": payload}.
   const payload = `case when e.payload is null then '{}' when ${d.payloadIsObject} then e.payload else '{"value":' || e.payload || '}' end`;
 
-  const delivery = `'{' || ${first('delivery_id', 'd.delivery_id')} || ',"status":' || ${d.quote('d.status')} || ',"subscriber_id":' || ${d.quote('d.subscriber_id')}
-    || ',"subscriber_type":' || ${d.quote('d.subscriber_type')} || ${member('last_error', 'd.last_error')} || ${member('reason_code', 'd.reason_code')}
+  const delivery = `'{' || ${first('delivery_id', 'd.delivery_id')} || ${member('status', 'd.status')} || ${member('subscriber_id', 'd.subscriber_id')}
+    || ${member('subscriber_type', 'd.subscriber_type')} || ${member('last_error', 'd.last_error')} || ${member('reason_code', 'd.reason_code')}
     || ${member('session_id', 'd.session_id')} || ${member('attempts', 'd.attempts')} || ${member('redrive_of_dead_letter_id', 'd.redrive_of_dead_letter_id')} || '}'`;
 
   // toDeadLetter: a redrive is shown once all three of its references are set (non-empty).
@@ -59,8 +62,8 @@ export function eventRecordJson(d: RecordJsonDialect): string {
 
   // Dead letters are read only for events flagged has_dead_letter, as the row read does
   // (EventRepository.nest); each list keeps the row read's order.
-  return `'{' || ${first('event_id', 'e.event_id')} || ',"event_name":' || ${d.quote('e.event_name')} || ',"created_at":' || ${d.quote('e.created_at')}
-    || ',"source":' || ${d.quote('e.source')} || ',"payload":' || ${payload} || ${member('entity_id', 'e.entity_id')} || ${member('run_id', 'e.run_id')}
+  return `'{' || ${first('event_id', 'e.event_id')} || ${member('event_name', 'e.event_name')} || ${member('created_at', 'e.created_at')}
+    || ${member('source', 'e.source')} || ',"payload":' || ${payload} || ${member('entity_id', 'e.entity_id')} || ${member('run_id', 'e.run_id')}
     || ${member('chain_depth', 'e.chain_depth')} || ${member('parent_event_id', 'e.parent_event_id')} || ${member('replay_of_event_id', 'e.replay_of_event_id')}
     || ${member('trace_id', traceId)}
     || ',"deliveries":[' || coalesce((select ${d.joined(delivery, 'd.created_at, d.delivery_id')} from deliveries as d where d.event_id = e.event_id), '') || ']'
