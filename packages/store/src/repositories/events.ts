@@ -57,13 +57,6 @@ export interface EventWithRecords extends EventRow {
   dead_letters: EventDeadLetterRow[];
 }
 
-/** A page's event.list records as one JSON array text (EventRepository.pageJson). */
-export interface EventJsonPage {
-  events: string;
-  next?: EventPosition;
-  payload_search?: PayloadSearchReport;
-}
-
 export interface EventPage {
   events: EventWithRecords[];
   /** Set when more events match after this page (or, when scan_limited, may match). */
@@ -71,6 +64,9 @@ export interface EventPage {
   /** Set when the filter has payload conditions. */
   payload_search?: PayloadSearchReport;
 }
+
+/** The same page with its events' event.list records as one JSON array text (EventRepository.pageJson). */
+export type EventJsonPage = Omit<EventPage, 'events'> & { events: string };
 
 /**
  * Events an unindexed payload search looks at for one page, newest first from where the page
@@ -319,7 +315,7 @@ export class EventRepository {
   }
 
   /** The page of `events` that `read` found: where the next page starts, and how a payload search went. */
-  private ended<E>(read: PageRead<{ created_at: string; seq: number }>, events: E): { events: E; next?: EventPosition; payload_search?: PayloadSearchReport } {
+  private ended<E>(read: PageRead<{ created_at: string; seq: number }>, events: E): Omit<EventPage, 'events'> & { events: E } {
     const { rows, limit, payload, indexed, scanBound, bound } = read;
     const last = rows[Math.min(limit, rows.length) - 1];
     const report = (scanLimited: boolean): { payload_search?: PayloadSearchReport } =>
