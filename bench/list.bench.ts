@@ -197,8 +197,7 @@ const casesFor = (label: string) => cases.filter((c) => c.page === 1 || c.cursor
 const listClient = forkListClient();
 
 type Figures = { p50: number[]; clientP50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
-const storeTimes = new Map<string, number[]>();
-const storeJsonTimes = new Map<string, number[]>();
+const storeTimes = new Map<string, { rows: number[]; json: number[] }>();
 const results = new Map<string, Map<string, Figures>>(contenders.map((c) => [c.label, new Map()]));
 const incidents = new Map<string, Map<number, { p50: number[]; p99: number[] }>>(contenders.map((c) => [c.label, new Map()]));
 const keyOf = (c: Case) => `${c.name}, page ${c.page}`;
@@ -216,13 +215,11 @@ for (const c of cases) {
 for (const hours of [168, 720]) for (let i = 0; i < STORE_WARMUP; i++) await incidentPageReads(store, incidentWindow(hours), PAGE);
 for (let round = 1; round <= ROUNDS; round++) {
   for (const c of cases) {
-    const times = storeTimes.get(keyOf(c)) ?? [];
+    const times = storeTimes.get(keyOf(c)) ?? { rows: [], json: [] };
     storeTimes.set(keyOf(c), times);
-    const jsonTimes = storeJsonTimes.get(keyOf(c)) ?? [];
-    storeJsonTimes.set(keyOf(c), jsonTimes);
     const { rows, json } = await storeLatency(store, c, c.position);
-    times.push(rows);
-    jsonTimes.push(json);
+    times.rows.push(rows);
+    times.json.push(json);
     console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${rows.toFixed(2)} ms, as records' JSON ${json.toFixed(2)} ms (load ${loadAverage()})`);
   }
   for (const hours of [168, 720]) {
@@ -278,8 +275,8 @@ for (let round = 1; round <= ROUNDS; round++) {
 
 console.log('medians (ms):');
 for (const c of cases) {
-  const s = median(storeTimes.get(keyOf(c))!);
-  const sJson = median(storeJsonTimes.get(keyOf(c))!);
+  const s = median(storeTimes.get(keyOf(c))!.rows);
+  const sJson = median(storeTimes.get(keyOf(c))!.json);
   for (const contender of contenders) {
     const r = results.get(contender.label)!.get(keyOf(c));
     if (!r) {

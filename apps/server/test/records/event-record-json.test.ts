@@ -100,7 +100,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Every page of `params` both ways, following each way's own cursors. */
+/** Every page of `params` both ways, each following the written text's cursor (the mapped page must carry the same one). */
 async function bothWays(params: Params<'event.list'>): Promise<{ built: string[]; mapped: string[] }> {
   const built: string[] = [];
   const mapped: string[] = [];

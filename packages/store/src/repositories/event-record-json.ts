@@ -53,7 +53,8 @@ export function eventRecordJson(d: RecordJsonDialect): string {
       || ',"operation_id":' || ${d.quote('l.redrive_operation_id')} || ',"delivery_id":' || ${d.quote('l.redrive_delivery_id')} || '}' else '' end`;
 
   // toStoredEvent: a dead letter of a redrive delivery names the dead letter that delivery sent again.
-  const redriveOf = `case when coalesce(l.delivery_id, '') <> '' then (select nullif(r.redrive_of_dead_letter_id, '') from deliveries as r where r.delivery_id = l.delivery_id and r.event_id = l.event_id) end`;
+  // (A dead letter without a delivery finds none.)
+  const redriveOf = `(select nullif(r.redrive_of_dead_letter_id, '') from deliveries as r where r.delivery_id = l.delivery_id and r.event_id = l.event_id)`;
 
   const deadLetter = `'{' || ${first('dead_letter_id', 'l.dead_letter_id')} || ${member('chain_depth', 'l.chain_depth')} || ${member('created_at', 'l.created_at')}
     || ${member('failure_type', 'l.failure_type')} || ${member('retry_count', 'l.retry_count')} || ${member('error_message', 'l.error_message')}
