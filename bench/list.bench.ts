@@ -12,13 +12,15 @@
  *   event.list   50-row pages, one filter at a time, page 1 and page 100, at 1 and 16 connections
  *                (targets: p50 at 1 connection <= 1.5x the store layer; p99 at 16 <= 50 ms). The store
  *                layer is timed as rows (store.events.page) and as the records' JSON text the
- *                server reads (store.events.pageJson); the ratio is printed against each.
+ *                server reads (store.events.pageJson), each round right after the server's
+ *                one-connection run of the same page; the ratio (the median of the rounds' ratios)
+ *                is printed against each.
  *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
  *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 10 ms: 2x the store's 5)
  *
- * Each round times the store layer, then starts each server as a fresh process on the store in
- * turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a checkout of an earlier commit with
- * its node_modules), the order flipping every round.
+ * Each round times the store layer's incident reads, then starts each server as a fresh process
+ * on the store in turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a checkout of an
+ * earlier commit with its node_modules), the order flipping every round.
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_DIR (keep the filled store and reuse it),
  * BENCH_BEFORE_ROOT, BENCH_BEFORE_DIR (the before server's store when this tree migrated BENCH_DIR
@@ -126,11 +128,10 @@ async function sequentialLatency(client: ChildProcess, port: number, method: str
   return { p50: median(wire), p99: wire[Math.floor(wire.length * 0.99)]!, nodeP50: median(times.node) };
 }
 
-/** Store-layer p50 of one page, in this process, with the server idle. */
 /**
- * p50 of the case's page from the store layer: as rows (store.events.page, what the targets were set
- * against) and as the records' JSON text the server reads (store.events.pageJson); the two reads
- * alternate, so the host's drift falls on both.
+ * p50 of the case's page from the store layer, in this process while the server is idle: as rows
+ * (store.events.page, what the targets were set against) and as the records' JSON text the server
+ * reads (store.events.pageJson); the two reads alternate, so the host's drift falls on both.
  */
 async function storeLatency(store: Store, c: Case, after: unknown): Promise<{ rows: number; json: number }> {
   const rows: number[] = [];
@@ -168,7 +169,7 @@ const serverEnv = (dataDir: string) => ({ SWITCHBOARD_DATA_DIR: dataDir, SWITCHB
 const contenders: { label: string; root: string; dataDir: string }[] = [{ label: 'project', root, dataDir: dir }, ...(BEFORE_ROOT ? [{ label: 'before', root: BEFORE_ROOT, dataDir: BEFORE_DIR }] : [])];
 const startServer = (contender: { root: string; dataDir: string }) => startProcess('apps/server/src/main.ts', serverEnv(contender.dataDir), contender.root);
 
-// The server and this process's store read the same file; the store layer is measured while no server runs.
+// The server and this process's store read the same file; the store layer is measured while the server is idle.
 const store = await Store.open({ dataDir: dir });
 const cases: (Case & { position?: unknown })[] = [];
 // Page 100's cursor is each server's own: an earlier tree may encode cursors differently and
@@ -196,8 +197,11 @@ const casesFor = (label: string) => cases.filter((c) => c.page === 1 || c.cursor
 
 const listClient = forkListClient();
 
-type Figures = { p50: number[]; clientP50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
-const storeTimes = new Map<string, { rows: number[]; json: number[] }>();
+/**
+ * Per round: the server's one-connection run of the page, the store layer's p50 of it (as rows and
+ * as JSON) timed right after, then the server's 16-connection run.
+ */
+type Figures = { storeRows: number[]; storeJson: number[]; p50: number[]; clientP50: number[]; nodeP50: number[]; p99at16: number[]; rpsAt16: number[] };
 const results = new Map<string, Map<string, Figures>>(contenders.map((c) => [c.label, new Map()]));
 const incidents = new Map<string, Map<number, { p50: number[]; p99: number[] }>>(contenders.map((c) => [c.label, new Map()]));
 const keyOf = (c: Case) => `${c.name}, page ${c.page}`;
@@ -214,14 +218,6 @@ for (const c of cases) {
 }
 for (const hours of [168, 720]) for (let i = 0; i < STORE_WARMUP; i++) await incidentPageReads(store, incidentWindow(hours), PAGE);
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const c of cases) {
-    const times = storeTimes.get(keyOf(c)) ?? { rows: [], json: [] };
-    storeTimes.set(keyOf(c), times);
-    const { rows, json } = await storeLatency(store, c, c.position);
-    times.rows.push(rows);
-    times.json.push(json);
-    console.log(`  round ${round} store   event.list ${keyOf(c)}: p50 ${rows.toFixed(2)} ms, as records' JSON ${json.toFixed(2)} ms (load ${loadAverage()})`);
-  }
   for (const hours of [168, 720]) {
     const window = incidentWindow(hours);
     const times: number[] = [];
@@ -242,7 +238,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const server = await startServer(contender);
     const label = contender.label.padEnd(7);
     for (const c of casesFor(contender.label)) {
-      const r = results.get(contender.label)!.get(keyOf(c)) ?? { p50: [], clientP50: [], nodeP50: [], p99at16: [], rpsAt16: [] };
+      const r = results.get(contender.label)!.get(keyOf(c)) ?? { storeRows: [], storeJson: [], p50: [], clientP50: [], nodeP50: [], p99at16: [], rpsAt16: [] };
       results.get(contender.label)!.set(keyOf(c), r);
       const cursor = c.cursors.get(contender.label);
       const params = { filter: c.filter, limit: PAGE, ...(cursor ? { cursor } : {}) };
@@ -250,6 +246,12 @@ for (let round = 1; round <= ROUNDS; round++) {
       await rpc(server.port, 'event.list', params);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params });
       const one = await oneConnection(listClient, server.port, 'event.list', params);
+      // The store layer is timed right after the server's run of the same page, not minutes before
+      // it: the host's speed drifts by up to 2x over minutes (bench/README.md, "The store layer
+      // beside HTTP"). After, not before: the server's first page starts its reader threads.
+      const adjacent = await storeLatency(store, c, c.position);
+      r.storeRows.push(adjacent.rows);
+      r.storeJson.push(adjacent.json);
       const many = await httpLatency(server.port, 16, body, CONCURRENT_WARMUP_SECONDS);
       r.p50.push(one.p50);
       r.clientP50.push(one.clientP50);
@@ -257,7 +259,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       r.p99at16.push(many.p99);
       r.rpsAt16.push(many.rps);
       console.log(
-        `  round ${round} ${label} event.list ${keyOf(c)}: http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms (list client p50 ${one.clientP50.toFixed(2)}, Node's client ${one.nodeP50.toFixed(2)})${one.errors ? ` ERRORS ${one.errors}` : ''}; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
+        `  round ${round} ${label} event.list ${keyOf(c)}: store p50 ${adjacent.rows.toFixed(2)} ms (records' JSON ${adjacent.json.toFixed(2)}); http 1c p50 ${one.p50.toFixed(2)} ms p99 ${one.p99.toFixed(2)} ms (list client p50 ${one.clientP50.toFixed(2)}, Node's client ${one.nodeP50.toFixed(2)})${one.errors ? ` ERRORS ${one.errors}` : ''}; 16c p50 ${millis(many.p50)} ms p99 ${millis(many.p99)} ms ${Math.round(many.rps)} req/s${many.errors ? ` ERRORS ${many.errors}` : ''} (load ${loadAverage()})`,
       );
     }
     for (const hours of [168, 720]) {
@@ -274,19 +276,18 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 
 console.log('medians (ms):');
+/** The median over rounds of each round's ratio: a round's two figures were taken together. */
+const ratioOf = (numerators: number[], denominators: number[]) => median(numerators.map((n, i) => n / denominators[i]!));
 for (const c of cases) {
-  const s = median(storeTimes.get(keyOf(c))!.rows);
-  const sJson = median(storeTimes.get(keyOf(c))!.json);
   for (const contender of contenders) {
     const r = results.get(contender.label)!.get(keyOf(c));
     if (!r) {
       console.log(`  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: not timed (no page 100 from this server)`);
       continue;
     }
-    const p50 = median(r.p50);
     const p99 = median(r.p99at16);
     console.log(
-      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${s.toFixed(2)} (as records' JSON ${sJson.toFixed(2)}); http 1c p50 ${p50.toFixed(2)} (${(p50 / s).toFixed(2)}x the store, target <= 1.5x; ${(p50 / sJson).toFixed(2)}x the records' JSON; list client ${median(r.clientP50).toFixed(2)}, ${(median(r.clientP50) / s).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
+      `  ${contender.label.padEnd(7)} event.list ${keyOf(c)}: store p50 ${median(r.storeRows).toFixed(2)} (as records' JSON ${median(r.storeJson).toFixed(2)}); http 1c p50 ${median(r.p50).toFixed(2)} (${ratioOf(r.p50, r.storeRows).toFixed(2)}x the store, target <= 1.5x; ${ratioOf(r.p50, r.storeJson).toFixed(2)}x the records' JSON; list client ${median(r.clientP50).toFixed(2)}, ${ratioOf(r.clientP50, r.storeRows).toFixed(2)}x; Node's client ${median(r.nodeP50).toFixed(2)}); 16c p99 ${millis(p99)} (target <= 50), ${Math.round(median(r.rpsAt16))} req/s`,
     );
   }
   const after = results.get('project')!.get(keyOf(c));
