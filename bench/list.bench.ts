@@ -246,9 +246,9 @@ for (let round = 1; round <= ROUNDS; round++) {
       await rpc(server.port, 'event.list', params);
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'event.list', params });
       const one = await oneConnection(listClient, server.port, 'event.list', params);
-      // The store layer is timed right after the server's run of the same page, not minutes before
-      // it: the host's speed drifts by up to 2x over minutes (bench/README.md, "The store layer
-      // beside HTTP"). After, not before: the server's first page starts its reader threads.
+      // The store layer is timed right after the server's run of the same page, not minutes
+      // before it: the same read's speed drifts over minutes on a shared host (bench/README.md,
+      // "The store layer beside HTTP"). After, not before: the first page starts reader threads.
       const adjacent = await storeLatency(store, c, c.position);
       r.storeRows.push(adjacent.rows);
       r.storeJson.push(adjacent.json);
