@@ -111,4 +111,13 @@ test.describe('accessibility (axe): no serious or critical violations', () => {
     await expect(new NotFoundScreen(page).heading).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  test('the scan reports a violation planted in a screen', async ({ signedIn: page }) => {
+    await new EventsPage(page).goto();
+    await expect(new EventsPage(page).rows.first()).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+    // A button with no accessible name, added after the first scan injected axe into the page.
+    await page.evaluate(() => document.querySelector('main')?.append(Object.assign(document.createElement('button'), { id: 'planted-unnamed' })));
+    expect(await seriousViolations(page)).toContainEqual(expect.objectContaining({ id: 'button-name', impact: 'critical', targets: ['#planted-unnamed'] }));
+  });
 });
