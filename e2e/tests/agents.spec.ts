@@ -89,12 +89,18 @@ test.describe('agents and conversations', () => {
 
   test('the last turn link opens the transcript at that turn', async ({ signedIn: page, server }) => {
     await triageSession(server);
-    const agent = await server.rpc('agent.get', { agent_id: 'triage-agent' });
+    const lastTurn = async () => (await server.rpc('agent.get', { agent_id: 'triage-agent' })).last_turn_ref!.turn_id;
+    const before = await lastTurn();
     const agentPage = new AgentPage(page);
     await agentPage.goto('triage-agent');
+    await expect(agentPage.lastTurnLink).toHaveAttribute('href', /turn=/);
+    const linked = new URL((await agentPage.lastTurnLink.getAttribute('href'))!, page.url()).searchParams.get('turn');
+    // The demo keeps running: the page read the agent between these two calls, and a new turn may
+    // have come in meanwhile.
+    expect([before, await lastTurn()]).toContain(linked);
     await agentPage.lastTurnLink.click();
-    await expect(page).toHaveURL(new RegExp(`turn=${agent.last_turn_ref!.turn_id}`));
-    await expect(new TranscriptPage(page).highlightedTurn).toContainText(agent.last_turn_ref!.turn_id);
+    await expect(page).toHaveURL(new RegExp(`turn=${linked}`));
+    await expect(new TranscriptPage(page).highlightedTurn).toContainText(linked!);
   });
 
   test('an unknown agent and an unknown session say so', async ({ signedIn: page }) => {
