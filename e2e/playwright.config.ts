@@ -2,6 +2,7 @@ import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
 const root = path.resolve(import.meta.dirname, '..');
+const tracesWanted = process.env.E2E_TRACES ? process.env.E2E_TRACES !== '0' : process.env.CI !== 'true';
 
 export default defineConfig({
   testDir: path.join(import.meta.dirname, 'tests'),
@@ -20,7 +21,9 @@ export default defineConfig({
     viewport: { width: 1280, height: 800 },
     // A failed test keeps its trace (actions, DOM snapshots, network); the screencast is left out:
     // recording it for every test took about a third of the e2e run's CPU (docs/performance-notes.md).
-    trace: { mode: 'retain-on-failure', screenshots: false },
+    // Traces are for a person to open, so a CI run on a throwaway clone records none (E2E_TRACES=1
+    // or 0 decides either way): its log has each failure's error and call log.
+    trace: tracesWanted ? { mode: 'retain-on-failure', screenshots: false } : 'off',
     launchOptions: {
       executablePath: '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
