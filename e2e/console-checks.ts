@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type axe from 'axe-core';
 import type { AxeResults, RunOptions } from 'axe-core';
 import type { Locator, Page } from '@playwright/test';
 import { repoRoot } from './server-process';
@@ -21,7 +22,7 @@ const axeOptions: RunOptions = {
  */
 export async function seriousViolations(page: Page) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const results = await page.evaluate((options) => (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe.run(document, options), axeOptions);
+  const results: AxeResults = await page.evaluate((options) => (window as unknown as { axe: typeof axe }).axe.run(document, options), axeOptions);
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
