@@ -3,12 +3,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type axe from 'axe-core';
-import type { AxeResults, RunOptions } from 'axe-core';
 import type { Locator, Page } from '@playwright/test';
 import { repoRoot } from './server-process';
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const axeOptions: RunOptions = {
+const axeOptions: axe.RunOptions = {
   runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
   // Passes and incomplete results are not read here, and building them is most of a run's work.
   resultTypes: ['violations'],
@@ -22,7 +21,7 @@ const axeOptions: RunOptions = {
  */
 export async function seriousViolations(page: Page) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const results: AxeResults = await page.evaluate((options) => (window as unknown as { axe: typeof axe }).axe.run(document, options), axeOptions);
+  const results: axe.AxeResults = await page.evaluate((options) => (window as unknown as { axe: typeof axe }).axe.run(document, options), axeOptions);
   return results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
