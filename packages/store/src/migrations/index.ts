@@ -80,6 +80,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '025_payload_search': engineStepsOnly,
         '026_incident_minutes': incidentMinutes,
         '027_incident_six_hours': incidentSixHours,
+        '028_sqlite_sparse_indexes': engineStepsOnly,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

@@ -10,6 +10,7 @@ import { compiledOnce } from '../../compiled-once';
 import { prepared } from '../../prepared-statements';
 import { eventRecordJson } from '../../repositories/event-record-json';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
+import { sparseIndexesSteps } from '../../migrations/sparse-indexes';
 import type { StoreEngine } from '../engine';
 import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnSqlite } from './claim';
@@ -53,7 +54,8 @@ export const sqliteEngine: StoreEngine = {
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
   // Unary plus changes no value (text stays text) and keeps the comparison an index search.
   unplannedValue: (value) => sql`+${value}`,
-  extraMigrationSteps: {},
+  // PostgreSQL took the same step in 011.
+  extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps() },
 
   claimDueUnlessLocked: claimDueUnlessLockedOnSqlite,
 

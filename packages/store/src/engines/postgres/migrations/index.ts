@@ -1,7 +1,7 @@
 import type { Migration } from 'kysely';
 import { claimIndexesSteps } from './009_nodes_and_changes';
 import { claimPlanSteps } from './010_claim_plan';
-import { sparseIndexesSteps } from './011_sparse_indexes';
+import { sparseIndexesSteps } from '../../../migrations/sparse-indexes';
 import { claimPlanCachedSteps } from './012_claim_plan_cached';
 import { writeGuardSteps } from './013_write_guard';
 import { payloadSearchSteps } from './025_payload_search';

@@ -1,14 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * On PostgreSQL, indexes on columns that stay null for most rows hold only the rows that have a
- * value. Every status change of a delivery writes a new row version, and without HOT (the status
- * is indexed) each version gets an entry in every index over the table: index insertion was a
- * large share of PostgreSQL's CPU while draining deliveries (docs/performance-notes.md), and the
- * reason code and redrive
- * source are null until a delivery fails or is a redrive, as an event's entity is for most events.
- * Every read of these indexes asks for one value (`= $1`), which a partial index `is not null`
- * answers. SQLite keeps the full indexes: its writes are not where its time goes.
+ * Indexes on columns that stay null for most rows hold only the rows that have a value: the reason
+ * code and redrive source are null until a delivery fails or is a redrive, as an event's entity is
+ * for many events. Every read of these indexes asks for one value (`= ?`), which a partial index
+ * `is not null` answers on both engines.
+ *
+ * On PostgreSQL (its step in 011) every status change of a delivery writes a new row version, and
+ * without HOT (the status is indexed) each version gets an entry in every index over the table:
+ * index insertion was a large share of PostgreSQL's CPU while draining deliveries. On SQLite (its
+ * step in 028) the full indexes were most of their size for nothing, and each delivery and event
+ * written added an entry to each (docs/performance-notes.md).
  */
 export function sparseIndexesSteps() {
   const sparse: { name: string; table: string; columns: string[]; nullable: string }[] = [
