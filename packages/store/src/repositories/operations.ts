@@ -319,7 +319,8 @@ export class OperationRepository {
     const deliveryOf = (eb: ExpressionBuilder<Database, 'operation_items'>, statuses: string[]) => {
       let q = eb.selectFrom('deliveries as d').select(sql`1`.as('one'));
       q = op.kind === 'redrive' ? q.whereRef('d.delivery_id', '=', 'operation_items.result_id') : q.whereRef('d.event_id', '=', 'operation_items.result_id');
-      return eb.exists(q.where('d.status', 'in', statuses));
+      // Found by the item's event or delivery id; by status, SQLite would walk every delivered one.
+      return eb.exists(q.where(this.engine.unindexedColumn('d.status'), 'in', statuses));
     };
     const mark = async (outcome: 'delivered' | 'dead_lettered' | 'cancelled', when: (eb: ExpressionBuilder<Database, 'operation_items'>) => Expression<SqlBool>) => {
       const res = await db

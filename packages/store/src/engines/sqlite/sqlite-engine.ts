@@ -54,6 +54,7 @@ export const sqliteEngine: StoreEngine = {
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
   // Unary plus changes no value (text stays text) and keeps the comparison an index search.
   unplannedValue: (value) => sql`+${value}`,
+  unindexedColumn: (column) => sql`+${sql.ref(column)}`,
   // PostgreSQL took the same step in 011.
   extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps() },
 

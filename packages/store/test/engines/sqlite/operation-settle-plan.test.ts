@@ -1,0 +1,74 @@
+/**
+ * Settling a replay or a redrive looks up each item's deliveries by its event or delivery id. On
+ * SQLite, without statistics, a status condition can make the planner walk an index that begins
+ * with the status instead: on a store with a million delivered deliveries that was a third of a
+ * second per item (docs/performance-notes.md). The statements settle runs are captured as SQLite
+ * prepares them and planned again here.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { Store } from '../../../src/store';
+
+const prepared: string[] = [];
+const prepare = BetterSqlite3.prototype.prepare;
+beforeAll(() => {
+  BetterSqlite3.prototype.prepare = function (this: BetterSqlite3.Database, source: string) {
+    prepared.push(source);
+    return prepare.call(this, source);
+  } as typeof prepare;
+});
+afterAll(() => {
+  BetterSqlite3.prototype.prepare = prepare;
+});
+
+let dir: string;
+let store: Store;
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-settle-plan-'));
+  store = await Store.open({ dataDir: dir });
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** What SQLite would do for `text`, every parameter bound to a string. */
+function planOf(text: string): string {
+  const db = new BetterSqlite3(store.location, { readonly: true });
+  try {
+    const parameters = text.split('?').slice(1).map(() => 'x');
+    return (db.prepare(`explain query plan ${text}`).all(...parameters) as { detail: string }[]).map((r) => r.detail).join('\n');
+  } finally {
+    db.close();
+  }
+}
+
+for (const kind of ['replay', 'redrive'] as const) {
+  it(`a ${kind} settles each item through its ${kind === 'replay' ? 'event' : 'delivery'} id, not through the deliveries' status`, async () => {
+    const now = new Date().toISOString();
+    await store.transaction((tx) =>
+      store.operations.create(
+        tx,
+        { operation_id: 'op', kind, status: 'running', selection: '{}', plan_hash: 'h', rate_per_second: 10, total: 1, actor_token_id: 't', created_at: now, updated_at: now },
+        ['target-1'],
+      ),
+    );
+    await store.transaction(async (tx) => {
+      const [item] = await store.operations.pendingItems(tx, 'op', 1);
+      await store.operations.finishItem(tx, item!, 'done', 'result-1', null, now, 'result-1');
+    });
+    prepared.length = 0;
+    await store.transaction((tx) => store.operations.settle(tx, { operation_id: 'op', kind }, now));
+
+    const settles = prepared.filter((text) => text.includes('operation_items') && text.includes('deliveries'));
+    expect(settles.length).toBeGreaterThan(0);
+    for (const text of settles) {
+      const plan = planOf(text);
+      expect(plan, `${text}\n${plan}`).toContain(kind === 'replay' ? 'USING INDEX deliveries_event (event_id=?)' : 'USING INDEX sqlite_autoindex_deliveries_1 (delivery_id=?)');
+      expect(plan, `${text}\n${plan}`).not.toMatch(/deliveries_(claim|lease)/);
+    }
+  });
+}
