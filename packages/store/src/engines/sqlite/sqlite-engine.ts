@@ -30,6 +30,13 @@ const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state
 
 const insertChange = compiledOnce((db, kinds: string, serverId: string | null) => db.insertInto('changes').values({ kinds, server_id: serverId, created_at: now() }));
 
+/**
+ * A column the planner must not search an index by (StoreEngine.unindexedColumn). The status of
+ * runs and deliveries is the first column of indexes whose one value a million rows share: a
+ * statement that also names its rows by id must find them by id.
+ */
+const unindexedColumn = (column: string) => sql`+${sql.ref(column)}`;
+
 /** PRAGMA auto_vacuum's value for INCREMENTAL. */
 const INCREMENTAL_AUTO_VACUUM = 2;
 
@@ -54,7 +61,7 @@ export const sqliteEngine: StoreEngine = {
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
   // Unary plus changes no value (text stays text) and keeps the comparison an index search.
   unplannedValue: (value) => sql`+${value}`,
-  unindexedColumn: (column) => sql`+${sql.ref(column)}`,
+  unindexedColumn,
   // PostgreSQL took the same step in 011.
   extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps() },
 
@@ -68,7 +75,7 @@ export const sqliteEngine: StoreEngine = {
       .where('delivery_id', 'in', held.map((l) => l.delivery_id))
       .where(({ eb, refTuple, tuple }) => eb(refTuple('delivery_id', 'attempts'), 'in', held.map((l) => tuple(l.delivery_id, l.attempts))))
       .where('lease_owner', '=', owner)
-      .where('status', '=', 'in_progress')
+      .where(unindexedColumn('status'), '=', 'in_progress')
       .returning('delivery_id')
       .execute();
     return rows.map((r) => r.delivery_id);
@@ -95,7 +102,7 @@ export const sqliteEngine: StoreEngine = {
           settled_at: settledAt,
         }))
         .where('run_id', 'in', runIds.slice(i, i + MAX_ROWS_PER_STATEMENT))
-        .where('status', '=', 'running')
+        .where(unindexedColumn('status'), '=', 'running')
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
         )

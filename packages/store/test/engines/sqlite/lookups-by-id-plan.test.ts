@@ -1,9 +1,9 @@
 /**
- * Settling a replay or a redrive looks up each item's deliveries by its event or delivery id. On
- * SQLite, without statistics, a status condition can make the planner walk an index that begins
- * with the status instead: on a store with a million delivered deliveries that was a third of a
- * second per item (docs/performance-notes.md). The statements settle runs are captured as SQLite
- * prepares them and planned again here.
+ * Statements that name their rows by id find them by id. On SQLite, without statistics, a status
+ * condition beside the ids can make the planner walk an index that begins with the status instead:
+ * every delivered delivery for each item of a replay (a third of a second per item on a store with
+ * a million), every running run for each batch of completions (docs/performance-notes.md). The
+ * statements are captured as SQLite prepares them and planned again here.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,6 +11,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Store } from '../../../src/store';
+import { sqliteEngine } from '../../../src/engines/sqlite/sqlite-engine';
+import { databaseOf } from '../../../src/testing';
 
 const prepared: string[] = [];
 const prepare = BetterSqlite3.prototype.prepare;
@@ -72,3 +74,20 @@ for (const kind of ['replay', 'redrive'] as const) {
     }
   });
 }
+
+it('a batch of completions settles its runs through their ids, and marks its deliveries through theirs', async () => {
+  const db = databaseOf(store);
+  // A dispatcher's batch: with a few ids SQLite took the ids' index either way.
+  const ids = Array.from({ length: 64 }, (_, i) => String(i));
+  prepared.length = 0;
+  await db.transaction().execute(async (trx) => {
+    await sqliteEngine.markDelivered(trx, 'server-1', ids.map((i) => ({ delivery_id: `d-${i}`, attempts: 1 })), new Date().toISOString());
+    await sqliteEngine.settleRunsWhenQuiet(trx, ids.map((i) => `run-${i}`), new Date().toISOString());
+  });
+  const marks = prepared.filter((text) => text.startsWith('update "deliveries"'));
+  const settles = prepared.filter((text) => text.startsWith('update "runs"'));
+  expect(marks).toHaveLength(1);
+  expect(settles).toHaveLength(1);
+  expect(planOf(marks[0]!)).toMatch(/^SEARCH deliveries USING INDEX sqlite_autoindex_deliveries_1 \(delivery_id=\?\)/);
+  expect(planOf(settles[0]!)).toMatch(/^SEARCH runs USING INDEX sqlite_autoindex_runs_1 \(run_id=\?\)/);
+});
