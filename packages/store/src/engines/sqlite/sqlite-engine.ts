@@ -32,8 +32,9 @@ const insertChange = compiledOnce((db, kinds: string, serverId: string | null) =
 
 /**
  * A column the planner must not search an index by (StoreEngine.unindexedColumn). The status of
- * runs and deliveries is the first column of indexes whose one value a million rows share: a
- * statement that also names its rows by id must find them by id.
+ * runs and deliveries leads indexes where one value can hold a million rows (delivered
+ * deliveries, running runs under a backlog): a statement that also names its rows by id is then
+ * driven by the ids.
  */
 const unindexedColumn = (column: string) => sql`+${sql.ref(column)}`;
 
