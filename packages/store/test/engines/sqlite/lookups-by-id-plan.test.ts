@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Store } from '../../../src/store';
 import { sqliteEngine } from '../../../src/engines/sqlite/sqlite-engine';
 import { databaseOf } from '../../../src/testing';
+import { queryPlanOf, readOnly } from './query-plan';
 
 const prepared: string[] = [];
 const prepare = BetterSqlite3.prototype.prepare;
@@ -37,16 +38,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** What SQLite would do for `text`, every parameter bound to a string. */
-function planOf(text: string): string {
-  const db = new BetterSqlite3(store.location, { readonly: true });
-  try {
-    const parameters = text.split('?').slice(1).map(() => 'x');
-    return (db.prepare(`explain query plan ${text}`).all(...parameters) as { detail: string }[]).map((r) => r.detail).join('\n');
-  } finally {
-    db.close();
-  }
-}
+const planOf = (text: string) => readOnly(store.location, (db) => queryPlanOf(db, text));
 
 for (const kind of ['replay', 'redrive'] as const) {
   it(`a ${kind} settles each item through its ${kind === 'replay' ? 'event' : 'delivery'} id, not through the deliveries' status`, async () => {

@@ -10,6 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow } from '@switchboard/store';
 import { Store } from '../../../src/store';
+import { queryPlanOf, readOnly } from './query-plan';
 
 let dir: string;
 let store: Store;
@@ -55,27 +56,15 @@ async function append(eventId: string, entityId: string | null, deliveries: NewD
   );
 }
 
-/** Another connection to the same file: entries per index from SQLite's own page statistics. */
-function inspect<T>(read: (db: BetterSqlite3.Database) => T): T {
-  const db = new BetterSqlite3(store.location, { readonly: true });
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
-
+/** Entries in an index's leaves, from SQLite's own page statistics. */
 const entriesOf = (db: BetterSqlite3.Database, index: string) =>
   Number(db.prepare("select coalesce(sum(ncell), 0) from dbstat where name = ? and pagetype = 'leaf'").pluck().get(index));
-
-const planOf = (db: BetterSqlite3.Database, query: string) =>
-  (db.prepare(`explain query plan ${query}`).all(...query.split('?').slice(1).map(() => 'x')) as { detail: string }[]).map((r) => r.detail).join('\n');
 
 it('keeps only the rows with a value in the reason, redrive and entity indexes', async () => {
   for (let i = 0; i < 20; i++) await append(`evt-${i}`, null, [delivery(`d-${i}`)]);
   await append('evt-failed', 'ticket-1', [delivery('d-failed', { status: 'failed', reason_code: 'HANDLER_ERROR' }), delivery('d-redrive', { redrive_of_dead_letter_id: 'dl-1' })]);
 
-  const entries = inspect((db) => ({
+  const entries = readOnly(store.location, (db) => ({
     reason: entriesOf(db, 'deliveries_reason_page'),
     redrive: entriesOf(db, 'deliveries_redrive_of'),
     entity: entriesOf(db, 'events_entity'),
@@ -86,10 +75,10 @@ it('keeps only the rows with a value in the reason, redrive and entity indexes',
 });
 
 it('answers a filter on one of those values from its index', () => {
-  const plans = inspect((db) => [
-    planOf(db, 'select delivery_id from deliveries where reason_code = ? order by event_created_at desc, event_seq desc limit 51'),
-    planOf(db, 'select delivery_id from deliveries where redrive_of_dead_letter_id = ?'),
-    planOf(db, 'select seq from events where entity_id = ? order by created_at desc, seq desc limit 51'),
+  const plans = readOnly(store.location, (db) => [
+    queryPlanOf(db, 'select delivery_id from deliveries where reason_code = ? order by event_created_at desc, event_seq desc limit 51'),
+    queryPlanOf(db, 'select delivery_id from deliveries where redrive_of_dead_letter_id = ?'),
+    queryPlanOf(db, 'select seq from events where entity_id = ? order by created_at desc, seq desc limit 51'),
   ]);
   expect(plans[0]).toContain('USING INDEX deliveries_reason_page');
   expect(plans[1]).toContain('deliveries_redrive_of');
