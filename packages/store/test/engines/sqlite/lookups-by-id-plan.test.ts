@@ -2,7 +2,8 @@
  * Statements that name their rows by id find them by id. On SQLite, without statistics, a status
  * condition beside the ids can make the planner walk an index that begins with the status instead:
  * every delivered delivery for each item of a replay (a third of a second per item on a store with
- * a million), every running run for each batch of completions (docs/performance-notes.md). The
+ * a million), every running run for each batch of completions, every due delivery for each claim
+ * (docs/performance-notes.md). The
  * statements are captured as SQLite prepares them and planned again here.
  */
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { Store } from '../../../src/store';
 import { sqliteEngine } from '../../../src/engines/sqlite/sqlite-engine';
+import { claimByIds } from '../../../src/engines/sqlite/claim';
 import { databaseOf } from '../../../src/testing';
 import { queryPlanOf, readOnly } from './query-plan';
 
@@ -76,4 +78,13 @@ it('a batch of completions settles its runs through their ids', async () => {
   const settles = prepared.filter((text) => text.startsWith('update "runs"'));
   expect(settles).toHaveLength(1);
   expect(planOf(settles[0]!)).toMatch(/^SEARCH runs USING INDEX sqlite_autoindex_runs_1 \(run_id=\?\)/);
+});
+
+it('a claim takes its candidates through their ids, not through every due delivery', async () => {
+  const ids = Array.from({ length: 64 }, (_, i) => `d-${i}`);
+  prepared.length = 0;
+  await databaseOf(store).transaction().execute((trx) => claimByIds(trx, ids, 'server-1', new Date(Date.now() + 60_000).toISOString(), new Date().toISOString()));
+  const claims = prepared.filter((text) => text.startsWith('update "deliveries"'));
+  expect(claims).toHaveLength(1);
+  expect(planOf(claims[0]!)).toMatch(/^SEARCH deliveries USING INDEX sqlite_autoindex_deliveries_1 \(delivery_id=\?\)/);
 });
