@@ -40,11 +40,6 @@ export async function dueCandidates(db: Kysely<Database>, nowIso: string, limit:
 }
 
 /**
- * Takes the given deliveries for `owner` until `leaseUntil`, in one statement: each row is taken
- * only while it is still claimable (pending and due, or in progress with an expired lease), so
- * of two claimers each row goes to one. Returns the rows taken, in the order of `deliveryIds`.
- */
-/**
  * The status, compared through an expression no index covers, so that the ids find the rows:
  * planning without statistics, SQLite otherwise walked every due delivery through the status
  * indexes for each claim (docs/performance-notes.md). Concatenation rather than SQLite's
@@ -52,6 +47,11 @@ export async function dueCandidates(db: Kysely<Database>, nowIso: string, limit:
  */
 const statusUnindexed = sql<string>`(${sql.ref('status')} || '')`;
 
+/**
+ * Takes the given deliveries for `owner` until `leaseUntil`, in one statement: each row is taken
+ * only while it is still claimable (pending and due, or in progress with an expired lease), so
+ * of two claimers each row goes to one. Returns the rows taken, in the order of `deliveryIds`.
+ */
 export async function claimByIds(db: Kysely<Database>, deliveryIds: readonly string[], owner: string, leaseUntil: string, nowIso: string): Promise<ClaimedRow[]> {
   if (deliveryIds.length === 0) return [];
   const rows = await db
