@@ -132,13 +132,6 @@ export interface StoreEngine {
    */
   unplannedValue<T>(value: T): Expression<T>;
   /**
-   * `column` for a comparison that must not choose the index: the statement has a more selective
-   * condition, and SQLite, planning without statistics, can otherwise walk an index that begins
-   * with this column instead (a delivery's status, where a million rows share one value). SQLite
-   * writes `+column`; PostgreSQL plans from statistics and gets the column as it is.
-   */
-  unindexedColumn(column: string): Expression<unknown>;
-  /**
    * Steps this engine adds to shared migrations, by migration name, run after the shared steps
    * on the way up and before them on the way down. Names never change, so existing databases
    * migrate as before.

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { StoreEngine } from '../engines/engine';
 import type { Database, OperationItemsTable, OperationsTable } from '../schema';
+import { unindexedText } from '../unindexed-text';
 import { eventConditionsOf, type EventFilter, type PageTables } from './events';
 
 export type OperationRow = Selectable<OperationsTable>;
@@ -320,7 +321,7 @@ export class OperationRepository {
       let q = eb.selectFrom('deliveries as d').select(sql`1`.as('one'));
       q = op.kind === 'redrive' ? q.whereRef('d.delivery_id', '=', 'operation_items.result_id') : q.whereRef('d.event_id', '=', 'operation_items.result_id');
       // Found by the item's event or delivery id; by status, SQLite would walk every delivered one.
-      return eb.exists(q.where(this.engine.unindexedColumn('d.status'), 'in', statuses));
+      return eb.exists(q.where(unindexedText('d.status'), 'in', statuses));
     };
     const mark = async (outcome: 'delivered' | 'dead_lettered' | 'cancelled', when: (eb: ExpressionBuilder<Database, 'operation_items'>) => Expression<SqlBool>) => {
       const res = await db

@@ -30,7 +30,6 @@ const fakeEngine = {
   // Its schema is SQLite's, so that the shared migrations run on an SQLite file below.
   autoIncrementKey: STORE_ENGINES.sqlite.autoIncrementKey,
   unplannedValue: unsupported('unplannedValue'),
-  unindexedColumn: unsupported('unindexedColumn'),
   extraMigrationSteps: { '009_nodes_and_changes': recorded('009'), '013_write_guard': recorded('013') },
   claimDueUnlessLocked: unsupported('claim'),
   markDelivered: unsupported('markDelivered'),

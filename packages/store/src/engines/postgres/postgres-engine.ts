@@ -136,7 +136,6 @@ export const postgresEngine: StoreEngine = {
   autoIncrementKey: { type: 'bigserial', primaryKey: (c) => c.primaryKey() },
   // A prepared statement is planned without its values' help unless PostgreSQL chooses otherwise.
   unplannedValue: (value) => sql`${value}`,
-  unindexedColumn: (column) => sql.ref(column),
   extraMigrationSteps: postgresMigrationSteps,
 
   claimDueUnlessLocked: claimDueUnlessLockedOnPostgres,

@@ -2,7 +2,8 @@
  * SQLite's claim. One writer at a time: the candidates are read, then taken by one conditional
  * update, all in one transaction, so no other claimer can come between the read and the update.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { unindexedText } from '../../unindexed-text';
 import type { Database, EventsTable } from '../../schema';
 import type { ClaimedDeliveryWithEvent, ClaimedRow } from '../engine';
 
@@ -40,14 +41,6 @@ export async function dueCandidates(db: Kysely<Database>, nowIso: string, limit:
 }
 
 /**
- * The status, compared through an expression no index covers, so that the ids find the rows:
- * planning without statistics, SQLite otherwise walked every due delivery through the status
- * indexes for each claim (docs/performance-notes.md). Concatenation rather than SQLite's
- * `+status`, so that the same statement runs on PostgreSQL too (the conformance tests run it there).
- */
-const statusUnindexed = sql<string>`(${sql.ref('status')} || '')`;
-
-/**
  * Takes the given deliveries for `owner` until `leaseUntil`, in one statement: each row is taken
  * only while it is still claimable (pending and due, or in progress with an expired lease), so
  * of two claimers each row goes to one. Returns the rows taken, in the order of `deliveryIds`.
@@ -60,8 +53,8 @@ export async function claimByIds(db: Kysely<Database>, deliveryIds: readonly str
     .where('delivery_id', 'in', [...deliveryIds])
     .where((eb) =>
       eb.or([
-        eb.and([eb(statusUnindexed, '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
-        eb.and([eb(statusUnindexed, '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
+        eb.and([eb(unindexedText('status'), '=', 'pending'), eb('next_attempt_at', '<=', nowIso)]),
+        eb.and([eb(unindexedText('status'), '=', 'in_progress'), eb('lease_expires_at', '<', nowIso)]),
       ]),
     )
     .returning(['delivery_id', 'event_id', 'run_id', 'subscriber_id', 'subscriber_type', 'attempts', 'max_attempts'])

@@ -11,6 +11,7 @@ import { prepared } from '../../prepared-statements';
 import { eventRecordJson } from '../../repositories/event-record-json';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
 import { sparseIndexesSteps } from '../../migrations/sparse-indexes';
+import { unindexedText } from '../../unindexed-text';
 import type { StoreEngine } from '../engine';
 import { readsByIdsParameter } from '../reads-of-ids';
 import { claimDueUnlessLockedOnSqlite } from './claim';
@@ -29,14 +30,6 @@ const readByJson = readsByIdsParameter((column, ids) => sql<SqlBool>`${sql.ref(c
 const readValue = compiledOnce((db, key: string) => db.selectFrom('runtime_state').select('value').where('key', '=', key).modifyEnd(prepared));
 
 const insertChange = compiledOnce((db, kinds: string, serverId: string | null) => db.insertInto('changes').values({ kinds, server_id: serverId, created_at: now() }));
-
-/**
- * A column the planner must not search an index by (StoreEngine.unindexedColumn). The status of
- * runs and deliveries leads indexes where one value can hold a million rows (delivered
- * deliveries, running runs under a backlog): a statement that also names its rows by id is then
- * driven by the ids.
- */
-const unindexedColumn = (column: string) => sql`+${sql.ref(column)}`;
 
 /** PRAGMA auto_vacuum's value for INCREMENTAL. */
 const INCREMENTAL_AUTO_VACUUM = 2;
@@ -62,7 +55,6 @@ export const sqliteEngine: StoreEngine = {
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
   // Unary plus changes no value (text stays text) and keeps the comparison an index search.
   unplannedValue: (value) => sql`+${value}`,
-  unindexedColumn,
   // PostgreSQL took the same step in 011.
   extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps() },
 
@@ -104,7 +96,7 @@ export const sqliteEngine: StoreEngine = {
           settled_at: settledAt,
         }))
         .where('run_id', 'in', runIds.slice(i, i + MAX_ROWS_PER_STATEMENT))
-        .where(unindexedColumn('status'), '=', 'running')
+        .where(unindexedText('status'), '=', 'running')
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('deliveries').select('delivery_id').whereRef('deliveries.run_id', '=', 'runs.run_id').where('deliveries.status', 'in', ['pending', 'in_progress']))),
         )

@@ -3,8 +3,8 @@
  * condition beside the ids can make the planner walk an index that begins with the status instead:
  * every delivered delivery for each item of a replay (a third of a second per item on a store with
  * a million), every running run for each batch of completions, every due delivery for each claim
- * (docs/performance-notes.md). The
- * statements are captured as SQLite prepares them and planned again here.
+ * (docs/performance-notes.md). The statements are captured as SQLite prepares them and planned
+ * again here.
  */
 import fs from 'node:fs';
 import os from 'node:os';
