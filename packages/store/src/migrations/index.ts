@@ -81,6 +81,7 @@ export function migrationProvider(engine: StoreEngine): MigrationProvider {
         '026_incident_minutes': incidentMinutes,
         '027_incident_six_hours': incidentSixHours,
         '028_sqlite_sparse_indexes': engineStepsOnly,
+        '029_sqlite_lighter_writes': engineStepsOnly,
       };
       return Object.fromEntries(Object.entries(shared).map(([name, migration]) => [name, withEngineSteps(name, migration, engine)]));
     },

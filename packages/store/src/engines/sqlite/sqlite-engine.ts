@@ -10,6 +10,7 @@ import { compiledOnce } from '../../compiled-once';
 import { prepared } from '../../prepared-statements';
 import { eventRecordJson } from '../../repositories/event-record-json';
 import { MAX_ROWS_PER_STATEMENT } from '../../repositories/statement-size';
+import { lighterWritesSteps } from './lighter-writes-migration';
 import { sparseIndexesSteps } from '../../migrations/sparse-indexes';
 import { unindexedText } from '../../unindexed-text';
 import type { StoreEngine } from '../engine';
@@ -55,8 +56,8 @@ export const sqliteEngine: StoreEngine = {
   autoIncrementKey: { type: 'integer', primaryKey: (c) => c.primaryKey().autoIncrement() },
   // Unary plus changes no value (text stays text) and keeps the comparison an index search.
   unplannedValue: (value) => sql`+${value}`,
-  // PostgreSQL took the same step in 011.
-  extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps() },
+  // PostgreSQL took 028's step in 011.
+  extraMigrationSteps: { '028_sqlite_sparse_indexes': sparseIndexesSteps(), '029_sqlite_lighter_writes': lighterWritesSteps() },
 
   claimDueUnlessLocked: claimDueUnlessLockedOnSqlite,
 
