@@ -230,7 +230,8 @@ it('incident counts are the same after a pass removed their records', async () =
 it('removes old audit records and the chain still verifies from where it now starts', async () => {
   fx = await bootFixture(minimalBundle(), { retention: { ...SETTINGS, historyDays: 0, auditDays: 30 } });
   const { store, runtime } = fx;
-  for (let i = 0; i < 5; i++) await store.audit.append({ channel: 'api', serverId: 's', method: 'event.publish', outcome: 'ok' });
+  // Each record names its own target and one they all share.
+  for (let i = 0; i < 5; i++) await store.audit.append({ channel: 'api', serverId: 's', method: 'event.publish', targetIds: [`evt-${i}`, 'shared'], outcome: 'ok' });
   expect((await store.audit.verify()).ok).toBe(true);
   // Backdate the first three: they are older than the setting.
   await databaseOf(store).updateTable('audit').set({ at: daysAgo(40) }).where('seq', '<=', 3).execute();
@@ -238,6 +239,10 @@ it('removes old audit records and the chain still verifies from where it now sta
   const pass = await runtime.retention.run({ dryRun: false, trigger: 'manual' });
   expect(pass.ran && pass.run.removed.audit).toBe(3);
   expect(await store.audit.verify()).toEqual({ ok: true, verified: 2 });
+  // The removed records' targets went with them; the kept records' stay, the shared one's included.
+  const targets = await databaseOf(store).selectFrom('audit_targets').select(['target_id', 'seq']).orderBy('seq').orderBy('target_id').execute();
+  expect(targets.map((t) => [t.target_id, Number(t.seq)])).toEqual([['evt-3', 4], ['shared', 4], ['evt-4', 5], ['shared', 5]]);
+  expect((await store.audit.list({ targetId: 'shared' }, 10)).map((r) => r.seq)).toEqual([5, 4]);
 });
 
 it('one server prunes at a time: a pass holds the lease, and a server whose lease passed on removes nothing more', async () => {

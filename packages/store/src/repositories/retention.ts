@@ -13,6 +13,7 @@ import { executorOf, type StoreTx } from '../store-tx';
 import { markChange } from '../change-feed';
 import { INCIDENT_MIN_LEVEL_RANK, RECORDS_COMPLETE_FROM_KEY, incidentGroupConditions, minuteOf, nextSixHourBlock, sixHourBlockOf, type IncidentKey } from './incidents';
 import { rebuildIncidentSixHours } from './logs';
+import { MAX_ROWS_PER_STATEMENT } from './statement-size';
 
 /** The kinds of rows a pass removes, in the order a run's rows are removed. */
 export const RETENTION_KINDS = ['runs', 'events', 'deliveries', 'dead_letters', 'turns', 'conversations', 'queued_publishes', 'logs', 'incident_hours', 'audit'] as const;
@@ -363,7 +364,17 @@ export class RetentionRepository {
     const trx = executorOf(tx);
     const last = await trx.selectFrom('audit').select('hash').where('seq', '=', throughSeq).executeTakeFirst();
     if (!last) return 0;
-    await trx.deleteFrom('audit_targets').where('seq', '<=', throughSeq).execute();
+    // By their keys, read from the records' own target lists: the targets' key begins with the
+    // target id, so `seq <= ?` alone would read every target of the trail for each batch.
+    const records = await trx.selectFrom('audit').select(['seq', 'target_ids']).where('seq', '<=', throughSeq).execute();
+    const keys = records.flatMap((r) => (JSON.parse(r.target_ids) as string[]).map((id) => [id, Number(r.seq)] as const));
+    for (let i = 0; i < keys.length; i += MAX_ROWS_PER_STATEMENT) {
+      const chunk = keys.slice(i, i + MAX_ROWS_PER_STATEMENT);
+      await trx
+        .deleteFrom('audit_targets')
+        .where(({ eb, refTuple, tuple }) => eb(refTuple('target_id', 'seq'), 'in', chunk.map(([id, seq]) => tuple(id, seq))))
+        .execute();
+    }
     const res = await trx.deleteFrom('audit').where('seq', '<=', throughSeq).executeTakeFirst();
     await trx.updateTable('audit_head').set({ pruned_through_seq: throughSeq, pruned_through_hash: last.hash }).where('id', '=', 1).execute();
     return Number(res.numDeletedRows);

@@ -88,3 +88,14 @@ it('a claim takes its candidates through their ids, not through every due delive
   expect(claims).toHaveLength(1);
   expect(planOf(claims[0]!)).toMatch(/^SEARCH deliveries USING INDEX sqlite_autoindex_deliveries_1 \(delivery_id=\?\)/);
 });
+
+it("retention removes a batch of audit records' targets by their keys, not by walking every target", async () => {
+  for (let i = 0; i < 4; i++) await store.audit.append({ channel: 'api', serverId: 's', method: 'event.publish', targetIds: [`evt-${i}`, `run-${i}`], outcome: 'ok' });
+  prepared.length = 0;
+  await store.transaction((tx) => store.retention.removeAuditThrough(2, tx));
+  const deletes = prepared.filter((text) => text.startsWith('delete from "audit_targets"'));
+  expect(deletes).toHaveLength(1);
+  const plan = planOf(deletes[0]!);
+  expect(plan, `${deletes[0]}\n${plan}`).toMatch(/^SEARCH audit_targets USING PRIMARY KEY \(target_id=\? AND seq=\?\)/);
+  expect(await store.audit.verify()).toEqual({ ok: true, verified: 2 });
+});
