@@ -69,6 +69,17 @@ export interface RetentionRunRecord {
 
 /** An incident shows its latest five records (IncidentRepository.samples): those are kept. */
 const SAMPLED_PER_INCIDENT = 5;
+
+/**
+ * Lengths a delete of audit target keys is padded to (the last key repeated): a few statement
+ * texts instead of one per batch length, which would crowd the SQLite statement cache.
+ */
+const TARGET_KEYS_PER_STATEMENT = [16, 128, MAX_ROWS_PER_STATEMENT];
+
+function keysPadded<K>(keys: readonly K[]): K[] {
+  const length = TARGET_KEYS_PER_STATEMENT.find((n) => n >= keys.length) ?? keys.length;
+  return Array.from({ length }, (_, i) => keys[Math.min(i, keys.length - 1)]!);
+}
 const PENDING_STATUSES = ['pending', 'in_progress'];
 const UNFINISHED_OPERATIONS = ['running', 'paused'];
 
@@ -369,7 +380,7 @@ export class RetentionRepository {
     const records = await trx.selectFrom('audit').select(['seq', 'target_ids']).where('seq', '<=', throughSeq).execute();
     const keys = records.flatMap((r) => (JSON.parse(r.target_ids) as string[]).map((id) => [id, Number(r.seq)] as const));
     for (let i = 0; i < keys.length; i += MAX_ROWS_PER_STATEMENT) {
-      const chunk = keys.slice(i, i + MAX_ROWS_PER_STATEMENT);
+      const chunk = keysPadded(keys.slice(i, i + MAX_ROWS_PER_STATEMENT));
       await trx
         .deleteFrom('audit_targets')
         .where(({ eb, refTuple, tuple }) => eb(refTuple('target_id', 'seq'), 'in', chunk.map(([id, seq]) => tuple(id, seq))))
