@@ -57,4 +57,18 @@ test.describe('export', () => {
       ['export.events', 'console', 'jsonl'],
     ]);
   });
+
+  test('Escape closes the menu even when pressed before the menu has heard it opened', async ({ signedIn: page }) => {
+    const browser = new EventsPage(page);
+    await browser.goto();
+    const exporter = new ExportMenu(page);
+    await expect(exporter.toggle).toBeVisible();
+    // Opened and Escape pressed in one task: the element's toggle event has not run yet.
+    await exporter.menu.evaluate((menu: HTMLDetailsElement) => {
+      menu.querySelector('summary')!.click();
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    });
+    await expect(exporter.link('CSV')).toBeHidden();
+    await expect(exporter.menu).not.toHaveAttribute('open');
+  });
 });

@@ -14,15 +14,20 @@ export function ExportMenu({ list, params }: { list: ExportListName; params: obj
   const menu = useRef<HTMLDetailsElement>(null);
   const [open, setOpen] = useState(false);
 
-  // A menu, not a disclosure: a click elsewhere or Escape closes it, as other menus do.
+  // A menu, not a disclosure: a click elsewhere or Escape closes it, as other menus do. The
+  // listeners ask the element whether it is open: its toggle event (and so `open`) comes a task
+  // after the browser opens it, and an Escape pressed in between must still close it.
   useEffect(() => {
-    if (!open) return;
+    const close = () => {
+      if (menu.current) menu.current.open = false;
+      setOpen(false);
+    };
     const onPointer = (e: PointerEvent) => {
-      if (!menu.current?.contains(e.target as Node)) setOpen(false);
+      if (menu.current?.open && !menu.current.contains(e.target as Node)) close();
     };
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
-      setOpen(false);
+      if (e.key !== 'Escape' || !menu.current?.open) return;
+      close();
       menu.current?.querySelector('summary')?.focus();
     };
     document.addEventListener('pointerdown', onPointer);
@@ -31,7 +36,7 @@ export function ExportMenu({ list, params }: { list: ExportListName; params: obj
       document.removeEventListener('pointerdown', onPointer);
       document.removeEventListener('keydown', onKey);
     };
-  }, [open]);
+  }, []);
 
   return (
     <details className="export-menu" ref={menu} open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="export-menu">
