@@ -373,11 +373,11 @@ export class RetentionRepository {
    */
   async removeAuditThrough(throughSeq: number, tx: StoreTx): Promise<number> {
     const trx = executorOf(tx);
-    const last = await trx.selectFrom('audit').select('hash').where('seq', '=', throughSeq).executeTakeFirst();
-    if (!last) return 0;
+    const records = await trx.selectFrom('audit').select(['seq', 'target_ids', 'hash']).where('seq', '<=', throughSeq).orderBy('seq').execute();
+    const last = records[records.length - 1];
+    if (!last || Number(last.seq) !== throughSeq) return 0;
     // By their keys, read from the records' own target lists: the targets' key begins with the
     // target id, so `seq <= ?` alone would read every target of the trail for each batch.
-    const records = await trx.selectFrom('audit').select(['seq', 'target_ids']).where('seq', '<=', throughSeq).execute();
     const keys = records.flatMap((r) => (JSON.parse(r.target_ids) as string[]).map((id) => [id, Number(r.seq)] as const));
     for (let i = 0; i < keys.length; i += MAX_ROWS_PER_STATEMENT) {
       const chunk = keysPadded(keys.slice(i, i + MAX_ROWS_PER_STATEMENT));

@@ -14,7 +14,7 @@ import { Store } from '../../../src/store';
 import { migrationProvider } from '../../../src/migrations';
 import { STORE_ENGINES } from '../../../src/engines/index';
 import { openSqlite } from '../../../src/engines/sqlite/open-sqlite';
-import { queryPlanOf, readOnly } from './query-plan';
+import { entriesOf, queryPlanOf, readOnly } from './query-plan';
 
 let dir: string;
 beforeEach(() => {
@@ -44,8 +44,6 @@ async function fill(store: Store, from: number, count: number): Promise<void> {
   }
 }
 
-const entriesOf = (db: BetterSqlite3.Database, btree: string) =>
-  Number(db.prepare("select coalesce(sum(ncell), 0) from dbstat where name = ? and pagetype = 'leaf'").pluck().get(btree));
 const btreesOf = (db: BetterSqlite3.Database, table: string) =>
   (db.prepare("select name from sqlite_master where tbl_name = ? and type in ('table', 'index') order by name").pluck().all(table) as string[]);
 

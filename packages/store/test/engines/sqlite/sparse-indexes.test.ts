@@ -6,11 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { NewDeliveryRow } from '@switchboard/store';
 import { Store } from '../../../src/store';
-import { queryPlanOf, readOnly } from './query-plan';
+import { entriesOf, queryPlanOf, readOnly } from './query-plan';
 
 let dir: string;
 let store: Store;
@@ -56,9 +55,6 @@ async function append(eventId: string, entityId: string | null, deliveries: NewD
   );
 }
 
-/** Entries in an index's leaves, from SQLite's own page statistics. */
-const entriesOf = (db: BetterSqlite3.Database, index: string) =>
-  Number(db.prepare("select coalesce(sum(ncell), 0) from dbstat where name = ? and pagetype = 'leaf'").pluck().get(index));
 
 it('keeps only the rows with a value in the reason, redrive and entity indexes', async () => {
   for (let i = 0; i < 20; i++) await append(`evt-${i}`, null, [delivery(`d-${i}`)]);
