@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 
 import { crashServers } from './crash-servers';
 import { realDocker } from './docker-engine';
+import { scrape, valueOf } from './metrics-scrape';
 
 const docker = await realDocker('docker-engine-crash.test.ts');
 const TOKEN = 'sbk_docker_engine_crash_token_0001';
@@ -17,7 +18,8 @@ const servers = crashServers('docker-crash', TOKEN);
 it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next server’s reset finds and stops them', async () => {
   const engine = docker!;
   const databaseUrl = await testDatabaseFor(servers.dataDir);
-  const env = { ...engine.env(), ...(databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : {}) };
+  // A beat of 250 ms: the supervisor sweeps every 5 beats, so the wait below for sweeps is short.
+  const env = { ...engine.env(), SWITCHBOARD_SERVER_BEAT_MS: '250', ...(databaseUrl ? { SWITCHBOARD_DATABASE_URL: databaseUrl } : {}) };
 
   const first = await servers.start(env);
   const entityIds = [`order-${engine.tag}-1`, `order-${engine.tag}-2`];
@@ -36,9 +38,11 @@ it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next ser
   const second = await servers.start(env);
   const preview = await servers.rpc(second.url, 'runtime.nuke', { dry_run: true });
   expect((preview.containers.would_stop as { container_id: string }[]).map((c) => c.container_id).sort()).toEqual(ids);
-  // Its boot pass (and, on PostgreSQL, its taking over from the dead server once that is declared
-  // dead, 5 s on) inspects the recorded containers and starts none for their entities.
-  await new Promise((r) => setTimeout(r, 6_000));
+  // Its boot pass (on PostgreSQL, its taking over from the dead server once that is declared dead,
+  // 5 s on) inspects the recorded containers; two sweeps after it, it has started none for their
+  // entities.
+  const sweeps = async () => valueOf(await scrape(second.url, TOKEN), 'switchboard_container_sweeps_total');
+  await expect.poll(sweeps, { timeout: 30_000, interval: 100, message: 'the boot pass and two sweeps' }).toBeGreaterThanOrEqual(3);
   expect((await engine.containers()).map((c) => c.Id).sort()).toEqual(ids);
 
   const result = await servers.rpc(second.url, 'runtime.nuke', { dry_run: false });

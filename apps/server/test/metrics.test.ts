@@ -118,6 +118,15 @@ describe('GET /metrics after a known workload', () => {
     expect(countOf(after, 'switchboard_store_transaction_duration_seconds', { kind: 'group' })).toBe(groups + valueOf(after, 'switchboard_store_transactions_total', { kind: 'group', outcome: 'rollback' }));
   });
 
+  it('counts the container supervisor’s passes: the boot pass, then a sweep every five beats', async () => {
+    // The control bundle has a managed container type; with one process this server supervises.
+    const atBoot = valueOf(before, 'switchboard_container_sweeps_total');
+    expect(atBoot).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(async () => valueOf(await scrape(server.url, server.token), 'switchboard_container_sweeps_total'), { timeout: 15_000, message: 'a sweep after boot' })
+      .toBeGreaterThan(valueOf(after, 'switchboard_container_sweeps_total'));
+  });
+
   it('exports the cluster gauges from the only server, with the store’s counts', async () => {
     expect(valueOf(after, 'switchboard_server_reports_cluster')).toBe(1);
     expect(valueOf(after, 'switchboard_servers_live')).toBe(1);

@@ -17,6 +17,11 @@ export interface RuntimeObserver {
   onHandlerDuration(subscriberId: string, seconds: number): void;
   /** A mailbox item was decided `seconds` after it was created. */
   onMailboxDecision(mailboxType: string, decision: MailboxDecision, seconds: number): void;
+  /**
+   * The container supervisor looked for entities of managed types that have no container (at boot,
+   * on taking over supervision, every few heartbeats) and queued a start for each it found.
+   */
+  onContainerSweep(): void;
 }
 
 export const noopRuntimeObserver: RuntimeObserver = {
@@ -24,4 +29,5 @@ export const noopRuntimeObserver: RuntimeObserver = {
   onDeliveryOutcome() {},
   onHandlerDuration() {},
   onMailboxDecision() {},
+  onContainerSweep() {},
 };

@@ -114,7 +114,7 @@ export class Runtime {
     );
     this.servers = new ServerRegistry(store, this.log, this.dispatcher.owner, () => this.dispatcher.inFlightCount, parts.server);
     this.servers.declaredDead = (tx, takeover) => this.alerts.serverDead(tx, takeover, this.dispatcher.owner);
-    this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.servers.supervises());
+    this.entityContainers = new EntityContainers(store, bundle, this.containers, this.log, () => this.servers.supervises(), observer);
     this.servers.onBeat(() => this.entityContainers.heartbeat());
     this.services.onEntityCreated = (entityId, entityType) => this.entityContainers.entityCreated(entityId, entityType);
     this.operationRunner = new OperationRunner({

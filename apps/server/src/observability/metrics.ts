@@ -64,6 +64,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   private readonly transactions;
   private readonly transactionSeconds;
   private readonly groupMembers;
+  private readonly containerSweeps;
 
   private readonly deliveriesOpen: Gauge;
   private readonly oldestPendingAge: Gauge;
@@ -95,6 +96,11 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       labelNames: ['kind', 'outcome'],
     });
     this.transactionSeconds = new HotHistogram(this.registry, { name: 'switchboard_store_transaction_duration_seconds', help: 'Time a store transaction took, begin to commit or rollback, by kind', labelNames: ['kind'], buckets: TRANSACTION_SECONDS });
+    this.containerSweeps = new HotCounter(this.registry, {
+      name: 'switchboard_container_sweeps_total',
+      help: 'Passes of the container supervisor over managed entities, each starting a container for those without one (at boot, on taking over, every few heartbeats)',
+      labelNames: [],
+    }).of();
     this.groupMembers = new HotHistogram(this.registry, { name: 'switchboard_store_group_commit_writes', help: 'Callers whose writes one group commit committed together', labelNames: [], buckets: GROUP_MEMBERS }).of();
 
     // This server's own state, read from memory when scraped (prom-client calls collect each time).
@@ -214,6 +220,10 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
 
   onMailboxDecision(mailboxType: string, decision: MailboxDecision, seconds: number): void {
     this.decisionSeconds.of(mailboxType, decision).observe(seconds);
+  }
+
+  onContainerSweep(): void {
+    this.containerSweeps.inc();
   }
 
   onTransaction(kind: TransactionKind, outcome: TransactionOutcome, seconds: number): void {

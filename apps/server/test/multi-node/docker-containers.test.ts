@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE } from '../control-helpers';
 import { realDocker } from '../docker-engine';
-import { Cluster, type ChaosServer } from './cluster';
+import { scrape, valueOf } from '../metrics-scrape';
+import { CHAOS_TOKEN, Cluster, type ChaosServer } from './cluster';
 
 const docker = await realDocker('multi-node/docker-containers.test.ts');
 
@@ -18,10 +19,26 @@ let b: ChaosServer;
 
 beforeAll(async () => {
   if (!docker) return;
-  cluster = await Cluster.onTestDatabase('docker', { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, ...docker.env() });
+  // A beat of 250 ms: the supervisor sweeps every 5 beats, so the waits below for sweeps are short.
+  cluster = await Cluster.onTestDatabase('docker', { SWITCHBOARD_BUNDLE: CONTROL_BUNDLE, SWITCHBOARD_SERVER_BEAT_MS: '250', ...docker.env() });
   [a, b] = (await cluster.startAll(['a', 'b'])) as [ChaosServer, ChaosServer];
 }, 200_000);
 afterAll(() => cluster?.dispose());
+
+/** The container supervisor's passes on `server` so far (its /metrics). */
+async function sweeps(server: ChaosServer): Promise<number> {
+  return valueOf(await scrape(server.url, CHAOS_TOKEN), 'switchboard_container_sweeps_total');
+}
+
+/**
+ * Waits for three more passes of `server`'s supervisor to end: the first may have read the store
+ * before this call, the second read it after, and the third came a sweep interval after the second
+ * scheduled its starts: a container it would have started twice has had its time.
+ */
+async function sweepsAfterNow(server: ChaosServer): Promise<void> {
+  const from = await sweeps(server);
+  await expect.poll(() => sweeps(server), { timeout: 30_000, interval: 100, message: 'the supervisor sweeps' }).toBeGreaterThanOrEqual(from + 3);
+}
 
 /** One container per entity, whichever server the publish went through. */
 function perEntity(containers: { Labels: Record<string, string> }[]): Record<string, number> {
@@ -42,8 +59,8 @@ it.skipIf(!docker)('one server manages the containers: one per entity, taken ove
   for (const n of [1, 2, 3, 4]) await publish(n % 2 ? a : b, n);
   const first = [1, 2, 3, 4].map((n) => `order-${engine.tag}-${n}`);
   const running = await engine.waitForRunning(first, 30_000);
-  // Several supervision sweeps later (every 5 beats of 250 ms), still one container per entity.
-  await new Promise((r) => setTimeout(r, 3_000));
+  // A (the oldest) supervises: sweeps later, still one container per entity.
+  await sweepsAfterNow(a);
   expect(perEntity(await engine.containers())).toEqual(Object.fromEntries(first.map((e) => [e, 1])));
   const records = await c.query<{ container_id: string; status: string }>(`select container_id, status from containers order by container_id`);
   expect(records).toEqual(running.map((r) => ({ container_id: r.Id, status: 'running' })).sort((x, y) => x.container_id.localeCompare(y.container_id)));
@@ -53,7 +70,7 @@ it.skipIf(!docker)('one server manages the containers: one per entity, taken ove
   await publish(b, 5);
   const all = [...first, `order-${engine.tag}-5`];
   await engine.waitForRunning(all, 30_000);
-  await new Promise((r) => setTimeout(r, 3_000));
+  await sweepsAfterNow(b);
   expect(perEntity(await engine.containers())).toEqual(Object.fromEntries(all.map((e) => [e, 1])));
   const ids = (await engine.running()).map((x) => x.Id).sort();
 

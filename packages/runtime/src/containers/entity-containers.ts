@@ -13,6 +13,7 @@
 import type { Store } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
 import type { RuntimeLog } from '../runtime-log';
+import { noopRuntimeObserver, type RuntimeObserver } from '../observer';
 import { newId } from '../ids';
 import type { ContainerManager } from './container-manager';
 import { ContainerRecords } from './container-records';
@@ -40,6 +41,7 @@ export class EntityContainers {
     private readonly log: RuntimeLog,
     /** Whether this server supervises containers now (always, with one process). */
     private readonly supervises: () => Promise<boolean> = async () => true,
+    private readonly observer: RuntimeObserver = noopRuntimeObserver,
   ) {
     this.managedTypes = new Set(Object.entries(bundle.definition.entity_types).filter(([, t]) => t.managed_container).map(([name]) => name));
     this.records = new ContainerRecords(store, store.clock);
@@ -98,6 +100,7 @@ export class EntityContainers {
     const all = entities ?? (await this.store.entities.ofTypes([...this.managedTypes]));
     const withRecord = await this.store.containers.entityIds();
     for (const e of all) if (!withRecord.has(e.entity_id) && !this.pending.has(e.entity_id)) this.pending.set(e.entity_id, 0);
+    this.observer.onContainerSweep();
     this.schedule();
   }
 
