@@ -31,16 +31,22 @@ test('the Audit screen shows who rejected and who replayed, filters by actor, an
   const rows = audit.rows;
   const rejectRow = audit.rowsOf('mailbox.reject', reviewer.name);
   const replayRow = audit.rowsOf('event.replay', operator.name);
+  // Retried: the rows of the view before stay on screen for a render after the URL changes.
+  const expectOnlyRowsOf = (name: string) =>
+    expect(async () => {
+      expect(await rows.count(), 'rows shown').toBeGreaterThan(0);
+      expect(await rows.filter({ hasNotText: name }).count(), `rows of others than ${name}`).toBe(0);
+    }).toPass({ timeout: 15_000 });
   await expect(rejectRow.first()).toBeVisible();
 
   // The actor's other actions: from the reject row, only the reviewer's rows remain.
   await audit.actorLink(rejectRow.first()).click();
   await expect(page).toHaveURL(new RegExp(`actor=${reviewer.userId}`));
+  await expectOnlyRowsOf(reviewer.name);
   await expect(rejectRow.first()).toBeVisible();
-  expect(await rows.filter({ hasNotText: reviewer.name }).count()).toBe(0);
   await page.goto(`/audit?actor=${operator.userId}`);
   await expect(replayRow.first()).toBeVisible();
-  expect(await rows.filter({ hasNotText: operator.name }).count()).toBe(0);
+  await expectOnlyRowsOf(operator.name);
   await page.goto(`/audit?actor=${viewer.userId}`);
   await expect(audit.rowsOf('runtime.pause', viewer.name).first()).toContainText('FORBIDDEN');
 

@@ -33,8 +33,12 @@ test('an MCP incident is found by filtering on its component, and its detail lin
   await incidents.component.fill(incident.component);
   await expect(page).toHaveURL(new RegExp(`component=${encodeURIComponent(incident.component).replace(/\./g, '\\.')}`));
   const rows = incidents.rows;
-  await expect(rows.first()).toBeVisible();
-  for (const text of await rows.allInnerTexts()) expect(text).toContain(incident.component);
+  // Retried: the unfiltered rows stay on screen for a render after the URL changes.
+  await expect(async () => {
+    const texts = await rows.allInnerTexts();
+    expect(texts.length, 'rows shown').toBeGreaterThan(0);
+    for (const text of texts) expect(text).toContain(incident.component);
+  }).toPass({ timeout: 15_000 });
 
   await incidents.mcpOnly.check();
   await expect(page).toHaveURL(/mcp=1/);
