@@ -27,7 +27,7 @@ export { LocalProcessManager, DEFAULT_LOCAL_CONTAINER_COMMAND, type LocalProcess
 export { DockerEngineManager, type DockerEngineManagerOptions } from './containers/docker-engine-manager';
 export type { ResetRequest, ResetResult } from './reset/reset-coordinator';
 export type { OnEffectCommit } from './effect-commit';
-export { noopRuntimeObserver, type DeliveryOutcome, type MailboxDecision, type PublishOutcome, type RuntimeObserver } from './observer';
+export { noopRuntimeObserver, type DeliveryOutcome, type MailboxDecision, type OperationDropReason, type PublishOutcome, type RuntimeObserver } from './observer';
 export { traceIdOf } from './tracing';
 export { Alerts, type AlertsOptions } from './alerts/alerts';
 export { Incidents, type IncidentPage, type IncidentQuery, type IncidentRow, type IncidentUpdate } from './incidents/incidents';

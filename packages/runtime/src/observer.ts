@@ -7,6 +7,8 @@
 export type PublishOutcome = 'running' | 'queued';
 export type DeliveryOutcome = 'delivered' | 'retry' | 'dead_letter';
 export type MailboxDecision = 'approved' | 'rejected';
+/** Why a server stopped sending an operation it held: it no longer runs (cancelled, paused, gone), or another server took it. */
+export type OperationDropReason = 'stopped' | 'taken';
 
 export interface RuntimeObserver {
   /** A publish committed: its run is running, or queued while ingress is paused. */
@@ -22,6 +24,8 @@ export interface RuntimeObserver {
    * on taking over supervision, every few heartbeats) and queued a start for each it found.
    */
   onContainerSweep(): void;
+  /** This server stopped sending an operation because the operation's fence refused it. */
+  onOperationDropped(reason: OperationDropReason): void;
 }
 
 export const noopRuntimeObserver: RuntimeObserver = {
@@ -30,4 +34,5 @@ export const noopRuntimeObserver: RuntimeObserver = {
   onHandlerDuration() {},
   onMailboxDecision() {},
   onContainerSweep() {},
+  onOperationDropped() {},
 };

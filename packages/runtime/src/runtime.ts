@@ -131,6 +131,7 @@ export class Runtime {
         const op = await store.operations.finishedWithFailures(tx, operationId);
         if (op) await this.alerts.operationFailed(tx, op);
       },
+      observer,
     });
     this.recovery = new Recovery(store, bundle, clock, this.operationRunner);
     this.retention = new Retention(store, clock, this.log, this.dispatcher.owner, { ...DEFAULT_RETENTION_SETTINGS, ...parts.retention }, () => this.isResetting());

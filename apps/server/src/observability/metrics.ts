@@ -15,7 +15,7 @@
  * (method names, error codes, the bundle's event names, subscriber ids and mailbox types).
  */
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { DeliveryOutcome, MailboxDecision, PublishOutcome, Runtime, RuntimeObserver } from '@switchboard/runtime';
+import type { DeliveryOutcome, MailboxDecision, OperationDropReason, PublishOutcome, Runtime, RuntimeObserver } from '@switchboard/runtime';
 import { LEVEL_RANK } from '@switchboard/runtime';
 import type { Store, StoreObserver, TransactionKind, TransactionOutcome } from '@switchboard/store';
 import type { Logger } from '../logger';
@@ -65,6 +65,7 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
   private readonly transactionSeconds;
   private readonly groupMembers;
   private readonly containerSweeps;
+  private readonly operationsDropped;
 
   private readonly deliveriesOpen: Gauge;
   private readonly oldestPendingAge: Gauge;
@@ -101,6 +102,11 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
       help: 'Passes of the container supervisor over managed entities, each starting a container for those without one (at boot, on taking over, every few heartbeats)',
       labelNames: [],
     }).of();
+    this.operationsDropped = new HotCounter(this.registry, {
+      name: 'switchboard_operations_dropped_total',
+      help: 'Redrive and replay operations this server stopped sending because their fence refused it, by reason (stopped: cancelled, paused or ended elsewhere; taken: another server holds the lease)',
+      labelNames: ['reason'],
+    });
     this.groupMembers = new HotHistogram(this.registry, { name: 'switchboard_store_group_commit_writes', help: 'Callers whose writes one group commit committed together', labelNames: [], buckets: GROUP_MEMBERS }).of();
 
     // This server's own state, read from memory when scraped (prom-client calls collect each time).
@@ -224,6 +230,10 @@ export class Metrics implements RuntimeObserver, StoreObserver, RpcCallObserver 
 
   onContainerSweep(): void {
     this.containerSweeps.inc();
+  }
+
+  onOperationDropped(reason: OperationDropReason): void {
+    this.operationsDropped.of(reason).inc();
   }
 
   onTransaction(kind: TransactionKind, outcome: TransactionOutcome, seconds: number): void {

@@ -18,6 +18,7 @@
 import type { Clock, OperationLease, OperationRow, Store, StoreTx } from '@switchboard/store';
 import type { LoadedBundle } from '../bundle/load';
 import type { RuntimeLog } from '../runtime-log';
+import { noopRuntimeObserver, type RuntimeObserver } from '../observer';
 import { redriveItem, replayItem, type ItemResult } from './operation-items';
 
 const TICK_MS = 50;
@@ -76,6 +77,7 @@ export interface OperationRunnerDeps {
   wakeDispatcher(): void;
   /** In the transaction that finished an operation: it finished with failures (alerts). */
   finishedWithFailures?(tx: StoreTx, operationId: string): Promise<void>;
+  observer?: RuntimeObserver;
 }
 
 export class OperationRunner {
@@ -152,15 +154,19 @@ export class OperationRunner {
     await this.deps.log.write({ level: 'error', component: 'operations', error_code: 'OPERATION_FAULT', message }).catch(() => undefined);
   }
 
-  private drop(id: string, why?: string): void {
-    this.held.delete(id);
-    if (why) void this.deps.log.write({ level: 'warn', component: 'operations', error_code: 'OPERATION_LEASE_LOST', message: `operation ${id}: ${why}` }).catch(() => undefined);
-  }
-
-  /** Drops an operation whose fence failed: quietly when it was cancelled or paused, with a warning when another server took it. */
+  /**
+   * Drops an operation whose fence failed (or that is gone): quietly when it no longer runs
+   * (cancelled, paused, ended), with a warning when another server took it.
+   */
   private async lost(id: string): Promise<void> {
     const row = await this.deps.store.operations.get(id).catch(() => undefined);
-    this.drop(id, row?.status === 'running' && row.lease_owner !== this.deps.serverId ? `${this.deps.serverId} lost its lease to ${row.lease_owner ?? 'no node'}` : undefined);
+    this.held.delete(id);
+    const taken = row?.status === 'running' && row.lease_owner !== this.deps.serverId;
+    (this.deps.observer ?? noopRuntimeObserver).onOperationDropped(taken ? 'taken' : 'stopped');
+    if (taken) {
+      const message = `operation ${id}: ${this.deps.serverId} lost its lease to ${row.lease_owner ?? 'no node'}`;
+      void this.deps.log.write({ level: 'warn', component: 'operations', error_code: 'OPERATION_LEASE_LOST', message }).catch(() => undefined);
+    }
   }
 
   private async tick(): Promise<void> {
@@ -174,7 +180,7 @@ export class OperationRunner {
         held.op ??= await this.deps.store.operations.get(id);
         const op = held.op;
         if (!op) {
-          this.drop(id);
+          await this.lost(id);
           continue;
         }
         const now = Date.now();
@@ -210,7 +216,7 @@ export class OperationRunner {
   private async scan(): Promise<void> {
     const { store } = this.deps;
     for (const [id, held] of [...this.held]) {
-      if (!(await store.operations.renew(held.lease, this.leaseMs))) this.drop(id);
+      if (!(await store.operations.renew(held.lease, this.leaseMs))) await this.lost(id);
     }
     for (const id of await store.operations.claimable(this.deps.deadAfterMs)) {
       if (this.held.has(id)) continue;
