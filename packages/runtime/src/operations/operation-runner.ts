@@ -89,9 +89,11 @@ export class OperationRunner {
   private scannedAt = 0;
   /** A lease outlives a few missed renewals, and a dead server is noticed sooner through the registry. */
   readonly leaseMs: number;
+  private readonly observer: RuntimeObserver;
 
   constructor(private readonly deps: OperationRunnerDeps) {
     this.leaseMs = Math.max(2 * deps.deadAfterMs, 5_000);
+    this.observer = deps.observer ?? noopRuntimeObserver;
   }
 
   /** Starts the loop: the first scan claims running operations no live server holds (after a restart, those this process left). */
@@ -162,7 +164,7 @@ export class OperationRunner {
     const row = await this.deps.store.operations.get(id).catch(() => undefined);
     this.held.delete(id);
     const taken = row?.status === 'running' && row.lease_owner !== this.deps.serverId;
-    (this.deps.observer ?? noopRuntimeObserver).onOperationDropped(taken ? 'taken' : 'stopped');
+    this.observer.onOperationDropped(taken ? 'taken' : 'stopped');
     if (taken) {
       const message = `operation ${id}: ${this.deps.serverId} lost its lease to ${row.lease_owner ?? 'no node'}`;
       void this.deps.log.write({ level: 'warn', component: 'operations', error_code: 'OPERATION_LEASE_LOST', message }).catch(() => undefined);
