@@ -31,6 +31,8 @@ export class EventsPage {
   readonly nameSuggestions: Locator;
   /** The names of the loaded rows (the name column, by its class). */
   readonly nameCells: Locator;
+  /** The dead-letter count column of the loaded rows (empty where an event has none). */
+  readonly deadLetterCells: Locator;
   readonly downloadRaw: Locator;
   /** The table's scroll container and its "n loaded" count (the virtualised list). */
   readonly tableScroll: Locator;
@@ -67,6 +69,7 @@ export class EventsPage {
     this.newEventsBar = page.getByTestId('new-events');
     this.nameSuggestions = page.getByTestId('event-name-suggestions').locator('option');
     this.nameCells = this.rows.locator('td.c-name');
+    this.deadLetterCells = this.rows.locator('td.c-dl');
     this.downloadRaw = page.getByRole('button', { name: 'Download raw' });
     this.tableScroll = page.getByTestId('event-table-scroll');
     this.loadedCount = page.getByTestId('loaded-count');
@@ -111,11 +114,6 @@ export class EventsPage {
   /** A row's "redriven" mark (dead letters list): all its dead letters, or "n/m", were redriven. */
   redrivenMark(row: Locator): Locator {
     return row.getByTestId('redriven-mark');
-  }
-
-  /** A row's dead-letter count (its last column). */
-  deadLetterCount(row: Locator): Locator {
-    return row.locator('td').last();
   }
 
   /** A row's selection checkbox (its accessible name says which event). */

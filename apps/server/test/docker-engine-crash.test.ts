@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 
 import { crashServers } from './crash-servers';
 import { realDocker } from './docker-engine';
-import { scrape, valueOf } from './metrics-scrape';
+import { scrapedValue } from './metrics-scrape';
 
 const docker = await realDocker('docker-engine-crash.test.ts');
 const TOKEN = 'sbk_docker_engine_crash_token_0001';
@@ -41,7 +41,7 @@ it.skipIf(!docker)('containers outlive a kill -9 of the server, and the next ser
   // Its boot pass (on PostgreSQL, its taking over from the dead server once that is declared dead,
   // 5 s on) inspects the recorded containers; two sweeps after it, it has started none for their
   // entities.
-  const sweeps = async () => valueOf(await scrape(second.url, TOKEN), 'switchboard_container_sweeps_total');
+  const sweeps = () => scrapedValue(second.url, TOKEN, 'switchboard_container_sweeps_total');
   await expect.poll(sweeps, { timeout: 30_000, interval: 100, message: 'the boot pass and two sweeps' }).toBeGreaterThanOrEqual(3);
   expect((await engine.containers()).map((c) => c.Id).sort()).toEqual(ids);
 

@@ -25,6 +25,11 @@ export async function scrape(baseUrl: string, token: string): Promise<Scrape> {
   return { text, families };
 }
 
+/** One value from a fresh scrape of `baseUrl` (see valueOf): for a test waiting for a counter to move. */
+export async function scrapedValue(baseUrl: string, token: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  return valueOf(await scrape(baseUrl, token), name, labels);
+}
+
 /** Samples of a family whose labels include `labels` (every sample when none are given). */
 export function samples(s: Scrape, name: string, labels: Record<string, string> = {}): ParsedSample[] {
   const family = s.families.get(name);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { CONTROL_BUNDLE, ok, openOrderItem, waitForQuiet } from './control-helpers';
 import { startTestServer, type TestServer } from './harness';
-import { countOf, promtoolCheck, samples, scrape, sumOf, valueOf, type Scrape } from './metrics-scrape';
+import { countOf, promtoolCheck, samples, scrape, scrapedValue, sumOf, valueOf, type Scrape } from './metrics-scrape';
 import { RpcSocket, wsUrl } from './ws-client';
 
 const TICKS = 5;
@@ -123,7 +123,7 @@ describe('GET /metrics after a known workload', () => {
     const atBoot = valueOf(before, 'switchboard_container_sweeps_total');
     expect(atBoot).toBeGreaterThanOrEqual(1);
     await expect
-      .poll(async () => valueOf(await scrape(server.url, server.token), 'switchboard_container_sweeps_total'), { timeout: 15_000, message: 'a sweep after boot' })
+      .poll(() => scrapedValue(server.url, server.token, 'switchboard_container_sweeps_total'), { timeout: 15_000, message: 'a sweep after boot' })
       .toBeGreaterThan(valueOf(after, 'switchboard_container_sweeps_total'));
   });
 

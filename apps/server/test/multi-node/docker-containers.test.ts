@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONTROL_BUNDLE } from '../control-helpers';
 import { realDocker } from '../docker-engine';
-import { scrape, valueOf } from '../metrics-scrape';
+import { scrapedValue } from '../metrics-scrape';
 import { CHAOS_TOKEN, Cluster, type ChaosServer } from './cluster';
 
 const docker = await realDocker('multi-node/docker-containers.test.ts');
@@ -27,7 +27,7 @@ afterAll(() => cluster?.dispose());
 
 /** The container supervisor's passes on `server` so far (its /metrics). */
 async function sweeps(server: ChaosServer): Promise<number> {
-  return valueOf(await scrape(server.url, CHAOS_TOKEN), 'switchboard_container_sweeps_total');
+  return scrapedValue(server.url, CHAOS_TOKEN, 'switchboard_container_sweeps_total');
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitSettled } from './audit';
-import { scrape, valueOf } from '../metrics-scrape';
+import { scrapedValue } from '../metrics-scrape';
 import { CHAOS_TOKEN, Cluster, waitUntil, type ChaosServer } from './cluster';
 
 const REPLAY_ITEMS = 1_500;
@@ -251,7 +251,7 @@ it('(c) server B cancels while A sends: nothing sent after the cancel, nothing d
   const operationId = await apply(a!, 'replay', { event_name: 'work' }, 100, await latestSince('cancel'));
   await waitUntil(async () => (await doneItems(operationId)) >= 200, 60_000, 100);
   // A, the owner, stops once its next fence is refused: its /metrics count that.
-  const stoppedOnA = async () => valueOf(await scrape(a!.url, CHAOS_TOKEN), 'switchboard_operations_dropped_total', { reason: 'stopped' });
+  const stoppedOnA = () => scrapedValue(a!.url, CHAOS_TOKEN, 'switchboard_operations_dropped_total', { reason: 'stopped' });
   const stoppedBefore = await stoppedOnA();
   const cancel = await cluster.ok(b!, 'operation.cancel', { operation_id: operationId });
   const atCancel = await doneItems(operationId);

@@ -55,7 +55,6 @@ async function append(eventId: string, entityId: string | null, deliveries: NewD
   );
 }
 
-
 it('keeps only the rows with a value in the reason, redrive and entity indexes', async () => {
   for (let i = 0; i < 20; i++) await append(`evt-${i}`, null, [delivery(`d-${i}`)]);
   await append('evt-failed', 'ticket-1', [delivery('d-failed', { status: 'failed', reason_code: 'HANDLER_ERROR' }), delivery('d-redrive', { redrive_of_dead_letter_id: 'dl-1' })]);
