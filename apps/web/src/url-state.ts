@@ -8,25 +8,53 @@ import { useSearchParams } from 'react-router';
 export type UrlPatch = Record<string, string | number | boolean | null | undefined>;
 
 /**
- * The router hands `prev` from the last render, and applies a change later (in a transition): two
- * quick changes (pick a time range, then click a row) would each start from the same old params and
- * the second would drop the first. So the last change asked for is remembered until the router
- * shows it, and a change made meanwhile builds on it.
+ * The router hands `prev` from the render its setter came from, and applies a change later (in a
+ * transition): quick changes (pick a time range, a state and a sort; or a range, then a row) would
+ * each start from params the router has since been asked to replace, and drop the change before.
+ * So the changes asked for and not yet shown are chained: one made from any params along the chain
+ * builds on its last link. The chain ends when the router shows that link, or params off the chain
+ * (a link, back).
  */
-let lastAsked: { from: string; to: string } | null = null;
+export class UrlChangeChain {
+  /** The params the chain started from and every link the router may show before the last. */
+  private passed = new Set<string>();
+  private last: string | null = null;
+
+  /** The params a change should start from, when the router's are `prev`. */
+  base(prev: URLSearchParams): URLSearchParams | string {
+    const p = prev.toString();
+    return this.last !== null && (this.passed.has(p) || this.last === p) ? this.last : prev;
+  }
+
+  /** A change from `prev` was asked for, giving `next`. */
+  asked(prev: URLSearchParams, next: URLSearchParams): void {
+    const p = prev.toString();
+    if (this.last === null || !(this.passed.has(p) || this.last === p)) this.passed = new Set([p]);
+    else this.passed.add(this.last);
+    this.last = next.toString();
+  }
+
+  /** The router shows `params`. */
+  shown(params: URLSearchParams): void {
+    const s = params.toString();
+    if (this.last !== null && (s === this.last || !this.passed.has(s))) {
+      this.last = null;
+      this.passed = new Set();
+    }
+  }
+}
+
+const chain = new UrlChangeChain();
 
 export function useUrlState(): [URLSearchParams, (patch: UrlPatch, opts?: { push?: boolean }) => void] {
   const [params, setParams] = useSearchParams();
-  useEffect(() => {
-    if (lastAsked?.to === params.toString()) lastAsked = null;
-  }, [params]);
+  useEffect(() => chain.shown(params), [params]);
   const update = useCallback(
     (patch: UrlPatch, opts: { push?: boolean } = {}) => {
       setParams(
         (prev) => {
-          const notYetShown = lastAsked !== null && lastAsked.from === prev.toString();
-          const next = applyPatch(notYetShown ? lastAsked!.to : prev, patch);
-          lastAsked = { from: prev.toString(), to: next.toString() };
+          const next = applyPatch(chain.base(prev), patch);
+          chain.asked(prev, next);
           return next;
         },
         { replace: !opts.push },
