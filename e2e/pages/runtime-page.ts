@@ -42,6 +42,10 @@ export class RuntimePage {
 
   /** Opens the reset dialog and waits for its dry-run preview. */
   async openNuke(): Promise<NukeDialog> {
+    // The reset button is last on the page, under sections that load on their own: one that
+    // finished loading between Playwright's check of the button and its click moved the button
+    // down, and the click fell on the section above (CI, under steady traffic).
+    await expect(this.page.locator('main .state-loading')).toHaveCount(0);
     await this.openNukeButton.click();
     await expect(this.nukeDialog.root).toBeVisible();
     await expect(this.nukeDialog.preview).toBeVisible();
