@@ -43,8 +43,9 @@ export class RuntimePage {
   /** Opens the reset dialog and waits for its dry-run preview. */
   async openNuke(): Promise<NukeDialog> {
     // The reset button is last on the page, under sections that load on their own: one that
-    // finished loading between Playwright's check of the button and its click moved the button
-    // down, and the click fell on the section above (CI, under steady traffic).
+    // finishes loading between Playwright's check of the button and its click moves the button
+    // down, and the click falls on the section above (the likely cause of a click in CI, under
+    // steady traffic, after which no dialog came).
     await expect(this.page.locator('main .state-loading')).toHaveCount(0);
     await this.openNukeButton.click();
     await expect(this.nukeDialog.root).toBeVisible();
