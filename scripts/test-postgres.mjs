@@ -41,15 +41,27 @@ if (import.meta.url === `file://${process.argv[1]}`) {
  * by one, and eight at a time took about a quarter less (CI turns fsync off, see .ci/run).
  */
 export async function dropTestDatabases(url, parallel = 8) {
+  const names = await listTestDatabases(url);
+  await dropDatabases(url, names, parallel);
+  return names.length;
+}
+
+/** The test databases there are now; with `keepTemplates`, not the migrated templates they are copied from. */
+export async function listTestDatabases(url, { keepTemplates = false } = {}) {
   const { default: pg } = await import('pg');
-  const list = new pg.Client({ connectionString: url });
-  await list.connect();
-  let names;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    names = (await list.query("select datname from pg_database where datname like 'sb\\_test\\_%'")).rows.map((r) => r.datname);
+    const templates = keepTemplates ? " and datname not like 'sb\\_test\\_template\\_%'" : '';
+    return (await client.query(`select datname from pg_database where datname like 'sb\\_test\\_%'${templates}`)).rows.map((r) => r.datname);
   } finally {
-    await list.end();
+    await client.end();
   }
+}
+
+/** Drops these databases, `parallel` at a time. */
+export async function dropDatabases(url, names, parallel = 8) {
+  const { default: pg } = await import('pg');
   const queue = [...names];
   const dropper = async () => {
     const client = new pg.Client({ connectionString: url });
@@ -61,7 +73,6 @@ export async function dropTestDatabases(url, parallel = 8) {
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, queue.length) }, dropper));
-  return names.length;
 }
 
 /**
