@@ -84,14 +84,8 @@ function countVitest(json, status) {
   } else if (status !== 0) failed += 1;
 }
 
-/** Runs vitest with a JSON report and adds its totals. */
-function vitest(label, args, env = {}) {
-  const { json, argv } = vitestArgs(label, args);
-  countVitest(json, run(bin('vitest'), argv, env));
-}
-
-/** As vitest, while this process goes on with other work. */
-async function vitestBeside(label, args, env = {}) {
+/** Runs vitest with a JSON report and adds its totals; this process's own work goes on meanwhile. */
+async function vitest(label, args, env = {}) {
   const { json, argv } = vitestArgs(label, args);
   countVitest(json, await runAsync(bin('vitest'), argv, env));
 }
@@ -114,7 +108,7 @@ if (docker.socket) {
 }
 
 section('unit, store and API tests (vitest)');
-vitest('vitest', [], { SWITCHBOARD_TEST_DATABASE_URL: '' });
+await vitest('vitest', [], { SWITCHBOARD_TEST_DATABASE_URL: '' });
 
 section('store, runtime and API suites on PostgreSQL (vitest)');
 const postgres = findTestPostgres();
@@ -162,7 +156,7 @@ if (postgres.url) {
     'apps/server/test/roles.test.ts',
   ];
   await dropTestDatabases(postgres.url);
-  vitest('vitest-postgres', ['packages/store/test', 'packages/runtime/src', 'apps/server/test', ...[...sqliteOnly, ...transportOnly].flatMap((f) => ['--exclude', f])], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url });
+  await vitest('vitest-postgres', ['packages/store/test', 'packages/runtime/src', 'apps/server/test', ...[...sqliteOnly, ...transportOnly].flatMap((f) => ['--exclude', f])], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url });
 } else if (process.env.CI === 'true') {
   console.log(`PostgreSQL suite could not run: ${postgres.reason}`);
   failed += 1;
@@ -186,7 +180,7 @@ if (postgres.url) {
   section('multi-process chaos on PostgreSQL (vitest, two files at a time)');
   await Promise.all([
     dropDatabases(postgres.url, previousPass),
-    vitestBeside('vitest-chaos', ['apps/server/test/multi-node/', '--max-workers=2'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' }),
+    vitest('vitest-chaos', ['apps/server/test/multi-node/', '--max-workers=2'], { SWITCHBOARD_TEST_DATABASE_URL: postgres.url, SWITCHBOARD_MULTI_NODE_CHAOS: '1' }),
   ]);
   console.log(`dropped ${previousPass.length + (await dropTestDatabases(postgres.url))} test databases`);
 } else if (process.env.CI === 'true') {
