@@ -3,6 +3,7 @@ import { defineConfig, devices } from '@playwright/test';
 
 const root = path.resolve(import.meta.dirname, '..');
 const tracesWanted = process.env.E2E_TRACES ? process.env.E2E_TRACES !== '0' : process.env.CI !== 'true';
+const freshContexts = process.env.E2E_FRESH_CONTEXTS === '1';
 
 export default defineConfig({
   testDir: path.join(import.meta.dirname, 'tests'),
@@ -18,6 +19,14 @@ export default defineConfig({
   use: {
     ...devices['Desktop Chrome'],
     headless: true,
+    // One browser context per worker, reset between tests (cookies, cache, storage, routes, init
+    // scripts, extra pages; viewport and emulation re-applied), instead of a new one per test.
+    // Playwright advises against it for end-to-end tests; here each new context's page started
+    // renderer processes of its own, about a quarter of the run's CPU on a budget that has none to
+    // spare (docs/performance-notes.md). What the reset leaves (history, permissions, offline,
+    // extra headers) no test touches, and the console keeps nothing in the browser's storage.
+    // E2E_FRESH_CONTEXTS=1 gives each test a new context, to rule a leak out.
+    reuseContext: !freshContexts,
     viewport: { width: 1280, height: 800 },
     // A failed test keeps its trace (actions, DOM snapshots, network); the screencast is left out:
     // recording it for every test took about a third of the e2e run's CPU (docs/performance-notes.md).
