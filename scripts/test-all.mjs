@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every test runner (typecheck, lint, vitest, Playwright), then prints one line of totals:
 // "N passed, N failed". Exits non-zero if anything failed.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findTestDocker } from './test-docker.mjs';
@@ -9,9 +9,11 @@ import { dropDatabases, dropTestDatabases, findTestPostgres, listTestDatabases }
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
-const run = (cmd, args, env = {}) => spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1;
-/** As run, leaving this process's event loop free meanwhile; resolves to the exit status (1 if it could not start). */
-const runAsync = (cmd, args, env = {}) =>
+/**
+ * Runs a command with this terminal, leaving this process's event loop free meanwhile (a background
+ * drop goes on); resolves to the exit status, 1 if it could not start.
+ */
+const run = (cmd, args, env = {}) =>
   new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
     child.on('error', () => resolve(1));
@@ -91,7 +93,7 @@ function countVitest(json, status) {
 /** Runs vitest with a JSON report and adds its totals; this process's own work goes on meanwhile. */
 async function vitest(label, args, env = {}) {
   const { json, argv } = vitestArgs(label, args);
-  countVitest(json, await runAsync(bin('vitest'), argv, env));
+  countVitest(json, await run(bin('vitest'), argv, env));
 }
 
 
@@ -199,11 +201,11 @@ if (postgres.url) {
 
 if (process.env.SKIP_E2E !== '1') {
   section('build the console');
-  if (run('npm', ['run', 'build', '--silent']) !== 0) failed += 1;
+  if ((await run('npm', ['run', 'build', '--silent'])) !== 0) failed += 1;
   section('end-to-end tests (Playwright, Chromium)');
   const pwJson = path.join(root, 'test-results', 'playwright.json');
   fs.rmSync(pwJson, { force: true });
-  const pwStatus = run(bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  const pwStatus = await run(bin('playwright'), ['test', '-c', 'e2e/playwright.config.ts'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
   if (fs.existsSync(pwJson)) {
     const r = JSON.parse(fs.readFileSync(pwJson, 'utf8'));
     passed += r.stats?.expected ?? 0;
