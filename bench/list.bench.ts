@@ -18,9 +18,9 @@
  *   incidents    runtime.incidents over 7 and 30 days: the store's reads for one page (target
  *                p99 <= 5 ms) and over HTTP at 1 connection (target p99 <= 10 ms: 2x the store's 5)
  *
- * Each round times the store layer's incident reads, then starts each server as a fresh process
- * on the store in turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a checkout of an
- * earlier commit with its node_modules), the order flipping every round.
+ * Each round times the store layer's incident reads (after untimed ones), then starts each server
+ * as a fresh process on the store in turn (this checkout's, and BENCH_BEFORE_ROOT's when given: a
+ * checkout of an earlier commit with its node_modules), the order flipping every round.
  *
  * Environment: BENCH_EVENTS (1,000,000), BENCH_DIR (keep the filled store and reuse it),
  * BENCH_BEFORE_ROOT, BENCH_BEFORE_DIR (the before server's store when this tree migrated BENCH_DIR
@@ -157,7 +157,7 @@ async function storeLatency(store: Store, c: Case, after: unknown): Promise<{ ro
 const keep = process.env.BENCH_DIR;
 const reuse = keep !== undefined && fs.existsSync(path.join(keep, 'switchboard.db'));
 const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-list-'));
-console.log(`bench:list: load generator ${loadGeneratorLabel}, ${ROUNDS} rounds, ${SECONDS} s per HTTP measurement, ${STORE_ITERATIONS} store-layer reads per case (after ${STORE_WARMUP} untimed), node ${process.version}, ${os.cpus().length} cpus`);
+console.log(`bench:list: load generator ${loadGeneratorLabel}, ${ROUNDS} rounds, ${SECONDS} s per HTTP measurement, ${STORE_ITERATIONS} store-layer reads per case (after ${STORE_WARMUP} untimed; ${STORE_ROUND_WARMUP} more incident reads per window each round), node ${process.version}, ${os.cpus().length} cpus`);
 if (!reuse) {
   const started = performance.now();
   fs.mkdirSync(dir, { recursive: true });

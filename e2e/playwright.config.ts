@@ -19,13 +19,10 @@ export default defineConfig({
   use: {
     ...devices['Desktop Chrome'],
     headless: true,
-    // One browser context per worker, reset between tests (cookies, cache, storage, routes, init
-    // scripts, extra pages; viewport and emulation re-applied), instead of a new one per test.
-    // Playwright advises against it for end-to-end tests; here each new context's page started
-    // renderer processes of its own, much of the run's CPU on a budget that has none to spare
-    // (docs/performance-notes.md). What the reset leaves (history, permissions, offline, extra
-    // headers) no test touches, and the console keeps nothing in the browser's storage.
-    // E2E_FRESH_CONTEXTS=1 gives each test a new context, to rule a leak out.
+    // One browser context per worker, reset between tests, instead of a new one per test: each new
+    // context's page started renderer processes of its own, much of the run's CPU. Playwright
+    // advises against it for end-to-end tests; what the reset leaves, and why no test depends on
+    // it, is in docs/performance-notes.md. E2E_FRESH_CONTEXTS=1 gives each test a new context.
     reuseContext: !freshContexts,
     viewport: { width: 1280, height: 800 },
     // A failed test keeps its trace (actions, DOM snapshots, network); the screencast is left out:
